@@ -1,0 +1,118 @@
+package dev.orderless.apply;
+
+import static com.mongodb.client.model.Updates.combine;
+import static com.mongodb.client.model.Updates.inc;
+import static com.mongodb.client.model.Updates.set;
+import static com.mongodb.client.model.Updates.setOnInsert;
+import static com.mongodb.client.model.Updates.unset;
+import static dev.orderless.apply.WritePlan.Step.done;
+import static dev.orderless.apply.WritePlan.Step.next;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.bson.BsonArray;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonValue;
+import org.bson.conversions.Bson;
+
+/**
+ * delete(): the entity is deleted as of seq. A compare-and-set on {@code _v}, since the new document
+ * depends on the whole old one.
+ *
+ * <ol>
+ *   <li>Read the document (nothing is sent blind).
+ *   <li>Absent: upsert {@code {_floor: seq}} guarded by "no {@code _v}", so a concurrent first write
+ *       makes it fail with a duplicate key and the loop reads again.
+ *   <li>{@code seq < _floor}: superseded; {@code seq == _floor}: duplicate; an entry or register with
+ *       this very seq: a seq collision (a different operation claims it).
+ *   <li>Otherwise: {@code _floor = seq}; every live element with a lower seq becomes a tombstone with this
+ *       seq (so a view fed from the document sees the removal); every register with a lower seq is
+ *       cleared; entries with a higher seq stay. Written with filter {@code {_id, _v: <read>}}; a
+ *       concurrent write changes {@code _v}, and the loop reads again.
+ * </ol>
+ */
+final class DeletePlan implements WritePlan {
+    private final Operation.Delete op;
+    private final CollectionSchema schema;
+    private final Instant now;
+
+    DeletePlan(Operation.Delete op, CollectionSchema schema, Instant now) {
+        this.op = op;
+        this.schema = schema;
+        this.now = now;
+    }
+
+    @Override
+    public Optional<Write> first() {
+        return Optional.empty();
+    }
+
+    @Override
+    public Step afterRead(Optional<BsonDocument> current) {
+        long seq = op.seq();
+        if (current.isEmpty()) {
+            return next(new Write(Queries.versionIs(op.entity(), null),
+                    combine(set(StoredFields.FLOOR, seq), setOnInsert(StoredFields.GC_FLOOR, 0L),
+                            inc(StoredFields.VERSION, 1L)), true));
+        }
+        BsonDocument doc = current.get();
+        long floor = Stored.floor(doc);
+        if (seq <= floor) {
+            return done(seq == floor ? Outcome.DUPLICATE : Outcome.SUPERSEDED);
+        }
+        if (claimsSeq(doc)) {
+            return done(Outcome.SEQ_COLLISION);
+        }
+        List<Bson> updates = new ArrayList<>();
+        updates.add(set(StoredFields.FLOOR, seq));
+        for (SetField set : schema.sets()) {
+            killLowerElements(doc, set, updates);
+        }
+        for (String register : schema.registers()) {
+            long registerSeq = Stored.registerSeq(doc, register);
+            if (registerSeq != 0 && registerSeq < seq) {
+                updates.add(unset(register));
+                updates.add(unset(Queries.registerSeqPath(register)));
+            }
+        }
+        updates.add(inc(StoredFields.VERSION, 1L));
+        return next(new Write(Queries.versionIs(op.entity(), Stored.version(doc)), combine(updates), false));
+    }
+
+    private void killLowerElements(BsonDocument doc, SetField set, List<Bson> updates) {
+        BsonArray live = new BsonArray();
+        BsonArray tombstones = Stored.array(doc, set.tombstones()).clone();
+        boolean changed = false;
+        for (BsonValue value : Stored.array(doc, set.field())) {
+            if (value.isDocument() && Stored.seqOf(value.asDocument()) < op.seq()) {
+                tombstones.add(new BsonDocument(set.key(), value.asDocument().get(set.key()))
+                        .append(StoredFields.ENTRY_SEQ, new BsonInt64(op.seq()))
+                        .append(StoredFields.ENTRY_AT, new BsonDateTime(now.toEpochMilli())));
+                changed = true;
+            } else {
+                live.add(value);
+            }
+        }
+        if (changed) {
+            updates.add(set(set.field(), live));
+            updates.add(set(set.tombstones(), tombstones));
+        }
+    }
+
+    private boolean claimsSeq(BsonDocument doc) {
+        for (SetField set : schema.sets()) {
+            for (String array : List.of(set.field(), set.tombstones())) {
+                for (BsonValue value : Stored.array(doc, array)) {
+                    if (value.isDocument() && Stored.seqOf(value.asDocument()) == op.seq()) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return schema.registers().stream().anyMatch(r -> Stored.registerSeq(doc, r) == op.seq());
+    }
+}

@@ -1,0 +1,125 @@
+package dev.orderless.apply;
+
+import dev.orderless.InvalidInputException;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+/**
+ * One stamped operation on one entity. {@code (entity, seq)} names exactly one operation: the same pair
+ * seen twice is a duplicate; two different operations with the same pair are a seq collision.
+ *
+ * <p>The reference semantics: an entity's state is what applying its operations one at a time, in
+ * increasing seq order, each exactly once, gives. {@link GuardedApplier} reaches that state for any
+ * delivery order, duplication and concurrency.
+ *
+ * <p>Constructors check what can be checked without a schema (present entity, positive seq, element
+ * present) and throw {@link InvalidInputException}; {@link CollectionSchema#validate(Operation)}
+ * checks the fields.
+ */
+public sealed interface Operation permits Operation.Add, Operation.Remove, Operation.Assign, Operation.Delete {
+    /** Longest entity id or element key accepted (MongoDB index keys are limited in size). */
+    int MAX_KEY_LENGTH = 512;
+
+    String entity();
+
+    long seq();
+
+    static Add add(String entity, long seq, String field, String element) {
+        return new Add(entity, seq, field, element, new BsonDocument());
+    }
+
+    static Add add(String entity, long seq, String field, String element, BsonDocument attrs) {
+        return new Add(entity, seq, field, element, attrs);
+    }
+
+    static Remove remove(String entity, long seq, String field, String element) {
+        return new Remove(entity, seq, field, element);
+    }
+
+    static Assign assign(String entity, long seq, String field, BsonValue value) {
+        return new Assign(entity, seq, field, value);
+    }
+
+    static Delete delete(String entity, long seq) {
+        return new Delete(entity, seq);
+    }
+
+    /** Makes {@code element} live in set {@code field}, with {@code attrs} stored beside its key. */
+    record Add(String entity, long seq, String field, String element, BsonDocument attrs) implements Operation {
+        public Add {
+            Checks.common(entity, seq);
+            Checks.key("element", element, entity, seq);
+            Checks.present("field", field, entity, seq);
+            attrs = attrs == null ? new BsonDocument() : attrs.clone();
+        }
+
+        /** A copy: the operation is immutable. */
+        @Override
+        public BsonDocument attrs() {
+            return attrs.clone();
+        }
+    }
+
+    /** Removes {@code element} from set {@code field}, leaving a tombstone. */
+    record Remove(String entity, long seq, String field, String element) implements Operation {
+        public Remove {
+            Checks.common(entity, seq);
+            Checks.key("element", element, entity, seq);
+            Checks.present("field", field, entity, seq);
+        }
+    }
+
+    /** Sets register {@code field} to {@code value} (last writer, by seq, wins). */
+    record Assign(String entity, long seq, String field, BsonValue value) implements Operation {
+        public Assign {
+            Checks.common(entity, seq);
+            Checks.present("field", field, entity, seq);
+            if (value == null) {
+                throw new InvalidInputException("value is missing (entity '" + entity + "', seq " + seq + ")");
+            }
+        }
+    }
+
+    /**
+     * Deletes the entity as of {@code seq}: everything written with a lower seq goes (live elements
+     * become tombstones, registers are cleared), everything with a higher seq stays, and every later
+     * delivered operation with a lower seq is superseded.
+     */
+    record Delete(String entity, long seq) implements Operation {
+        public Delete {
+            Checks.common(entity, seq);
+        }
+    }
+
+    /** Shared constructor checks. */
+    final class Checks {
+        private Checks() {
+        }
+
+        static void common(String entity, long seq) {
+            if (entity == null || entity.isEmpty()) {
+                throw new InvalidInputException("entity is missing");
+            }
+            if (entity.length() > MAX_KEY_LENGTH) {
+                throw new InvalidInputException("entity id is longer than " + MAX_KEY_LENGTH + " characters");
+            }
+            if (seq <= 0) {
+                throw new InvalidInputException("seq must be positive, was " + seq + " (entity '" + entity + "')");
+            }
+        }
+
+        static void key(String what, String value, String entity, long seq) {
+            present(what, value, entity, seq);
+            if (value.length() > MAX_KEY_LENGTH) {
+                throw new InvalidInputException(what + " is longer than " + MAX_KEY_LENGTH
+                        + " characters (entity '" + entity + "', seq " + seq + ")");
+            }
+        }
+
+        static void present(String what, String value, String entity, long seq) {
+            if (value == null || value.isEmpty()) {
+                throw new InvalidInputException(what + " is missing (entity '" + entity + "', seq " + seq + ")");
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.orderless.apply;
+
+import static com.mongodb.client.model.Filters.and;
+import static com.mongodb.client.model.Filters.elemMatch;
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.exists;
+import static com.mongodb.client.model.Filters.gte;
+import static com.mongodb.client.model.Filters.lt;
+import static com.mongodb.client.model.Filters.not;
+import static com.mongodb.client.model.Filters.or;
+import static com.mongodb.client.model.Updates.combine;
+import static com.mongodb.client.model.Updates.inc;
+import static com.mongodb.client.model.Updates.pullByFilter;
+import static com.mongodb.client.model.Updates.push;
+import static com.mongodb.client.model.Updates.set;
+import static com.mongodb.client.model.Updates.setOnInsert;
+import static dev.orderless.apply.StoredFields.ENTRY_SEQ;
+import static dev.orderless.apply.StoredFields.FLOOR;
+import static dev.orderless.apply.StoredFields.GC_FLOOR;
+import static dev.orderless.apply.StoredFields.ID;
+import static dev.orderless.apply.StoredFields.REGISTER_SEQS;
+import static dev.orderless.apply.StoredFields.VERSION;
+
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.conversions.Bson;
+
+/**
+ * Every filter and update the applier sends, in one place. Each guard is written so that a missing
+ * field counts as 0 ({@code $not: {$gte: s}} matches a missing field) and so that an upsert copies
+ * nothing but {@code _id} from the filter (no other top-level equality).
+ */
+final class Queries {
+    private Queries() {
+    }
+
+    static Bson byId(String entity) {
+        return eq(ID, entity);
+    }
+
+    /** {@code _floor < seq}, a missing floor counting as 0. */
+    static Bson floorBelow(long seq) {
+        return not(gte(FLOOR, seq));
+    }
+
+    /** The compare-and-set guard: the document still has the version that was read. */
+    static Bson versionIs(String entity, Long version) {
+        return and(byId(entity), version == null ? exists(VERSION, false) : eq(VERSION, version));
+    }
+
+    private static Bson entryOf(SetField set, String element) {
+        return eq(set.key(), element);
+    }
+
+    private static Bson entryAtOrAbove(SetField set, String element, long seq) {
+        return and(eq(set.key(), element), gte(ENTRY_SEQ, seq));
+    }
+
+    /**
+     * Move {@code element} into array {@code to} (out of {@code from}, if there): applies when the
+     * element is not in {@code to}, has no entry in {@code from} at or above seq, and either has an entry
+     * in {@code from} (a lower one) or seq is above the compaction floor. Upserts.
+     */
+    static Bson moveFilter(String entity, long seq, SetField set, String to, String from, String element) {
+        return and(byId(entity),
+                floorBelow(seq),
+                not(elemMatch(to, entryOf(set, element))),
+                not(elemMatch(from, entryAtOrAbove(set, element, seq))),
+                or(elemMatch(from, entryOf(set, element)), not(gte(GC_FLOOR, seq))));
+    }
+
+    static Bson moveUpdate(SetField set, String to, String from, String element, BsonDocument entry) {
+        return combine(
+                push(to, entry),
+                pullByFilter(eq(from, new BsonDocument(set.key(), new BsonString(element)))),
+                inc(VERSION, 1L),
+                setOnInsert(FLOOR, 0L),
+                setOnInsert(GC_FLOOR, 0L));
+    }
+
+    /** {@code element} is already in array {@code to} with a lower seq: replace that entry in place. */
+    static Bson refreshFilter(String entity, long seq, SetField set, String to, String element) {
+        return and(byId(entity),
+                floorBelow(seq),
+                elemMatch(to, and(entryOf(set, element), lt(ENTRY_SEQ, seq))));
+    }
+
+    static Bson refreshUpdate(String to, BsonDocument entry) {
+        return combine(set(to + ".$", entry), inc(VERSION, 1L));
+    }
+
+    /** Register {@code field} was last assigned below seq (or never). Upserts. */
+    static Bson assignFilter(String entity, long seq, String field) {
+        return and(byId(entity), floorBelow(seq), not(gte(registerSeqPath(field), seq)));
+    }
+
+    static Bson assignUpdate(long seq, String field, BsonValue value) {
+        return combine(
+                set(field, value),
+                set(registerSeqPath(field), seq),
+                inc(VERSION, 1L),
+                setOnInsert(FLOOR, 0L),
+                setOnInsert(GC_FLOOR, 0L));
+    }
+
+    static String registerSeqPath(String field) {
+        return REGISTER_SEQS + "." + field;
+    }
+
+    /** Documents holding a tombstone in {@code set} written before {@code cutoffMillis}. */
+    static Bson tombstonesBefore(SetField set, long cutoffMillis) {
+        return elemMatch(set.tombstones(), lt(StoredFields.ENTRY_AT, new org.bson.BsonDateTime(cutoffMillis)));
+    }
+}

@@ -1,0 +1,41 @@
+package dev.orderless.apply;
+
+import dev.orderless.InvalidConfigurationException;
+
+/**
+ * A declared set field: a last-writer-wins element set stored as two arrays, the live elements and
+ * their tombstones, each entry identified by its {@code key} field.
+ *
+ * <pre>
+ * classes:         [ {name: "CS 101", seq: 1001} ]   // field, key = "name"
+ * deleted_classes: [ {name: "MA 201", seq: 1003} ]   // tombstones
+ * </pre>
+ *
+ * @param field      the live array
+ * @param tombstones the tombstone array
+ * @param key        the field inside each entry that names the element
+ */
+public record SetField(String field, String tombstones, String key) {
+    public SetField {
+        requireFieldName("field", field);
+        requireFieldName("tombstones", tombstones);
+        Names.problemWithEntryName(key).ifPresent(p -> {
+            throw new InvalidConfigurationException("set field '" + field + "': key: " + p);
+        });
+        if (field.equals(tombstones)) {
+            throw new InvalidConfigurationException(
+                    "set field '" + field + "': the tombstone array needs a name of its own, e.g. 'deleted_" + field + "'");
+        }
+    }
+
+    /** The applier article's convention: {@code classes} and {@code deleted_classes}. */
+    public static SetField of(String field, String key) {
+        return new SetField(field, "deleted_" + field, key);
+    }
+
+    private static void requireFieldName(String parameter, String name) {
+        Names.problemWithFieldName(name).ifPresent(p -> {
+            throw new InvalidConfigurationException("set field " + parameter + ": " + p);
+        });
+    }
+}

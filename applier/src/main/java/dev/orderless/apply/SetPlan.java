@@ -1,0 +1,117 @@
+package dev.orderless.apply;
+
+import static dev.orderless.apply.WritePlan.Step.done;
+import static dev.orderless.apply.WritePlan.Step.next;
+
+import java.time.Instant;
+import java.util.Optional;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+
+/**
+ * add() and remove(): the same algorithm, mirrored. An add moves the element into the live array and
+ * out of the tombstones; a remove does the opposite. Both apply iff {@code seq > _floor} and the element
+ * has no entry (live or tombstone) with a seq at or above the operation's.
+ *
+ * <ol>
+ *   <li>Blind first write, the MOVE: {@code $push} into the target array, {@code $pull} from the other,
+ *       guarded as above, with upsert. Covers a new element, and one whose entry sits in the other array.
+ *   <li>If it matched nothing, read the document and judge:
+ *     <ul>
+ *       <li>{@code seq < _floor}: superseded by a delete; {@code seq == _floor}: a collision with it;
+ *       <li>entry in the target array, lower seq: REFRESH it in place (positional {@code $set}; MongoDB
+ *           refuses {@code $push} and {@code $pull} on one array in one update): the 1, 3, 2 case;
+ *       <li>entry in the other array, lower seq: MOVE again (the upsert lost a first-insert race);
+ *       <li>entry with the same seq: duplicate if it says the same, else a seq collision;
+ *       <li>entry with a higher seq: superseded;
+ *       <li>no entry and {@code seq <= _gcFloor}: beyond the horizon (its tombstone may have been compacted).
+ *     </ul>
+ * </ol>
+ */
+final class SetPlan implements WritePlan {
+    private final String entity;
+    private final long seq;
+    private final SetField set;
+    private final String element;
+    private final String to;
+    private final String from;
+    private final BsonDocument entry;
+    private final BsonDocument attrs;
+
+    private SetPlan(String entity, long seq, SetField set, String element, boolean adding, BsonDocument attrs,
+                    Instant now) {
+        this.entity = entity;
+        this.seq = seq;
+        this.set = set;
+        this.element = element;
+        this.to = adding ? set.field() : set.tombstones();
+        this.from = adding ? set.tombstones() : set.field();
+        this.attrs = attrs;
+        this.entry = new BsonDocument(set.key(), new BsonString(element)).append(StoredFields.ENTRY_SEQ, new BsonInt64(seq));
+        if (adding) {
+            entry.putAll(attrs);
+        } else {
+            entry.append(StoredFields.ENTRY_AT, new BsonDateTime(now.toEpochMilli()));
+        }
+    }
+
+    static SetPlan add(Operation.Add add, SetField set) {
+        return new SetPlan(add.entity(), add.seq(), set, add.element(), true, add.attrs(), Instant.EPOCH);
+    }
+
+    static SetPlan remove(Operation.Remove remove, SetField set, Instant now) {
+        return new SetPlan(remove.entity(), remove.seq(), set, remove.element(), false, new BsonDocument(), now);
+    }
+
+    @Override
+    public Optional<Write> first() {
+        return Optional.of(move());
+    }
+
+    @Override
+    public Step afterRead(Optional<BsonDocument> current) {
+        if (current.isEmpty()) {
+            return next(move());
+        }
+        BsonDocument doc = current.get();
+        long floor = Stored.floor(doc);
+        if (seq < floor) {
+            return done(Outcome.SUPERSEDED);
+        }
+        if (seq == floor) {
+            return done(Outcome.SEQ_COLLISION);
+        }
+        Optional<BsonDocument> inTarget = Stored.entry(doc, to, set.key(), element);
+        if (inTarget.isPresent()) {
+            long existing = Stored.seqOf(inTarget.get());
+            if (existing < seq) {
+                return next(new Write(Queries.refreshFilter(entity, seq, set, to, element),
+                        Queries.refreshUpdate(to, entry), false));
+            }
+            if (existing == seq) {
+                return done(saysTheSame(inTarget.get()) ? Outcome.DUPLICATE : Outcome.SEQ_COLLISION);
+            }
+            return done(Outcome.SUPERSEDED);
+        }
+        Optional<BsonDocument> inOther = Stored.entry(doc, from, set.key(), element);
+        if (inOther.isPresent()) {
+            long existing = Stored.seqOf(inOther.get());
+            if (existing < seq) {
+                return next(move());
+            }
+            return done(existing == seq ? Outcome.SEQ_COLLISION : Outcome.SUPERSEDED);
+        }
+        return seq <= Stored.gcFloor(doc) ? done(Outcome.BEYOND_HORIZON) : next(move());
+    }
+
+    private boolean saysTheSame(BsonDocument stored) {
+        return to.equals(set.tombstones()) || Stored.attrsOf(stored, set.key()).equals(attrs);
+    }
+
+    private Write move() {
+        return new Write(Queries.moveFilter(entity, seq, set, to, from, element),
+                Queries.moveUpdate(set, to, from, element, entry), true);
+    }
+}

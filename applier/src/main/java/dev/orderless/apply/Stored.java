@@ -1,0 +1,72 @@
+package dev.orderless.apply;
+
+import java.util.Optional;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+/** Reads orderless' fields out of a stored entity document; a missing number counts as 0. */
+final class Stored {
+    private Stored() {
+    }
+
+    static long floor(BsonDocument doc) {
+        return number(doc, StoredFields.FLOOR);
+    }
+
+    static long gcFloor(BsonDocument doc) {
+        return number(doc, StoredFields.GC_FLOOR);
+    }
+
+    /** The document version, or null if the document has none (written by something else). */
+    static Long version(BsonDocument doc) {
+        BsonValue v = doc.get(StoredFields.VERSION);
+        return v != null && v.isNumber() ? v.asNumber().longValue() : null;
+    }
+
+    static long seqOf(BsonDocument entry) {
+        return number(entry, StoredFields.ENTRY_SEQ);
+    }
+
+    /** The seq of the register's last assignment, or 0. */
+    static long registerSeq(BsonDocument doc, String field) {
+        BsonValue seqs = doc.get(StoredFields.REGISTER_SEQS);
+        return seqs != null && seqs.isDocument() ? number(seqs.asDocument(), field) : 0L;
+    }
+
+    /** The entries of array {@code field}; empty if missing or not an array. */
+    static BsonArray array(BsonDocument doc, String field) {
+        BsonValue value = doc.get(field);
+        return value != null && value.isArray() ? value.asArray() : new BsonArray();
+    }
+
+    /** The entry whose key is {@code element} in array {@code field}. */
+    static Optional<BsonDocument> entry(BsonDocument doc, String field, String key, String element) {
+        for (BsonValue value : array(doc, field)) {
+            if (value.isDocument()) {
+                BsonValue k = value.asDocument().get(key);
+                if (k != null && k.isString() && k.asString().getValue().equals(element)) {
+                    return Optional.of(value.asDocument());
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** An entry's attributes: everything but its key, seq and timestamp. */
+    static BsonDocument attrsOf(BsonDocument entry, String key) {
+        BsonDocument attrs = new BsonDocument();
+        for (var e : entry.entrySet()) {
+            String name = e.getKey();
+            if (!name.equals(key) && !StoredFields.RESERVED_IN_ENTRY.contains(name)) {
+                attrs.put(name, e.getValue());
+            }
+        }
+        return attrs;
+    }
+
+    private static long number(BsonDocument doc, String field) {
+        BsonValue v = doc.get(field);
+        return v != null && v.isNumber() ? v.asNumber().longValue() : 0L;
+    }
+}

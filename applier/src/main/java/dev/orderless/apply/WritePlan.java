@@ -1,0 +1,39 @@
+package dev.orderless.apply;
+
+import java.util.Optional;
+import org.bson.BsonDocument;
+import org.bson.conversions.Bson;
+
+/**
+ * How one operation is written: a first guarded write sent blind (no read), and, after a write that
+ * matched nothing, a decision made from the document as it now is. {@link GuardedApplier} runs the loop.
+ */
+interface WritePlan {
+
+    /** The write to try before reading anything; empty if the plan must read first. */
+    Optional<Write> first();
+
+    /** Given the document as read after a failed write (empty if absent): the outcome, or the next write. */
+    Step afterRead(Optional<BsonDocument> current);
+
+    /** One {@code updateOne}. A duplicate key on an upsert counts as "did not match". */
+    record Write(Bson filter, Bson update, boolean upsert) {
+    }
+
+    /** What follows a read: a final outcome, or another write. */
+    sealed interface Step {
+        record Done(Outcome outcome) implements Step {
+        }
+
+        record Next(Write write) implements Step {
+        }
+
+        static Step done(Outcome outcome) {
+            return new Done(outcome);
+        }
+
+        static Step next(Write write) {
+            return new Next(write);
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package dev.orderless.backends;
+
+/**
+ * Ways a backend is known to differ from a real MongoDB, each pinned by a test in the conformance
+ * suite: on a backend that declares the difference the test asserts the deviating behaviour (so a fixed
+ * server shows up as a failing test and the declaration can go), elsewhere the real behaviour.
+ */
+public enum KnownDifference {
+    /** Updates given as an aggregation pipeline ({@code [ {$set: ...} ]}) are refused. */
+    NO_PIPELINE_UPDATES,
+    /** Change-stream update events carry a wrong {@code documentKey}; use {@code fullDocument._id}. */
+    UPDATE_EVENT_DOCUMENT_KEY_WRONG,
+    /** Change-stream update events carry no namespace. */
+    UPDATE_EVENT_NAMESPACE_MISSING,
+    /** A change stream has no resume token before its first event. */
+    NO_RESUME_TOKEN_BEFORE_FIRST_EVENT,
+    /** A change stream on a whole database delivers no events (watch a collection instead). */
+    NO_DATABASE_WATCH
+}

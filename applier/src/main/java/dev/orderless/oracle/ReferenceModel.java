@@ -1,0 +1,82 @@
+package dev.orderless.oracle;
+
+import dev.orderless.apply.CollectionSchema;
+import dev.orderless.apply.EntityState;
+import dev.orderless.apply.Operation;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The reference semantics, as plain in-memory code: an entity's state is what applying its operations
+ * one at a time, in increasing seq order, each exactly once, gives. No guards are needed because the
+ * order is right by construction; the guarded applier must reach the same {@link EntityState} for any
+ * delivery order, duplication and concurrency.
+ *
+ * <p>Operations with the same {@code (entity, seq)} are one operation (the first one given is kept).
+ */
+public final class ReferenceModel {
+    private final CollectionSchema schema;
+
+    public ReferenceModel(CollectionSchema schema) {
+        this.schema = schema;
+    }
+
+    /** The state of every entity that {@code ops} touch, by entity. */
+    public Map<String, EntityState> replay(Collection<? extends Operation> ops) {
+        Map<String, Map<Long, Operation>> byEntity = new TreeMap<>();
+        for (Operation op : ops) {
+            byEntity.computeIfAbsent(op.entity(), e -> new TreeMap<>()).putIfAbsent(op.seq(), op);
+        }
+        Map<String, EntityState> states = new TreeMap<>();
+        byEntity.forEach((entity, history) -> states.put(entity, replayOne(entity, history.values())));
+        return states;
+    }
+
+    private EntityState replayOne(String entity, Collection<Operation> history) {
+        Entity state = new Entity();
+        List<Operation> ordered = new ArrayList<>(history);
+        ordered.sort(Comparator.comparingLong(Operation::seq));
+        ordered.forEach(state::apply);
+        return new EntityState(entity, state.floor, state.live, state.tombstones, state.registers);
+    }
+
+    /** Mutable state of one entity during a replay. */
+    private final class Entity {
+        long floor;
+        final Map<String, Map<String, EntityState.Element>> live = new HashMap<>();
+        final Map<String, Map<String, Long>> tombstones = new HashMap<>();
+        final Map<String, EntityState.Register> registers = new HashMap<>();
+
+        void apply(Operation op) {
+            if (op instanceof Operation.Add add) {
+                tombstones(add.field()).remove(add.element());
+                live(add.field()).put(add.element(), new EntityState.Element(add.seq(), add.attrs()));
+            } else if (op instanceof Operation.Remove remove) {
+                live(remove.field()).remove(remove.element());
+                tombstones(remove.field()).put(remove.element(), remove.seq());
+            } else if (op instanceof Operation.Assign assign) {
+                registers.put(assign.field(), new EntityState.Register(assign.seq(), assign.value()));
+            } else {
+                floor = op.seq();
+                schema.sets().forEach(set -> {
+                    live(set.field()).keySet().forEach(element -> tombstones(set.field()).put(element, floor));
+                    live(set.field()).clear();
+                });
+                registers.clear();
+            }
+        }
+
+        private Map<String, EntityState.Element> live(String field) {
+            return live.computeIfAbsent(field, f -> new HashMap<>());
+        }
+
+        private Map<String, Long> tombstones(String field) {
+            return tombstones.computeIfAbsent(field, f -> new HashMap<>());
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/** End-to-end chaos suite and benchmark (to come). */
+package dev.orderless.chaos;
