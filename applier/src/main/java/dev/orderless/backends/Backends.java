@@ -57,11 +57,12 @@ public final class Backends {
     enum Mode { EMBEDDED, TESTCONTAINERS }
 
     static Mode mode() {
-        String value = Optional.ofNullable(System.getProperty(MODE))
-                .or(() -> Optional.ofNullable(System.getenv("ORDERLESS_BACKENDS")))
-                .map(String::trim)
-                .filter(v -> !v.isEmpty())
-                .orElse("embedded");
+        return mode(Optional.ofNullable(System.getProperty(MODE))
+                .or(() -> Optional.ofNullable(System.getenv("ORDERLESS_BACKENDS"))));
+    }
+
+    static Mode mode(Optional<String> setting) {
+        String value = setting.map(String::trim).filter(v -> !v.isEmpty()).orElse("embedded");
         try {
             return Mode.valueOf(value.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {

@@ -19,7 +19,8 @@ import org.apache.qpid.server.SystemLauncher;
  * guest/guest. Plain AMQP 0-9-1: no quorum queues and no RabbitMQ extensions, so
  * {@link #isRabbitMq()} is false.
  *
- * <p>The initial configuration is written to a file in a temporary work directory and passed as a
+ * <p>PLAIN authentication is allowed without TLS ({@code secureOnlyMechanisms: []}), as RabbitMQ allows
+ * it for guest on loopback; the RabbitMQ client offers no SCRAM. The initial configuration is written to a file in a temporary work directory and passed as a
  * {@code file:} URL: a {@code classpath:} URL fails under class loaders such as exec:java's ("unknown
  * protocol: classpath").
  */
@@ -29,7 +30,7 @@ public final class EmbeddedQpid implements RabbitBackend {
               "name": "orderless-embedded",
               "modelVersion": "9.0",
               "authenticationproviders": [ {
-                "name": "plain", "type": "Plain",
+                "name": "plain", "type": "Plain", "secureOnlyMechanisms": [],
                 "users": [ { "name": "guest", "type": "managed", "password": "guest" } ]
               } ],
               "ports": [ {

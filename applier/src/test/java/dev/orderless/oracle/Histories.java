@@ -1,0 +1,106 @@
+package dev.orderless.oracle;
+
+import dev.orderless.apply.CollectionSchema;
+import dev.orderless.apply.Operation;
+import dev.orderless.apply.SetField;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+
+/**
+ * Random operation histories over few entities, fields and elements, so that operations collide on the
+ * same element often. A history lists operations in true (seq) order; a delivery is any shuffle of it,
+ * with or without duplicates.
+ */
+final class Histories {
+    static final CollectionSchema SCHEMA = CollectionSchema.builder()
+            .set(SetField.of("classes", "name"))
+            .set(SetField.of("clubs", "name"))
+            .register("name")
+            .register("city")
+            .build();
+
+    private static final String[] SETS = {"classes", "clubs"};
+    private static final String[] REGISTERS = {"name", "city"};
+    private static final String[] ELEMENTS = {"a", "b", "c"};
+
+    private Histories() {
+    }
+
+    /** One step, before it is bound to an entity prefix and a seq. */
+    record Step(int kind, int entity, int field, int element, int variant) {
+        Operation toOperation(String prefix, long seq) {
+            String id = prefix + "e" + entity;
+            String set = SETS[field % SETS.length];
+            String element = ELEMENTS[this.element % ELEMENTS.length];
+            if (kind < 4) {
+                BsonDocument attrs = variant % 3 == 0 ? new BsonDocument()
+                        : new BsonDocument("title", new BsonString("t" + variant));
+                return Operation.add(id, seq, set, element, attrs);
+            }
+            if (kind < 7) {
+                return Operation.remove(id, seq, set, element);
+            }
+            if (kind < 9) {
+                return Operation.assign(id, seq, REGISTERS[field % REGISTERS.length], new BsonString("v" + variant));
+            }
+            return Operation.delete(id, seq);
+        }
+    }
+
+    /** Histories of {@code min..max} steps over {@code entities} entities. */
+    static Arbitrary<List<Step>> steps(int min, int max, int entities) {
+        Arbitrary<Step> step = Combinators.combine(
+                Arbitraries.integers().between(0, 9),
+                Arbitraries.integers().between(0, entities - 1),
+                Arbitraries.integers().between(0, 1),
+                Arbitraries.integers().between(0, ELEMENTS.length - 1),
+                Arbitraries.integers().between(0, 5)).as(Step::new);
+        return step.list().ofMinSize(min).ofMaxSize(max);
+    }
+
+    /** Binds steps to operations: the i-th step gets seq {@code 10 * (i + 1)}, its entity ids {@code prefix}. */
+    static List<Operation> operations(List<Step> steps, String prefix) {
+        List<Operation> ops = new ArrayList<>();
+        for (int i = 0; i < steps.size(); i++) {
+            ops.add(steps.get(i).toOperation(prefix, 10L * (i + 1)));
+        }
+        return ops;
+    }
+
+    /** A delivery: the history, {@code duplicateShare} of it again, all shuffled. */
+    static List<Operation> delivery(List<Operation> history, double duplicateShare, Random random) {
+        List<Operation> delivered = new ArrayList<>(history);
+        for (Operation op : history) {
+            if (random.nextDouble() < duplicateShare) {
+                delivered.add(op);
+            }
+        }
+        java.util.Collections.shuffle(delivered, random);
+        return delivered;
+    }
+
+    /** Every order of {@code items}. */
+    static <T> List<List<T>> permutations(List<T> items) {
+        List<List<T>> result = new ArrayList<>();
+        permute(new ArrayList<>(items), 0, result);
+        return result;
+    }
+
+    private static <T> void permute(List<T> items, int k, List<List<T>> out) {
+        if (k == items.size()) {
+            out.add(new ArrayList<>(items));
+            return;
+        }
+        for (int i = k; i < items.size(); i++) {
+            java.util.Collections.swap(items, k, i);
+            permute(items, k + 1, out);
+            java.util.Collections.swap(items, k, i);
+        }
+    }
+}
