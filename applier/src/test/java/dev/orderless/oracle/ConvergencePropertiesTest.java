@@ -42,7 +42,7 @@ import org.bson.BsonDocument;
  * own (mongo-java-server scans a collection for compound filters, so small collections keep the run
  * fast); the counts of tries, deliveries and outcomes are printed at the end.
  */
-class ConvergenceProperties {
+class ConvergencePropertiesTest {
     private static MongoBackend backend;
     private static MongoClient client;
     private static MongoDatabase db;
