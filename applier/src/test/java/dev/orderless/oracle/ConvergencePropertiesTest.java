@@ -46,7 +46,7 @@ class ConvergencePropertiesTest {
     private static MongoBackend backend;
     private static MongoClient client;
     private static MongoDatabase db;
-    private static ExecutorService threads;
+    private static ExecutorService pool;
     private static final AtomicLong PREFIXES = new AtomicLong();
     private static final Map<String, LongAdder> TRIES = new ConcurrentHashMap<>();
     private static final Map<String, Map<Outcome, LongAdder>> COUNTS = new ConcurrentHashMap<>();
@@ -58,7 +58,7 @@ class ConvergencePropertiesTest {
         backend = Backends.mongo();
         client = backend.newClient();
         db = client.getDatabase(MongoBackend.freshDatabaseName("convergence"));
-        threads = Executors.newFixedThreadPool(8);
+        pool = Executors.newFixedThreadPool(8);
     }
 
     @AfterContainer
@@ -69,7 +69,7 @@ class ConvergencePropertiesTest {
         System.out.println("[convergence] " + TRIES.values().stream().mapToLong(LongAdder::sum).sum()
                 + " tries in all, " + PREFIXES.get() + " histories applied, " + TRANSIENT_RETRIES.sum()
                 + " applies repeated after a transient error, on " + backend.description());
-        threads.shutdownNow();
+        pool.shutdownNow();
         db.drop();
         client.close();
         backend.close();
@@ -85,30 +85,29 @@ class ConvergencePropertiesTest {
             String prefix = nextPrefix();
             List<Operation> history = Histories.operations(steps, prefix);
             List<Operation> delivered = order.stream().map(history::get).toList();
-            check(prefix, history, applier -> applyInOneThread(applier, property, delivered));
+            check(prefix, history, applier -> applyFrom(1, applier, property, delivered));
         }
     }
 
     @Property(tries = 450)
     void a_shuffled_long_history_with_duplicates_converges_from_one_thread(@ForAll("long") List<Histories.Step> steps,
                                                                            @ForAll long seed) throws Exception {
-        String prefix = nextPrefix();
-        List<Operation> history = Histories.operations(steps, prefix);
-        String property = "shuffled 10..60 ops + 20% duplicates (1 thread)";
-        tried(property);
-        List<Operation> delivered = Histories.delivery(history, 0.2, new Random(seed));
-        check(prefix, history, applier -> applyInOneThread(applier, property, delivered));
+        shuffledWithDuplicates(steps, seed, 1);
     }
 
     @Property(tries = 300)
     void a_shuffled_long_history_with_duplicates_converges_from_eight_threads(@ForAll("long") List<Histories.Step> steps,
                                                                               @ForAll long seed) throws Exception {
+        shuffledWithDuplicates(steps, seed, 8);
+    }
+
+    private static void shuffledWithDuplicates(List<Histories.Step> steps, long seed, int threads) throws Exception {
+        String property = "shuffled 10..60 ops + 20% duplicates (" + threads + (threads == 1 ? " thread)" : " threads)");
+        tried(property);
         String prefix = nextPrefix();
         List<Operation> history = Histories.operations(steps, prefix);
-        String property = "shuffled 10..60 ops + 20% duplicates (8 threads)";
-        tried(property);
         List<Operation> delivered = Histories.delivery(history, 0.2, new Random(seed));
-        check(prefix, history, applier -> applyFromEightThreads(applier, property, delivered));
+        check(prefix, history, applier -> applyFrom(threads, applier, property, delivered));
     }
 
     @Provide("short")
@@ -136,12 +135,6 @@ class ConvergencePropertiesTest {
         void apply(GuardedApplier applier) throws Exception;
     }
 
-    private static void applyInOneThread(GuardedApplier applier, String property, List<Operation> delivered) {
-        for (Operation op : delivered) {
-            count(property, applyAsAConsumerWould(applier, op));
-        }
-    }
-
     /**
      * The applier's contract: a {@link TransientException} means "not applied, apply again". The embedded
      * server can drop a connection when it encodes a document another thread is changing (real MongoDB
@@ -161,13 +154,18 @@ class ConvergencePropertiesTest {
         }
     }
 
-    private static void applyFromEightThreads(GuardedApplier applier, String property, List<Operation> delivered)
+    /** Applies {@code delivered} from {@code threads} threads taking from one queue, all started at once. */
+    private static void applyFrom(int threads, GuardedApplier applier, String property, List<Operation> delivered)
             throws Exception {
         ConcurrentLinkedQueue<Operation> queue = new ConcurrentLinkedQueue<>(delivered);
+        if (threads == 1) {
+            queue.forEach(op -> count(property, applyAsAConsumerWould(applier, op)));
+            return;
+        }
         CountDownLatch start = new CountDownLatch(1);
         List<Future<?>> workers = new ArrayList<>();
-        for (int i = 0; i < 8; i++) {
-            workers.add(threads.submit(() -> {
+        for (int i = 0; i < threads; i++) {
+            workers.add(pool.submit(() -> {
                 start.await();
                 for (Operation op = queue.poll(); op != null; op = queue.poll()) {
                     count(property, applyAsAConsumerWould(applier, op));
