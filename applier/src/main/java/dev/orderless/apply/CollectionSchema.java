@@ -5,11 +5,8 @@ import dev.orderless.InvalidInputException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 
 /**
  * The fields an entity collection may hold, declared up front. Only declared fields are ever turned
@@ -65,11 +62,6 @@ public record CollectionSchema(List<SetField> sets, List<String> registers) {
 
     public boolean hasRegister(String field) {
         return registers.contains(field);
-    }
-
-    /** Set fields by live-array name. */
-    public Map<String, SetField> setsByField() {
-        return sets.stream().collect(Collectors.toUnmodifiableMap(SetField::field, Function.identity()));
     }
 
     /**

@@ -47,9 +47,9 @@ public sealed interface Operation permits Operation.Add, Operation.Remove, Opera
     /** Makes {@code element} live in set {@code field}, with {@code attrs} stored beside its key. */
     record Add(String entity, long seq, String field, String element, BsonDocument attrs) implements Operation {
         public Add {
-            Checks.common(entity, seq);
-            Checks.key("element", element, entity, seq);
-            Checks.present("field", field, entity, seq);
+            OperationChecks.common(entity, seq);
+            OperationChecks.key("element", element, entity, seq);
+            OperationChecks.present("field", field, entity, seq);
             attrs = attrs == null ? new BsonDocument() : attrs.clone();
         }
 
@@ -63,17 +63,17 @@ public sealed interface Operation permits Operation.Add, Operation.Remove, Opera
     /** Removes {@code element} from set {@code field}, leaving a tombstone. */
     record Remove(String entity, long seq, String field, String element) implements Operation {
         public Remove {
-            Checks.common(entity, seq);
-            Checks.key("element", element, entity, seq);
-            Checks.present("field", field, entity, seq);
+            OperationChecks.common(entity, seq);
+            OperationChecks.key("element", element, entity, seq);
+            OperationChecks.present("field", field, entity, seq);
         }
     }
 
     /** Sets register {@code field} to {@code value} (last writer, by seq, wins). */
     record Assign(String entity, long seq, String field, BsonValue value) implements Operation {
         public Assign {
-            Checks.common(entity, seq);
-            Checks.present("field", field, entity, seq);
+            OperationChecks.common(entity, seq);
+            OperationChecks.present("field", field, entity, seq);
             if (value == null) {
                 throw new InvalidInputException("value is missing (entity '" + entity + "', seq " + seq + ")");
             }
@@ -87,39 +87,7 @@ public sealed interface Operation permits Operation.Add, Operation.Remove, Opera
      */
     record Delete(String entity, long seq) implements Operation {
         public Delete {
-            Checks.common(entity, seq);
-        }
-    }
-
-    /** Shared constructor checks. */
-    final class Checks {
-        private Checks() {
-        }
-
-        static void common(String entity, long seq) {
-            if (entity == null || entity.isEmpty()) {
-                throw new InvalidInputException("entity is missing");
-            }
-            if (entity.length() > MAX_KEY_LENGTH) {
-                throw new InvalidInputException("entity id is longer than " + MAX_KEY_LENGTH + " characters");
-            }
-            if (seq <= 0) {
-                throw new InvalidInputException("seq must be positive, was " + seq + " (entity '" + entity + "')");
-            }
-        }
-
-        static void key(String what, String value, String entity, long seq) {
-            present(what, value, entity, seq);
-            if (value.length() > MAX_KEY_LENGTH) {
-                throw new InvalidInputException(what + " is longer than " + MAX_KEY_LENGTH
-                        + " characters (entity '" + entity + "', seq " + seq + ")");
-            }
-        }
-
-        static void present(String what, String value, String entity, long seq) {
-            if (value == null || value.isEmpty()) {
-                throw new InvalidInputException(what + " is missing (entity '" + entity + "', seq " + seq + ")");
-            }
+            OperationChecks.common(entity, seq);
         }
     }
 }

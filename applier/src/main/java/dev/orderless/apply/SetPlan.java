@@ -38,31 +38,37 @@ final class SetPlan implements WritePlan {
     private final String to;
     private final String from;
     private final BsonDocument entry;
-    private final BsonDocument attrs;
+    /** What a live entry with this seq must carry to be this very add; empty for a remove. */
+    private final Optional<BsonDocument> attrs;
 
-    private SetPlan(String entity, long seq, SetField set, String element, boolean adding, BsonDocument attrs,
-                    Instant now) {
+    private SetPlan(String entity, long seq, SetField set, String element, String to, String from,
+                    BsonDocument entry, Optional<BsonDocument> attrs) {
         this.entity = entity;
         this.seq = seq;
         this.set = set;
         this.element = element;
-        this.to = adding ? set.field() : set.tombstones();
-        this.from = adding ? set.tombstones() : set.field();
+        this.to = to;
+        this.from = from;
+        this.entry = entry;
         this.attrs = attrs;
-        this.entry = new BsonDocument(set.key(), new BsonString(element)).append(StoredFields.ENTRY_SEQ, new BsonInt64(seq));
-        if (adding) {
-            entry.putAll(attrs);
-        } else {
-            entry.append(StoredFields.ENTRY_AT, new BsonDateTime(now.toEpochMilli()));
-        }
     }
 
     static SetPlan add(Operation.Add add, SetField set) {
-        return new SetPlan(add.entity(), add.seq(), set, add.element(), true, add.attrs(), Instant.EPOCH);
+        BsonDocument entry = keyed(set, add.element(), add.seq());
+        entry.putAll(add.attrs());
+        return new SetPlan(add.entity(), add.seq(), set, add.element(), set.field(), set.tombstones(), entry,
+                Optional.of(add.attrs()));
     }
 
     static SetPlan remove(Operation.Remove remove, SetField set, Instant now) {
-        return new SetPlan(remove.entity(), remove.seq(), set, remove.element(), false, new BsonDocument(), now);
+        BsonDocument entry = keyed(set, remove.element(), remove.seq())
+                .append(StoredFields.ENTRY_AT, new BsonDateTime(now.toEpochMilli()));
+        return new SetPlan(remove.entity(), remove.seq(), set, remove.element(), set.tombstones(), set.field(), entry,
+                Optional.empty());
+    }
+
+    private static BsonDocument keyed(SetField set, String element, long seq) {
+        return new BsonDocument(set.key(), new BsonString(element)).append(StoredFields.ENTRY_SEQ, new BsonInt64(seq));
     }
 
     @Override
@@ -107,7 +113,7 @@ final class SetPlan implements WritePlan {
     }
 
     private boolean saysTheSame(BsonDocument stored) {
-        return to.equals(set.tombstones()) || Stored.attrsOf(stored, set.key()).equals(attrs);
+        return attrs.map(a -> Stored.attrsOf(stored, set.key()).equals(a)).orElse(true);
     }
 
     private Write move() {
