@@ -6,9 +6,6 @@ import dev.orderless.apply.SetField;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 
@@ -53,15 +50,15 @@ final class Histories {
         }
     }
 
-    /** Histories of {@code min..max} steps over {@code entities} entities. */
-    static Arbitrary<List<Step>> steps(int min, int max, int entities) {
-        Arbitrary<Step> step = Combinators.combine(
-                Arbitraries.integers().between(0, 9),
-                Arbitraries.integers().between(0, entities - 1),
-                Arbitraries.integers().between(0, 1),
-                Arbitraries.integers().between(0, ELEMENTS.length - 1),
-                Arbitraries.integers().between(0, 5)).as(Step::new);
-        return step.list().ofMinSize(min).ofMaxSize(max);
+    /** A history of {@code min..max} steps over {@code entities} entities. */
+    static List<Step> steps(Random random, int min, int max, int entities) {
+        int size = min + random.nextInt(max - min + 1);
+        List<Step> steps = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            steps.add(new Step(random.nextInt(10), random.nextInt(entities), random.nextInt(2),
+                    random.nextInt(ELEMENTS.length), random.nextInt(6)));
+        }
+        return steps;
     }
 
     /** Binds steps to operations: the i-th step gets seq {@code 10 * (i + 1)}, its entity ids {@code prefix}. */
