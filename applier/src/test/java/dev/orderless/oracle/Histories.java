@@ -14,8 +14,8 @@ import org.bson.BsonString;
  * same element often. A history lists operations in true (seq) order; a delivery is any shuffle of it,
  * with or without duplicates.
  */
-final class Histories {
-    static final CollectionSchema SCHEMA = CollectionSchema.builder()
+public final class Histories {
+    public static final CollectionSchema SCHEMA = CollectionSchema.builder()
             .set(SetField.of("classes", "name"))
             .set(SetField.of("clubs", "name"))
             .register("name")
@@ -30,8 +30,8 @@ final class Histories {
     }
 
     /** One step, before it is bound to an entity prefix and a seq. */
-    record Step(int kind, int entity, int field, int element, int variant) {
-        Operation toOperation(String prefix, long seq) {
+    public record Step(int kind, int entity, int field, int element, int variant) {
+        public Operation toOperation(String prefix, long seq) {
             String id = prefix + "e" + entity;
             String set = SETS[field % SETS.length];
             String element = ELEMENTS[this.element % ELEMENTS.length];
@@ -51,7 +51,7 @@ final class Histories {
     }
 
     /** A history of {@code min..max} steps over {@code entities} entities. */
-    static List<Step> steps(Random random, int min, int max, int entities) {
+    public static List<Step> steps(Random random, int min, int max, int entities) {
         int size = min + random.nextInt(max - min + 1);
         List<Step> steps = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
@@ -62,7 +62,7 @@ final class Histories {
     }
 
     /** Binds steps to operations: the i-th step gets seq {@code 10 * (i + 1)}, its entity ids {@code prefix}. */
-    static List<Operation> operations(List<Step> steps, String prefix) {
+    public static List<Operation> operations(List<Step> steps, String prefix) {
         List<Operation> ops = new ArrayList<>();
         for (int i = 0; i < steps.size(); i++) {
             ops.add(steps.get(i).toOperation(prefix, 10L * (i + 1)));
@@ -71,7 +71,7 @@ final class Histories {
     }
 
     /** A delivery: the history, {@code duplicateShare} of it again, all shuffled. */
-    static List<Operation> delivery(List<Operation> history, double duplicateShare, Random random) {
+    public static List<Operation> delivery(List<Operation> history, double duplicateShare, Random random) {
         List<Operation> delivered = new ArrayList<>(history);
         for (Operation op : history) {
             if (random.nextDouble() < duplicateShare) {

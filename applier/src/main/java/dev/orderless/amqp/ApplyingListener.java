@@ -1,0 +1,127 @@
+package dev.orderless.amqp;
+
+import com.rabbitmq.client.Channel;
+import dev.orderless.InvalidInputException;
+import dev.orderless.OrderlessException;
+import dev.orderless.TransientException;
+import dev.orderless.amqp.ConsumerMetrics.DeadLetterReason;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.apply.Operation;
+import dev.orderless.apply.Outcome;
+import dev.orderless.message.OperationDecoder;
+import java.io.IOException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
+
+/**
+ * The thin Rabbit adapter: one delivery in, one guarded apply, one ack. Manual acks, always after
+ * MongoDB acknowledged the write.
+ *
+ * <ol>
+ *   <li>Too large, undecodable, or naming a field the schema does not allow: dead-letter with the reason,
+ *       then ack. Nothing is written to MongoDB.
+ *   <li>Apply. An outcome (applied, superseded, duplicate, collision): ack. Beyond the horizon:
+ *       dead-letter, then ack.
+ *   <li>A transient MongoDB failure: keep the message, pause (doubling, bounded), apply again; it resumes
+ *       by itself when MongoDB is back. Stopping ends the wait and hands the message back unacked.
+ *   <li>If the dead-letter publish fails, the message is handed back unacked after a pause: it is never
+ *       acked unless it was applied, found stale, or safely dead-lettered.
+ * </ol>
+ */
+final class ApplyingListener implements ChannelAwareMessageListener {
+    private static final Logger log = LoggerFactory.getLogger(ApplyingListener.class);
+
+    private final GuardedApplier applier;
+    private final OperationDecoder decoder;
+    private final DeadLetterRecoverer recoverer;
+    private final ConsumerOptions options;
+    private final ConsumerMetrics metrics;
+    private final Backoff backoff;
+
+    ApplyingListener(GuardedApplier applier, OperationDecoder decoder, DeadLetterRecoverer recoverer,
+                     ConsumerOptions options, ConsumerMetrics metrics, Backoff backoff) {
+        this.applier = applier;
+        this.decoder = decoder;
+        this.recoverer = recoverer;
+        this.options = options;
+        this.metrics = metrics;
+        this.backoff = backoff;
+    }
+
+    @Override
+    public void onMessage(Message message, Channel channel) throws IOException {
+        long tag = message.getMessageProperties().getDeliveryTag();
+        byte[] body = message.getBody();
+        if (body.length > options.maxMessageBytes()) {
+            deadLetter(message, channel, DeadLetterReason.OVERSIZED,
+                    "oversized: " + body.length + " bytes, limit " + options.maxMessageBytes());
+            return;
+        }
+        Operation op;
+        try {
+            op = decoder.decode(body);
+        } catch (InvalidInputException e) {
+            deadLetter(message, channel, DeadLetterReason.BAD_INPUT, e.reason());
+            return;
+        } catch (RuntimeException e) {
+            deadLetter(message, channel, DeadLetterReason.BAD_INPUT, "undecodable: " + e);
+            return;
+        }
+        for (int attempt = 1; ; attempt++) {
+            if (backoff.stopping()) {
+                requeue(channel, tag, op);
+                return;
+            }
+            try {
+                Outcome outcome = applier.apply(op);
+                if (outcome.needsDeadLetter()) {
+                    deadLetter(message, channel, DeadLetterReason.BEYOND_HORIZON, outcome.tag() + " (entity '"
+                            + op.entity() + "', seq " + op.seq() + "): older than the tombstone grace period");
+                } else {
+                    channel.basicAck(tag, false);
+                    metrics.outcome(outcome);
+                }
+                return;
+            } catch (InvalidInputException e) {
+                deadLetter(message, channel, DeadLetterReason.BAD_INPUT, e.reason());
+                return;
+            } catch (TransientException e) {
+                metrics.retried();
+                log.warn("'{}' seq {} not applied, retry {} after a pause: {}", op.entity(), op.seq(), attempt,
+                        e.getMessage());
+                if (!backoff.pause(attempt)) {
+                    requeue(channel, tag, op);
+                    return;
+                }
+            } catch (OrderlessException e) {
+                deadLetter(message, channel, DeadLetterReason.APPLY_FAILED, "apply failed: " + e.getMessage());
+                return;
+            }
+        }
+    }
+
+    private void deadLetter(Message message, Channel channel, DeadLetterReason category, String reason)
+            throws IOException {
+        long tag = message.getMessageProperties().getDeliveryTag();
+        try {
+            recoverer.recover(message, channel, reason);
+        } catch (IOException | RuntimeException e) {
+            log.error("dead-letter publish failed, handing the message back: {} ({})", e.toString(), reason);
+            backoff.pause(1);
+            channel.basicNack(tag, false, true);
+            metrics.requeued();
+            return;
+        }
+        channel.basicAck(tag, false);
+        metrics.deadLettered(category);
+        log.warn("dead-lettered to {}: {}", options.deadLetterQueue(), reason);
+    }
+
+    private void requeue(Channel channel, long tag, Operation op) throws IOException {
+        channel.basicNack(tag, false, true);
+        metrics.requeued();
+        log.info("stopping: '{}' seq {} handed back to the queue unapplied", op.entity(), op.seq());
+    }
+}

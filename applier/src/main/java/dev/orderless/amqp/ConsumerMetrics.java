@@ -1,0 +1,57 @@
+package dev.orderless.amqp;
+
+import dev.orderless.apply.Outcome;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * Every outcome of every delivery, counted:
+ * <ul>
+ *   <li>{@code orderless.consume.outcomes{queue,outcome}}: applied, superseded, duplicate, seq_collision
+ *       (acked);
+ *   <li>{@code orderless.consume.dead_lettered{queue,reason}}: bad_input, oversized, beyond_horizon,
+ *       apply_failed (the full reason travels in the message header; tags stay few);
+ *   <li>{@code orderless.consume.retried{queue}}: applies repeated after a transient MongoDB failure;
+ *   <li>{@code orderless.consume.requeued{queue}}: messages handed back unacked (shutdown, or a
+ *       dead-letter publish that failed).
+ * </ul>
+ */
+final class ConsumerMetrics {
+    enum DeadLetterReason { BAD_INPUT, OVERSIZED, BEYOND_HORIZON, APPLY_FAILED }
+
+    private final Map<Outcome, Counter> outcomes = new EnumMap<>(Outcome.class);
+    private final Map<DeadLetterReason, Counter> deadLettered = new EnumMap<>(DeadLetterReason.class);
+    private final Counter retried;
+    private final Counter requeued;
+
+    ConsumerMetrics(MeterRegistry meters, String queue) {
+        for (Outcome outcome : Outcome.values()) {
+            outcomes.put(outcome, Counter.builder("orderless.consume.outcomes").tag("queue", queue)
+                    .tag("outcome", outcome.tag()).register(meters));
+        }
+        for (DeadLetterReason reason : DeadLetterReason.values()) {
+            deadLettered.put(reason, Counter.builder("orderless.consume.dead_lettered").tag("queue", queue)
+                    .tag("reason", reason.name().toLowerCase(java.util.Locale.ROOT)).register(meters));
+        }
+        retried = Counter.builder("orderless.consume.retried").tag("queue", queue).register(meters);
+        requeued = Counter.builder("orderless.consume.requeued").tag("queue", queue).register(meters);
+    }
+
+    void outcome(Outcome outcome) {
+        outcomes.get(outcome).increment();
+    }
+
+    void deadLettered(DeadLetterReason reason) {
+        deadLettered.get(reason).increment();
+    }
+
+    void retried() {
+        retried.increment();
+    }
+
+    void requeued() {
+        requeued.increment();
+    }
+}

@@ -1,0 +1,99 @@
+package dev.orderless.amqp;
+
+import dev.orderless.InvalidConfigurationException;
+import java.time.Duration;
+
+/**
+ * How an {@link OperationConsumer} consumes. Immutable: start from {@link #ofDefaults(String)} and
+ * change with the {@code withX} copies; every value is checked here, with a message naming it.
+ *
+ * @param queue            the work queue
+ * @param deadLetterQueue  where bad input goes, with its reason in the {@code x-orderless-reason} header
+ * @param consumers        competing consumers (threads) on the queue
+ * @param prefetch         unacked messages per consumer; Spring AMQP's default of 250 holds too much
+ *                         back from the other consumers and from a restart
+ * @param maxMessageBytes  larger bodies are dead-lettered unread
+ * @param retryInitial     first pause after a transient MongoDB failure
+ * @param retryMax         longest pause between retries (the pause doubles up to it)
+ * @param shutdownTimeout  how long stop() lets in-flight messages finish before their channels close
+ *                         (the broker then requeues whatever was not acked)
+ */
+public record ConsumerOptions(String queue, String deadLetterQueue, int consumers, int prefetch, int maxMessageBytes,
+                              Duration retryInitial, Duration retryMax, Duration shutdownTimeout) {
+    public static final int DEFAULT_PREFETCH = 10;
+    public static final int DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024;
+
+    public ConsumerOptions {
+        requireName("queue", queue);
+        requireName("deadLetterQueue", deadLetterQueue);
+        if (queue.equals(deadLetterQueue)) {
+            throw new InvalidConfigurationException("consumer options: deadLetterQueue must differ from queue '" + queue + "'");
+        }
+        range("consumers", consumers, 1, 256);
+        range("prefetch", prefetch, 1, 1000);
+        range("maxMessageBytes", maxMessageBytes, 64, 64 * 1024 * 1024);
+        positive("retryInitial", retryInitial);
+        positive("retryMax", retryMax);
+        positive("shutdownTimeout", shutdownTimeout);
+        if (retryMax.compareTo(retryInitial) < 0) {
+            throw new InvalidConfigurationException("consumer options: retryMax (" + retryMax
+                    + ") must be at least retryInitial (" + retryInitial + ")");
+        }
+    }
+
+    /** One consumer, prefetch 10, 256 KiB bodies, retries from 100 ms doubling to 5 s, 10 s to shut down. */
+    public static ConsumerOptions ofDefaults(String queue) {
+        return new ConsumerOptions(queue, queue + ".dlq", 1, DEFAULT_PREFETCH, DEFAULT_MAX_MESSAGE_BYTES,
+                Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(10));
+    }
+
+    public ConsumerOptions withDeadLetterQueue(String deadLetterQueue) {
+        return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
+                shutdownTimeout);
+    }
+
+    public ConsumerOptions withConsumers(int consumers) {
+        return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
+                shutdownTimeout);
+    }
+
+    public ConsumerOptions withPrefetch(int prefetch) {
+        return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
+                shutdownTimeout);
+    }
+
+    public ConsumerOptions withMaxMessageBytes(int maxMessageBytes) {
+        return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
+                shutdownTimeout);
+    }
+
+    public ConsumerOptions withRetry(Duration initial, Duration max) {
+        return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, initial, max,
+                shutdownTimeout);
+    }
+
+    public ConsumerOptions withShutdownTimeout(Duration shutdownTimeout) {
+        return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
+                shutdownTimeout);
+    }
+
+    private static void requireName(String parameter, String value) {
+        if (value == null || value.isBlank()) {
+            throw new InvalidConfigurationException("consumer options: " + parameter + " must be a queue name");
+        }
+    }
+
+    private static void range(String parameter, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw new InvalidConfigurationException("consumer options: " + parameter + " must be between " + min
+                    + " and " + max + ", was " + value);
+        }
+    }
+
+    private static void positive(String parameter, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new InvalidConfigurationException("consumer options: " + parameter + " must be a positive duration, was "
+                    + value);
+        }
+    }
+}

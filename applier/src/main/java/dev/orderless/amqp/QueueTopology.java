@@ -1,0 +1,80 @@
+package dev.orderless.amqp;
+
+import dev.orderless.InvalidConfigurationException;
+import java.util.Map;
+import org.springframework.amqp.AmqpException;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.core.QueueBuilder;
+import org.springframework.amqp.rabbit.connection.Connection;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+
+/**
+ * Declares a work queue and its dead-letter queue, the best way the broker allows.
+ *
+ * <ul>
+ *   <li>RabbitMQ: the work queue is a quorum queue (replicated, and with a delivery limit, so a message
+ *       that keeps crashing consumers cannot cycle for ever) with {@code x-dead-letter-exchange} routing
+ *       what the broker itself rejects to the dead-letter queue. Bad input is still republished by the
+ *       consumer, because only a republish can carry the reason header.
+ *   <li>Any other AMQP 0-9-1 broker: a classic durable queue; dead-lettering is the consumer's republish.
+ * </ul>
+ * Re-declaring with the same arguments is harmless; a queue that exists with other arguments is reported
+ * as a configuration error naming it.
+ */
+public final class QueueTopology {
+    /** RabbitMQ's limit on redeliveries of one message before it dead-letters it itself. */
+    public static final int DELIVERY_LIMIT = 50;
+
+    private QueueTopology() {
+    }
+
+    /** What was declared. */
+    public record Declared(String queue, String deadLetterQueue, boolean quorum) {
+    }
+
+    /** Declares both queues, detecting whether the broker is RabbitMQ. */
+    public static Declared declare(ConnectionFactory connectionFactory, String queue, String deadLetterQueue) {
+        return declare(connectionFactory, queue, deadLetterQueue, isRabbitMq(connectionFactory));
+    }
+
+    public static Declared declare(ConnectionFactory connectionFactory, String queue, String deadLetterQueue,
+                                   boolean rabbitMq) {
+        RabbitAdmin admin = new RabbitAdmin(connectionFactory);
+        Queue dlq = QueueBuilder.durable(deadLetterQueue).build();
+        Queue work = rabbitMq
+                ? QueueBuilder.durable(queue).quorum().deliveryLimit(DELIVERY_LIMIT)
+                        .deadLetterExchange("").deadLetterRoutingKey(deadLetterQueue).build()
+                : QueueBuilder.durable(queue).build();
+        declare(admin, dlq);
+        declare(admin, work);
+        return new Declared(queue, deadLetterQueue, rabbitMq);
+    }
+
+    /** True if the broker says it is RabbitMQ (its {@code product} server property). */
+    public static boolean isRabbitMq(ConnectionFactory connectionFactory) {
+        try (Connection connection = connectionFactory.createConnection()) {
+            Map<String, Object> server = connection.getDelegate().getServerProperties();
+            Object product = server.get("product");
+            return product != null && product.toString().toLowerCase(java.util.Locale.ROOT).contains("rabbitmq");
+        }
+    }
+
+    private static void declare(RabbitAdmin admin, Queue queue) {
+        try {
+            admin.declareQueue(queue);
+        } catch (AmqpException e) {
+            throw new InvalidConfigurationException("queue '" + queue.getName() + "' could not be declared with "
+                    + queue.getArguments() + " (" + rootMessage(e) + "); if it exists with other arguments,"
+                    + " delete it or choose another name");
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return String.valueOf(t.getMessage());
+    }
+}

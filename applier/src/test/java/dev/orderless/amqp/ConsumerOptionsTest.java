@@ -1,0 +1,52 @@
+package dev.orderless.amqp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.mongodb.client.MongoDatabase;
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.oracle.Histories;
+import dev.orderless.testing.MongoExtension;
+import dev.orderless.testing.RabbitExtension;
+import java.time.Duration;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+
+/** A bad configuration fails at start-up, saying what to change. */
+@ExtendWith({MongoExtension.class, RabbitExtension.class})
+class ConsumerOptionsTest {
+
+    @Test
+    void the_defaults_bound_the_prefetch_well_below_spring_amqps_250() {
+        ConsumerOptions options = ConsumerOptions.ofDefaults("q");
+
+        assertThat(options.prefetch()).isEqualTo(10);
+        assertThat(options.deadLetterQueue()).isEqualTo("q.dlq");
+    }
+
+    @Test
+    void out_of_range_values_are_refused_naming_the_parameter() {
+        ConsumerOptions options = ConsumerOptions.ofDefaults("q");
+
+        assertThatThrownBy(() -> options.withConsumers(0)).isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("consumer options: consumers must be between 1 and 256, was 0");
+        assertThatThrownBy(() -> options.withPrefetch(5000)).hasMessageContaining("prefetch must be between 1 and 1000");
+        assertThatThrownBy(() -> options.withDeadLetterQueue("q")).hasMessageContaining("deadLetterQueue must differ");
+        assertThatThrownBy(() -> options.withRetry(Duration.ofSeconds(5), Duration.ofSeconds(1)))
+                .hasMessageContaining("retryMax (PT1S) must be at least retryInitial (PT5S)");
+    }
+
+    @Test
+    void starting_on_a_queue_that_does_not_exist_fails_with_how_to_declare_it(ConnectionFactory cf, MongoDatabase db) {
+        GuardedApplier applier = GuardedApplier.create(db.getCollection("e", BsonDocument.class), Histories.SCHEMA);
+        String queue = RabbitExtension.uniqueQueue("missing");
+
+        assertThatThrownBy(() -> OperationConsumer.builder(cf, applier).options(ConsumerOptions.ofDefaults(queue)).start())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("queue '" + queue + "' does not exist")
+                .hasMessageContaining("QueueTopology.declare");
+    }
+}

@@ -1,0 +1,98 @@
+package dev.orderless.message;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.orderless.InvalidInputException;
+import dev.orderless.apply.Operation;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.junit.jupiter.api.Test;
+
+class EnvelopeTest {
+    private final Envelope envelope = new Envelope();
+
+    @Test
+    void the_four_canonical_examples_decode_to_their_operations() {
+        assertThat(decode("{\"entity\":\"student-17\",\"seq\":1042,\"op\":\"add\",\"field\":\"classes\",\"element\":\"CS 101\",\"attrs\":{\"title\":\"Intro\"}}"))
+                .isEqualTo(Operation.add("student-17", 1042, "classes", "CS 101", new BsonDocument("title", new BsonString("Intro"))));
+        assertThat(decode("{\"entity\":\"student-17\",\"seq\":1043,\"op\":\"remove\",\"field\":\"classes\",\"element\":\"CS 101\"}"))
+                .isEqualTo(Operation.remove("student-17", 1043, "classes", "CS 101"));
+        assertThat(decode("{\"entity\":\"student-17\",\"seq\":1044,\"op\":\"assign\",\"field\":\"name\",\"value\":\"Ada\"}"))
+                .isEqualTo(Operation.assign("student-17", 1044, "name", new BsonString("Ada")));
+        assertThat(decode("{\"entity\":\"student-17\",\"seq\":1045,\"op\":\"delete\"}"))
+                .isEqualTo(Operation.delete("student-17", 1045));
+    }
+
+    @Test
+    void encoding_then_decoding_gives_the_same_operation() {
+        BsonDocument nested = new BsonDocument("n", new BsonInt32(1)).append("big", new BsonInt64(1L << 40))
+                .append("f", new BsonDouble(1.5)).append("ok", BsonBoolean.TRUE)
+                .append("list", new BsonArray(List.of(new BsonString("a"), new BsonInt32(2))));
+        for (Operation op : List.of(
+                Operation.add("e", 1, "classes", "CS 101", nested),
+                Operation.add("e", 2, "classes", "CS 101"),
+                Operation.remove("e", 3, "classes", "CS 101"),
+                Operation.assign("e", 4, "name", nested),
+                Operation.assign("e", 5, "name", new BsonString("Ada")),
+                Operation.delete("e", Long.MAX_VALUE))) {
+            assertThat(envelope.decode(envelope.encode(op))).isEqualTo(op);
+        }
+    }
+
+    @Test
+    void a_huge_seq_is_read_exactly() {
+        assertThat(decode("{\"entity\":\"e\",\"seq\":9007199254740993,\"op\":\"delete\"}").seq()).isEqualTo(9007199254740993L);
+    }
+
+    @Test
+    void a_seq_beyond_a_long_is_refused() {
+        assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"seq\":99999999999999999999,\"op\":\"delete\"}"))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("'seq' must be a whole number");
+    }
+
+    @Test
+    void a_duplicated_member_is_refused() {
+        assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"seq\":1,\"seq\":2,\"op\":\"delete\"}"))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("not JSON");
+    }
+
+    @Test
+    void trailing_content_is_refused() {
+        assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"seq\":1,\"op\":\"delete\"} {}"))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("not JSON");
+    }
+
+    @Test
+    void reasons_stay_on_one_short_line() {
+        assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"seq\":1,\"op\":\"" + "x".repeat(500) + "\"}"))
+                .isInstanceOf(InvalidInputException.class)
+                .satisfies(e -> assertThat(((InvalidInputException) e).reason()).hasSizeLessThan(140).doesNotContain("\n"));
+    }
+
+    @Test
+    void a_typed_message_maps_to_its_operation() {
+        record Enrolled(String studentId, long sequence, String course) {
+        }
+        OperationDecoder decoder = TypedDecoder.of(Enrolled.class,
+                e -> Operation.add(e.studentId(), e.sequence(), "classes", e.course()));
+
+        assertThat(decoder.decode("{\"studentId\":\"s1\",\"sequence\":7,\"course\":\"CS 101\"}".getBytes(StandardCharsets.UTF_8)))
+                .isEqualTo(Operation.add("s1", 7, "classes", "CS 101"));
+        assertThatThrownBy(() -> decoder.decode("nope".getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(InvalidInputException.class).hasMessageStartingWith("not a Enrolled:");
+        assertThatThrownBy(() -> decoder.decode("{\"studentId\":\"s1\",\"sequence\":0,\"course\":\"x\"}".getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("seq must be positive");
+    }
+
+    private Operation decode(String json) {
+        return envelope.decode(json.getBytes(StandardCharsets.UTF_8));
+    }
+}

@@ -1,0 +1,123 @@
+package dev.orderless.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A TCP proxy in this JVM, between a client and a server on loopback, that a test can cut: {@link #cut()}
+ * closes every open connection and refuses new ones until {@link #restore()}. The client sees exactly
+ * what a network partition or a crashed server looks like from its side.
+ */
+public final class TcpProxy implements AutoCloseable {
+    private final ServerSocket listener;
+    private final String targetHost;
+    private final int targetPort;
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final AtomicLong cuts = new AtomicLong();
+    private volatile boolean cut;
+    private volatile boolean closed;
+
+    private TcpProxy(String targetHost, int targetPort) throws IOException {
+        this.targetHost = targetHost;
+        this.targetPort = targetPort;
+        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread acceptor = new Thread(this::acceptLoop, "tcp-proxy-" + listener.getLocalPort());
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    public static TcpProxy start(String targetHost, int targetPort) {
+        try {
+            return new TcpProxy(targetHost, targetPort);
+        } catch (IOException e) {
+            throw new IllegalStateException("proxy did not start", e);
+        }
+    }
+
+    public int port() {
+        return listener.getLocalPort();
+    }
+
+    /** Closes every connection through the proxy and refuses new ones. */
+    public void cut() {
+        cut = true;
+        cuts.incrementAndGet();
+        open.forEach(TcpProxy::closeQuietly);
+        open.clear();
+    }
+
+    /** Accepts connections again. */
+    public void restore() {
+        cut = false;
+    }
+
+    public long cuts() {
+        return cuts.get();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        cut();
+        closeQuietly(listener);
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            try {
+                Socket client = listener.accept();
+                if (cut) {
+                    closeQuietly(client);
+                    continue;
+                }
+                Socket server = new Socket(targetHost, targetPort);
+                client.setTcpNoDelay(true);
+                server.setTcpNoDelay(true);
+                open.add(client);
+                open.add(server);
+                pump(client, server);
+                pump(server, client);
+            } catch (IOException e) {
+                if (closed) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread t = new Thread(() -> {
+            byte[] buffer = new byte[64 * 1024];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
+            } catch (IOException e) {
+                // a cut or a close on either side ends the pair
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+                open.remove(from);
+                open.remove(to);
+            }
+        }, "tcp-proxy-pump");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            // already closed
+        }
+    }
+}
