@@ -15,5 +15,11 @@ public enum KnownDifference {
     /** A change stream has no resume token before its first event. */
     NO_RESUME_TOKEN_BEFORE_FIRST_EVENT,
     /** A change stream on a whole database delivers no events (watch a collection instead). */
-    NO_DATABASE_WATCH
+    NO_DATABASE_WATCH,
+    /**
+     * Results are encoded from the stored document after the server's lock is released: under concurrent
+     * writes, {@code findOneAndUpdate} without a projection can return a later state (two callers of
+     * {@code $inc} see the same value), and a find can fail to encode. A projection copies the result.
+     */
+    RESULTS_READ_LIVE
 }

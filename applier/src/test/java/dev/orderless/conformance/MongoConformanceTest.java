@@ -263,6 +263,51 @@ class MongoConformanceTest {
     }
 
     @Test
+    void concurrent_increments_with_findOneAndUpdate_and_a_projection_return_each_value_once() throws Exception {
+        assertThat(concurrentIncrements(true)).as("values returned twice").isZero();
+    }
+
+    @Test
+    void concurrent_increments_with_findOneAndUpdate_without_a_projection() throws Exception {
+        long duplicates = concurrentIncrements(false);
+        if (differs(KnownDifference.RESULTS_READ_LIVE)) {
+            // not asserted: it depends on timing; reported so the difference stays visible
+            System.out.println("[conformance] findOneAndUpdate without projection: " + duplicates
+                    + " of 8000 values returned twice");
+        } else {
+            assertThat(duplicates).isZero();
+        }
+    }
+
+    private long concurrentIncrements(boolean projected) throws Exception {
+        var options = new com.mongodb.client.model.FindOneAndUpdateOptions().upsert(true)
+                .returnDocument(com.mongodb.client.model.ReturnDocument.AFTER);
+        if (projected) {
+            options.projection(com.mongodb.client.model.Projections.include("n"));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        List<java.util.concurrent.Future<List<Long>>> futures = new ArrayList<>();
+        try {
+            for (int t = 0; t < 8; t++) {
+                futures.add(pool.submit(() -> {
+                    List<Long> seen = new ArrayList<>();
+                    for (int i = 0; i < 1000; i++) {
+                        seen.add(docs.findOneAndUpdate(eq("_id", "counter"), inc("n", 1L), options).getNumber("n").longValue());
+                    }
+                    return seen;
+                }));
+            }
+            List<Long> all = new ArrayList<>();
+            for (var f : futures) {
+                all.addAll(f.get(60, TimeUnit.SECONDS));
+            }
+            return all.size() - all.stream().distinct().count();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void an_update_given_as_a_pipeline() {
         docs.insertOne(doc("e1").append("a", new BsonInt64(1)));
         List<BsonDocument> pipeline = List.of(new BsonDocument("$set", new BsonDocument("b", new BsonString("$a"))));

@@ -1,0 +1,166 @@
+package dev.orderless.publish;
+
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.apply.Operation;
+import dev.orderless.message.Envelope;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.AmqpException;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageBuilder;
+import org.springframework.amqp.core.MessageDeliveryMode;
+import org.springframework.amqp.core.ReturnedMessage;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.connection.CorrelationData;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+
+/**
+ * Publishes operations as canonical JSON envelopes and does not consider one sent until the broker
+ * confirmed it. Mandatory publishing: a message the broker cannot route comes back and counts as not
+ * taken.
+ *
+ * <ol>
+ *   <li>Send up to {@link PublisherOptions#window()} messages, each with its own correlation.
+ *   <li>Wait for every confirm. Confirmed and routed: done. Nacked, returned, timed out, or refused by a
+ *       broken connection: not taken.
+ *   <li>Re-send what was not taken after a pause, up to {@link PublisherOptions#maxAttempts()} sends;
+ *       then throw {@link PublishFailedException} listing it. A re-send may duplicate a message the broker
+ *       did take but never confirmed; the seq makes that harmless.
+ * </ol>
+ * The connection factory must have correlated publisher confirms and publisher returns enabled.
+ */
+public final class ConfirmingPublisher {
+    private static final Logger log = LoggerFactory.getLogger(ConfirmingPublisher.class);
+
+    private final RabbitTemplate template;
+    private final String exchange;
+    private final String routingKey;
+    private final PublisherOptions options;
+    private final Envelope envelope = new Envelope();
+
+    private ConfirmingPublisher(RabbitTemplate template, String exchange, String routingKey, PublisherOptions options) {
+        this.template = template;
+        this.exchange = exchange;
+        this.routingKey = routingKey;
+        this.options = options;
+    }
+
+    /** Publishes straight to {@code queue} through the default exchange. */
+    public static ConfirmingPublisher toQueue(ConnectionFactory connectionFactory, String queue, PublisherOptions options) {
+        return create(connectionFactory, "", queue, options);
+    }
+
+    public static ConfirmingPublisher create(ConnectionFactory connectionFactory, String exchange, String routingKey,
+                                             PublisherOptions options) {
+        if (connectionFactory == null || exchange == null || routingKey == null || options == null) {
+            throw new InvalidConfigurationException("publisher: connectionFactory, exchange, routingKey and options are required");
+        }
+        if (!connectionFactory.isPublisherConfirms() || !connectionFactory.isPublisherReturns()) {
+            throw new InvalidConfigurationException("publisher: the connection factory must have correlated publisher"
+                    + " confirms and returns enabled: factory.setPublisherConfirmType(ConfirmType.CORRELATED);"
+                    + " factory.setPublisherReturns(true)");
+        }
+        RabbitTemplate template = new RabbitTemplate(connectionFactory);
+        template.setMandatory(true);
+        return new ConfirmingPublisher(template, exchange, routingKey, options);
+    }
+
+    /** Publishes one operation and returns once the broker confirmed it. */
+    public void publish(Operation op) {
+        publishAll(List.of(op));
+    }
+
+    /** Publishes every operation and returns once the broker confirmed all of them. */
+    public void publishAll(List<? extends Operation> ops) {
+        for (int from = 0; from < ops.size(); from += options.window()) {
+            publishWindow(new ArrayList<>(ops.subList(from, Math.min(ops.size(), from + options.window()))));
+        }
+    }
+
+    private void publishWindow(List<Operation> pending) {
+        for (int attempt = 1; ; attempt++) {
+            List<Sent> sent = new ArrayList<>(pending.size());
+            for (Operation op : pending) {
+                sent.add(send(op));
+            }
+            List<Operation> notTaken = new ArrayList<>();
+            String lastReason = null;
+            for (Sent s : sent) {
+                String reason = s.await(options.confirmTimeout().toMillis());
+                if (reason != null) {
+                    notTaken.add(s.op());
+                    lastReason = reason;
+                }
+            }
+            if (notTaken.isEmpty()) {
+                return;
+            }
+            if (attempt >= options.maxAttempts()) {
+                throw new PublishFailedException(notTaken.size() + " operation(s) not taken by the broker after "
+                        + attempt + " attempts (last reason: " + lastReason + "); first: " + notTaken.get(0), notTaken);
+            }
+            log.warn("{} operation(s) not taken by the broker ({}); sending them again, attempt {} of {}",
+                    notTaken.size(), lastReason, attempt + 1, options.maxAttempts());
+            pause();
+            pending = notTaken;
+        }
+    }
+
+    private Sent send(Operation op) {
+        Message message = MessageBuilder.withBody(envelope.encode(op))
+                .setContentType(Envelope.CONTENT_TYPE)
+                .setDeliveryMode(MessageDeliveryMode.PERSISTENT)
+                .setMessageId(op.entity() + ":" + op.seq())
+                .build();
+        CorrelationData correlation = new CorrelationData(op.entity() + ":" + op.seq());
+        try {
+            template.send(exchange, routingKey, message, correlation);
+            return new Sent(op, correlation, null);
+        } catch (AmqpException e) {
+            return new Sent(op, correlation, "send failed: " + e.getMessage());
+        }
+    }
+
+    private void pause() {
+        try {
+            Thread.sleep(options.retryPause().toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PublishFailedException("interrupted while re-sending", List.of());
+        }
+    }
+
+    /** One message on its way: its outcome is null once confirmed and routed, else why not. */
+    private record Sent(Operation op, CorrelationData correlation, String sendFailure) {
+        String await(long timeoutMillis) {
+            if (sendFailure != null) {
+                return sendFailure;
+            }
+            try {
+                CorrelationData.Confirm confirm = correlation.getFuture().get(timeoutMillis, TimeUnit.MILLISECONDS);
+                // a return says more than the nack some brokers send with it, so it is reported first
+                ReturnedMessage returned = correlation.getReturned();
+                if (returned != null) {
+                    return "returned: " + returned.getReplyText() + " (" + returned.getReplyCode() + ") to exchange '"
+                            + returned.getExchange() + "' with routing key '" + returned.getRoutingKey() + "'";
+                }
+                if (confirm.ack()) {
+                    return null;
+                }
+                return "nacked by the broker" + (confirm.reason() == null ? "" : ": " + confirm.reason());
+            } catch (TimeoutException e) {
+                return "no confirm within " + timeoutMillis + " ms";
+            } catch (ExecutionException e) {
+                return "confirm failed: " + e.getCause();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "interrupted";
+            }
+        }
+    }
+}
