@@ -42,8 +42,8 @@ class ConsumerEndToEndTest {
                     fixture.deadLettered());
             assertThat(fixture.acked()).as("every message acked once (seed " + seed + ")").isEqualTo(delivered.size());
             assertThat(fixture.deadLettered()).isZero();
-            assertThat(fixture.messagesIn(fixture.queue)).as("queue empty").isZero();
-            assertThat(fixture.messagesIn(fixture.deadLetterQueue)).isZero();
+            fixture.awaitEmpty(fixture.queue);
+            fixture.awaitEmpty(fixture.deadLetterQueue);
             fixture.assertConverged(history);
         }
     }

@@ -112,6 +112,11 @@ final class ConsumerFixture implements AutoCloseable {
         return info == null ? -1 : info.getMessageCount();
     }
 
+    /** The queue's ready count reaches 0 (bounded: a quorum queue's count can trail the acks a moment). */
+    void awaitEmpty(String queueName) {
+        Awaitility.await(queueName + " empty").atMost(Duration.ofSeconds(30)).until(() -> messagesIn(queueName) == 0);
+    }
+
     /** Takes everything in the dead-letter queue: body to reason header, in arrival order. */
     Map<String, String> drainDeadLetters() {
         RabbitTemplate template = new RabbitTemplate(connectionFactory);

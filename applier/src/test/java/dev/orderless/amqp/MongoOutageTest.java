@@ -73,7 +73,7 @@ class MongoOutageTest {
                     fixture.retried(), fixture.acked(), fixture.deadLettered());
             assertThat(fixture.acked()).isEqualTo(delivered.size());
             assertThat(fixture.deadLettered()).isZero();
-            assertThat(fixture.messagesIn(fixture.queue)).isZero();
+            fixture.awaitEmpty(fixture.queue);
             fixture.assertConverged(history);
         }
     }

@@ -81,7 +81,7 @@ class PoisonMessagesTest {
             assertThat(deadLetters.values()).allSatisfy(reason -> assertThat(reason.length()).isLessThanOrEqualTo(200));
             assertThat(fixture.deadLettered()).isEqualTo(poison.size());
             assertThat(fixture.acked()).isEqualTo(bodies.size() - poison.size());
-            assertThat(fixture.messagesIn(fixture.queue)).isZero();
+            fixture.awaitEmpty(fixture.queue);
             assertThat(db.getCollection("entities").countDocuments(com.mongodb.client.model.Filters.eq("_id", "p1")))
                     .as("no poison reached MongoDB").isZero();
             fixture.assertConverged(history);
