@@ -13,24 +13,29 @@ import com.mongodb.MongoWriteException;
 import dev.orderless.OrderlessException;
 import dev.orderless.TransientException;
 
-/** Sorts the driver's exceptions into the two things a caller does about them. */
-final class MongoErrors {
+/** Sorts the driver's exceptions into what a caller does about them; the one place that knows the codes. */
+public final class MongoErrors {
     private MongoErrors() {
     }
 
-    static boolean isDuplicateKey(MongoWriteException e) {
-        return ErrorCategory.fromErrorCode(e.getError().getCode()) == ErrorCategory.DUPLICATE_KEY;
+    /**
+     * A duplicate key, whichever way the driver reports it: a {@link MongoWriteException} from an update,
+     * or a {@code MongoCommandException} from a command such as {@code findAndModify}.
+     */
+    public static boolean isDuplicateKey(MongoException e) {
+        int code = e instanceof MongoWriteException w ? w.getError().getCode() : e.getCode();
+        return ErrorCategory.fromErrorCode(code) == ErrorCategory.DUPLICATE_KEY;
     }
 
     /** A {@link TransientException} for failures that may pass, else an {@link OrderlessException}. */
-    static OrderlessException translate(String what, MongoException e) {
+    public static OrderlessException translate(String what, MongoException e) {
         if (isTransient(e)) {
             return new TransientException(what + ": MongoDB unavailable or busy: " + e.getMessage(), e);
         }
         return new OrderlessException(what + ": " + e.getMessage(), e);
     }
 
-    static boolean isTransient(MongoException e) {
+    public static boolean isTransient(MongoException e) {
         return e instanceof MongoSocketException
                 || e instanceof MongoTimeoutException
                 || e instanceof MongoNotPrimaryException

@@ -12,6 +12,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.oracle.ReferenceModel;
+import dev.orderless.testing.ManualClock;
 import dev.orderless.testing.MongoExtension;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class CompactionTest {
     private static final Duration GRACE = Duration.ofHours(1);
 
-    private final MutableClock clock = new MutableClock();
+    private final ManualClock clock = new ManualClock();
     private MongoCollection<BsonDocument> students;
     private GuardedApplier applier;
     private TombstoneCompactor compactor;

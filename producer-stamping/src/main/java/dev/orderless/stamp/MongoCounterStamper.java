@@ -4,15 +4,12 @@ import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Projections.include;
 import static com.mongodb.client.model.Updates.inc;
 
-import com.mongodb.ErrorCategory;
 import com.mongodb.MongoException;
-import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.ReturnDocument;
 import dev.orderless.InvalidConfigurationException;
-import dev.orderless.OrderlessException;
-import dev.orderless.TransientException;
+import dev.orderless.apply.MongoErrors;
 import org.bson.BsonDocument;
 
 /**
@@ -62,14 +59,11 @@ public final class MongoCounterStamper implements Stamper {
             try {
                 BsonDocument counter = counters.findOneAndUpdate(eq("_id", entity), inc(SEQ, 1L), upsertAfter);
                 return counter.getNumber(SEQ).longValue();
-            } catch (MongoWriteException e) {
-                // two first stamps of a new entity raced on the upsert: the loser increments the winner's document
-                boolean raced = ErrorCategory.fromErrorCode(e.getError().getCode()) == ErrorCategory.DUPLICATE_KEY;
-                if (!raced || attempt == MAX_ATTEMPTS) {
-                    throw new OrderlessException("stamp for '" + entity + "': " + e.getMessage(), e);
-                }
             } catch (MongoException e) {
-                throw new TransientException("stamp for '" + entity + "': MongoDB unavailable: " + e.getMessage(), e);
+                // two first stamps of a new entity raced on the upsert: the loser increments the winner's document
+                if (!MongoErrors.isDuplicateKey(e) || attempt == MAX_ATTEMPTS) {
+                    throw MongoErrors.translate("stamp for '" + entity + "'", e);
+                }
             }
         }
     }

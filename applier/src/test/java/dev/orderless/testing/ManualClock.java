@@ -1,4 +1,4 @@
-package dev.orderless.apply;
+package dev.orderless.testing;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -8,10 +8,10 @@ import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** A clock the test moves by hand, so grace periods pass without waiting. */
-final class MutableClock extends Clock {
+public final class ManualClock extends Clock {
     private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-01-01T00:00:00Z"));
 
-    void advance(Duration duration) {
+    public void advance(Duration duration) {
         now.updateAndGet(t -> t.plus(duration));
     }
 

@@ -1,0 +1,18 @@
+package dev.orderless.lease;
+
+import java.util.Optional;
+
+/**
+ * Hands out leases on named resources, at most one live holder each. Losing the race is not an error:
+ * the answer is empty.
+ */
+@FunctionalInterface
+public interface LeaseProvider {
+    /**
+     * Takes the lease on {@code resource} for {@code owner} if it is free or expired.
+     *
+     * @param owner unique per process incarnation (a restarted process must use a new one)
+     * @return the lease, with a fence higher than any earlier holder's; empty if someone else holds it
+     */
+    Optional<Lease> tryAcquire(String resource, String owner);
+}
