@@ -21,5 +21,11 @@ public enum KnownDifference {
      * writes, {@code findOneAndUpdate} without a projection can return a later state (two callers of
      * {@code $inc} see the same value), and a find can fail to encode. A projection copies the result.
      */
-    RESULTS_READ_LIVE
+    RESULTS_READ_LIVE,
+    /**
+     * A resume token the server never issued is accepted, and the stream starts at its oldest entry;
+     * MongoDB refuses it (InvalidResumeToken / ChangeStreamHistoryLost), which is what makes a feeder
+     * rebuild. The rebuild path therefore cannot be driven end to end on this backend.
+     */
+    FOREIGN_RESUME_TOKEN_ACCEPTED
 }

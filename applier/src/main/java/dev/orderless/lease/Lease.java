@@ -41,6 +41,9 @@ public interface Lease extends AutoCloseable {
     /** Reads the lease document: true if this holder still owns it. Marks the lease lost otherwise. */
     boolean verify();
 
+    /** Stops renewing and gives up the lease without releasing it, as a crashed process would: it lapses. */
+    void abandon();
+
     /** Releases: stops renewing and unsets the owner so a standby can take over at once. */
     @Override
     void close();

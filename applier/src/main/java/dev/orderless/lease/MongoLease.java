@@ -134,8 +134,8 @@ final class MongoLease implements Lease {
         }
     }
 
-    /** Stops renewing without releasing, as a crashed process would. */
-    void abandon() {
+    @Override
+    public void abandon() {
         renewer.shutdownNow();
         lost = true;
     }

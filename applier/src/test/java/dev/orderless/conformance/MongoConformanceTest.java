@@ -370,6 +370,37 @@ class MongoConformanceTest {
     }
 
     @Test
+    void a_resume_token_resumes_right_after_its_event() {
+        BsonDocument third;
+        try (MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor = docs.watch().cursor()) {
+            for (int i = 1; i <= 5; i++) {
+                docs.insertOne(doc("e" + i));
+            }
+            third = next(cursor, 3).get(2).getResumeToken();
+        }
+        try (MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor = docs.watch().resumeAfter(third).cursor()) {
+            assertThat(next(cursor, 1).get(0).getDocumentKey()).isEqualTo(new BsonDocument("_id", new BsonString("e4")));
+        }
+    }
+
+    @Test
+    void a_resume_token_the_server_never_issued() {
+        docs.insertOne(doc("e1"));
+        BsonDocument foreign = new BsonDocument("_data", new BsonString("00112233"));
+        if (differs(KnownDifference.FOREIGN_RESUME_TOKEN_ACCEPTED)) {
+            try (var cursor = docs.watch().resumeAfter(foreign).cursor()) {
+                assertThat(next(cursor, 1)).hasSize(1);
+            }
+        } else {
+            assertThatThrownBy(() -> {
+                try (var cursor = docs.watch().resumeAfter(foreign).cursor()) {
+                    cursor.tryNext();
+                }
+            }).isInstanceOfSatisfying(MongoException.class, e -> assertThat(e.getCode()).isIn(260, 280, 286));
+        }
+    }
+
+    @Test
     void a_whole_database_can_be_watched(MongoDatabase db) {
         try (var dbCursor = db.watch(List.of(), Document.class).cursor();
              var collectionCursor = docs.watch().cursor()) {
