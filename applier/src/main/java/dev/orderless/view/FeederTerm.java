@@ -75,8 +75,11 @@ final class FeederTerm {
         this.clock = options.lease().clock();
     }
 
-    /** Runs until {@code running} turns false (returns), the lease is lost or the source is gone (throws). */
-    void run(BooleanSupplier running) {
+    /**
+     * Runs until {@code running} turns false (returns), the lease is lost or the source is gone (throws).
+     * On the way out, if {@code clean}, the latest position is committed for the successor.
+     */
+    void run(BooleanSupplier running, BooleanSupplier clean) {
         MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor = open();
         try {
             BsonDocument committed = lease.position().orElse(null);
@@ -118,7 +121,8 @@ final class FeederTerm {
             }
             // a clean stop: hand the successor the latest position, so it replays as little as possible
             BsonDocument token = cursor.getResumeToken();
-            if (token != null && !token.equals(committed) && lease.isHeld() && lease.commit(token)) {
+            if (clean.getAsBoolean() && token != null && !token.equals(committed) && lease.isHeld()
+                    && lease.commit(token)) {
                 metrics.commit();
             }
         } finally {

@@ -144,7 +144,7 @@ public final class ViewFeeder implements AutoCloseable {
         log.info("feeder '{}' active as {} (fence {})", options.resource(), options.owner(), lease.fence());
         boolean release = true;
         try {
-            new FeederTerm(source, view, projection, options, metrics, client, lease).run(this::running);
+            new FeederTerm(source, view, projection, options, metrics, client, lease).run(this::running, () -> !halted);
             return true;
         } catch (LeaseLostException e) {
             metrics.lost();
