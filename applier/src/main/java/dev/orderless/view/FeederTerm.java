@@ -19,6 +19,8 @@ import dev.orderless.lease.Lease;
 import java.time.Clock;
 
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -39,7 +41,8 @@ import org.slf4j.LoggerFactory;
  *       then scan the source and project every document, then drain the stream (figures 4a/4b: a write
  *       made before the start, or before a crashed predecessor processed it, is still seen; the overlap
  *       is harmless because view writes are guarded).
- *   <li>For each event: project the full document at its {@code _v} and apply every view operation. If a
+ *   <li>For each event: project the full document at its {@code _v} (unless this term already projected
+ *       that version) and apply every view operation. If a
  *       view write was stale, read the lease: a successor may have written newer data (figure 3); if the
  *       lease is gone, stop at once.
  *   <li>Every {@code commitEvery} events or {@code commitInterval}, commit the resume token (also a quiet
@@ -62,6 +65,18 @@ final class FeederTerm {
     private final Optional<MongoClient> client;
     private final Lease lease;
     private final Clock clock;
+    /**
+     * The last {@code _v} this term projected per source document. With full-document lookup, a burst of
+     * events for one document all carry its latest version; projecting it again would only write
+     * duplicates (and read the lease for each), so such events are skipped. Bounded; forgetting an entry
+     * only costs a harmless re-projection.
+     */
+    private final Map<BsonValue, Long> projected = new LinkedHashMap<>(1024, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<BsonValue, Long> eldest) {
+            return size() > 100_000;
+        }
+    };
 
     FeederTerm(MongoCollection<BsonDocument> source, GuardedApplier view, ViewProjection projection,
                FeederOptions options, FeederMetrics metrics, Optional<MongoClient> client, Lease lease) {
@@ -198,6 +213,12 @@ final class FeederTerm {
             return;
         }
         long version = v.asNumber().longValue();
+        BsonValue id = doc.get(StoredFields.ID);
+        Long already = projected.get(id);
+        if (already != null && already >= version) {
+            metrics.skipped();
+            return;
+        }
         boolean stale = false;
         for (Operation op : projection.project(doc, version)) {
             if (op.seq() != version) {
@@ -212,6 +233,7 @@ final class FeederTerm {
         if (stale && !lease.verify()) {
             throw new LeaseLostException("a stale view write");
         }
+        projected.put(id, version);
     }
 
     private void alive(String when) {

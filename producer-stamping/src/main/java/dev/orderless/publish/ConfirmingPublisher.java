@@ -77,23 +77,49 @@ public final class ConfirmingPublisher {
 
     /** Publishes every operation and returns once the broker confirmed all of them. */
     public void publishAll(List<? extends Operation> ops) {
-        for (int from = 0; from < ops.size(); from += options.window()) {
-            publishWindow(new ArrayList<>(ops.subList(from, Math.min(ops.size(), from + options.window()))));
+        List<Outgoing> outgoing = new ArrayList<>(ops.size());
+        ops.forEach(op -> outgoing.add(new Outgoing(op.entity() + ":" + op.seq(), envelope.encode(op), op)));
+        publish(outgoing);
+    }
+
+    /**
+     * Publishes bodies exactly as given (for tools and tests: a demo that also sends bad input, say), with
+     * the same confirms and re-sends.
+     */
+    public void publishRaw(List<byte[]> bodies) {
+        List<Outgoing> outgoing = new ArrayList<>(bodies.size());
+        for (int i = 0; i < bodies.size(); i++) {
+            outgoing.add(new Outgoing("raw-" + i, bodies.get(i), null));
+        }
+        publish(outgoing);
+    }
+
+    /** One message to send: a correlation id, its body, and the operation it carries (null for raw bodies). */
+    private record Outgoing(String id, byte[] body, Operation op) {
+        @Override
+        public String toString() {
+            return op != null ? op.toString() : id;
         }
     }
 
-    private void publishWindow(List<Operation> pending) {
+    private void publish(List<Outgoing> outgoing) {
+        for (int from = 0; from < outgoing.size(); from += options.window()) {
+            publishWindow(new ArrayList<>(outgoing.subList(from, Math.min(outgoing.size(), from + options.window()))));
+        }
+    }
+
+    private void publishWindow(List<Outgoing> pending) {
         for (int attempt = 1; ; attempt++) {
             List<Sent> sent = new ArrayList<>(pending.size());
-            for (Operation op : pending) {
-                sent.add(send(op));
+            for (Outgoing message : pending) {
+                sent.add(send(message));
             }
-            List<Operation> notTaken = new ArrayList<>();
+            List<Outgoing> notTaken = new ArrayList<>();
             String lastReason = null;
             for (Sent s : sent) {
                 String reason = s.await(options.confirmTimeout().toMillis());
                 if (reason != null) {
-                    notTaken.add(s.op());
+                    notTaken.add(s.message());
                     lastReason = reason;
                 }
             }
@@ -102,7 +128,8 @@ public final class ConfirmingPublisher {
             }
             if (attempt >= options.maxAttempts()) {
                 throw new PublishFailedException(notTaken.size() + " operation(s) not taken by the broker after "
-                        + attempt + " attempts (last reason: " + lastReason + "); first: " + notTaken.get(0), notTaken);
+                        + attempt + " attempts (last reason: " + lastReason + "); first: " + notTaken.get(0),
+                        notTaken.stream().map(Outgoing::op).filter(java.util.Objects::nonNull).toList());
             }
             log.warn("{} operation(s) not taken by the broker ({}); sending them again, attempt {} of {}",
                     notTaken.size(), lastReason, attempt + 1, options.maxAttempts());
@@ -111,18 +138,18 @@ public final class ConfirmingPublisher {
         }
     }
 
-    private Sent send(Operation op) {
-        Message message = MessageBuilder.withBody(envelope.encode(op))
+    private Sent send(Outgoing outgoing) {
+        Message message = MessageBuilder.withBody(outgoing.body())
                 .setContentType(Envelope.CONTENT_TYPE)
                 .setDeliveryMode(MessageDeliveryMode.PERSISTENT)
-                .setMessageId(op.entity() + ":" + op.seq())
+                .setMessageId(outgoing.id())
                 .build();
-        CorrelationData correlation = new CorrelationData(op.entity() + ":" + op.seq());
+        CorrelationData correlation = new CorrelationData(outgoing.id());
         try {
             template.send(exchange, routingKey, message, correlation);
-            return new Sent(op, correlation, null);
+            return new Sent(outgoing, correlation, null);
         } catch (AmqpException e) {
-            return new Sent(op, correlation, "send failed: " + e.getMessage());
+            return new Sent(outgoing, correlation, "send failed: " + e.getMessage());
         }
     }
 
@@ -136,7 +163,7 @@ public final class ConfirmingPublisher {
     }
 
     /** One message on its way: its outcome is null once confirmed and routed, else why not. */
-    private record Sent(Operation op, CorrelationData correlation, String sendFailure) {
+    private record Sent(Outgoing message, CorrelationData correlation, String sendFailure) {
         String await(long timeoutMillis) {
             if (sendFailure != null) {
                 return sendFailure;

@@ -1,0 +1,161 @@
+package dev.orderless.demo;
+
+import dev.orderless.amqp.OperationConsumer;
+import dev.orderless.apply.EntityState;
+import dev.orderless.apply.Operation;
+import dev.orderless.message.Envelope;
+import dev.orderless.oracle.ReferenceModel;
+import dev.orderless.publish.ConfirmingPublisher;
+import dev.orderless.publish.PublisherOptions;
+import dev.orderless.stamp.MongoCounterStamper;
+import dev.orderless.view.ViewFeeder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import org.bson.BsonDocument;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+
+/**
+ * {@code run}: the whole story in one process. A simulated web application stamps and publishes student
+ * actions (optionally shuffled, duplicated and mixed with poison); N competing consumers apply them; the
+ * roster feeder keeps the class rosters view; then every student document is compared with the
+ * sequential oracle and every roster with the rosters derived from the students.
+ */
+final class DemoRun {
+    private final Wiring w;
+    private final DemoOptions o;
+    private final PrintStream out;
+
+    DemoRun(Wiring wiring, PrintStream out) {
+        this.w = wiring;
+        this.o = wiring.options;
+        this.out = out;
+    }
+
+    /** @return the process exit code: 0 only if converged, nothing lost and the rosters consistent */
+    int run() throws Exception {
+        out.println("orderless enrollment demo: " + o.ops() + " actions by " + o.students() + " students in "
+                + o.classes() + " classes, " + o.consumers() + " consumers, seed " + o.seed()
+                + (o.shuffle() ? ", shuffled" : "") + (o.duplicateRate() > 0 ? ", duplicate rate " + o.duplicateRate() : "")
+                + (o.poison() > 0 ? ", " + o.poison() + " poison" : ""));
+        out.println(w.describe());
+        freshStart();
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        Counts counts = new Counts(meters);
+
+        List<Operation> ops = new WebApp(MongoCounterStamper.create(w.db.getCollection("seq_counters", BsonDocument.class)),
+                o.students(), o.classes(), o.seed()).act(o.ops());
+        List<byte[]> messages = messages(ops);
+        int good = messages.size() - o.poison();
+
+        long started;
+        long consumed;
+        long consistent = -1;
+        try (OperationConsumer consumer = w.startConsumers(meters);
+             ViewFeeder feeder = w.startRosterFeeder(meters);
+             Progress progress = new Progress(out, () -> String.format(
+                     "  handled %,d of %,d messages: applied %,.0f, stale %,.0f, dead-lettered %,.0f; view events %,.0f",
+                     (long) counts.handled(), messages.size(), counts.applied(), counts.stale(), counts.deadLettered(),
+                     counts.viewEvents()))) {
+            started = System.nanoTime();
+            ConfirmingPublisher.toQueue(w.rabbit, o.queue(), PublisherOptions.ofDefaults()).publishRaw(messages);
+            long deadline = System.nanoTime() + Duration.ofSeconds(120 + messages.size() / 50).toNanos();
+            while (counts.handled() < messages.size() && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            consumed = System.nanoTime();
+            long viewDeadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            while (System.nanoTime() < viewDeadline) {
+                if (Rosters.inView(w.rosters).equals(Rosters.fromStudents(w.students))) {
+                    consistent = System.nanoTime();
+                    break;
+                }
+                Thread.sleep(100);
+            }
+        }
+        return report(ops, good, counts, started, consumed, consistent);
+    }
+
+    /** The demo owns its database and queues: start each run from nothing. */
+    private void freshStart() {
+        Set<String> existing = w.db.listCollectionNames().into(new HashSet<>());
+        for (String collection : List.of(Enrollment.STUDENTS, Enrollment.ROSTERS, "leases", "seq_counters")) {
+            if (existing.contains(collection)) {
+                w.db.getCollection(collection).drop();
+            }
+        }
+        w.declareQueues();
+        RabbitAdmin admin = new RabbitAdmin(w.rabbit);
+        admin.purgeQueue(o.queue(), false);
+        admin.purgeQueue(o.deadLetterQueue(), false);
+        out.println("fresh start: dropped the demo collections in '" + o.database() + "', purged both queues");
+    }
+
+    /** The published stream: every op, some twice, shuffled if asked, with the poison mixed in. */
+    private List<byte[]> messages(List<Operation> ops) {
+        Envelope envelope = new Envelope();
+        Random random = new Random(o.seed() * 31 + 7);
+        List<byte[]> messages = new ArrayList<>();
+        for (Operation op : ops) {
+            byte[] body = envelope.encode(op);
+            messages.add(body);
+            if (random.nextDouble() < o.duplicateRate()) {
+                messages.add(body);   // redelivered right behind it, unless shuffled below
+            }
+        }
+        if (o.shuffle()) {
+            Collections.shuffle(messages, random);
+        }
+        for (byte[] poison : Poison.messages(o.poison())) {
+            messages.add(random.nextInt(messages.size() + 1), poison);
+        }
+        return messages;
+    }
+
+    private int report(List<Operation> ops, int good, Counts counts, long started, long consumed, long consistent) {
+        Map<String, EntityState> expected = new ReferenceModel(Enrollment.STUDENT_SCHEMA).replay(ops);
+        Map<String, EntityState> stored = new TreeMap<>();
+        w.students.find().forEach(doc -> stored.put(doc.getString("_id").getValue(),
+                EntityState.of(doc, Enrollment.STUDENT_SCHEMA)));
+        Set<String> ids = new HashSet<>(expected.keySet());
+        ids.addAll(stored.keySet());
+        long diverged = ids.stream().filter(id -> !Objects.equals(expected.get(id), stored.get(id))).count();
+        long applied = (long) counts.applied();
+        long stale = (long) counts.stale();
+        long deadLettered = (long) counts.deadLettered();
+        long lost = Math.max(0, good - applied - stale);
+        boolean converged = diverged == 0;
+        boolean rostersConsistent = consistent > 0;
+        double seconds = (consumed - started) / 1e9;
+
+        out.println();
+        out.printf("  %-15s %,d messages (%,d actions + %,d duplicates) + %,d poison%n", "published", good, ops.size(),
+                good - ops.size(), o.poison());
+        out.printf("  %-15s %,d%n", "applied", applied);
+        out.printf("  %-15s %,d (superseded %,.0f, duplicate %,.0f, seq collision %,.0f)%n", "stale", stale,
+                counts.outcome(dev.orderless.apply.Outcome.SUPERSEDED), counts.outcome(dev.orderless.apply.Outcome.DUPLICATE),
+                counts.outcome(dev.orderless.apply.Outcome.SEQ_COLLISION));
+        out.printf("  %-15s %,d%s%n", "dead-lettered", deadLettered,
+                deadLettered == o.poison() ? " (= poison published)" : " (poison published: " + o.poison() + "!)");
+        out.printf("  %-15s %,.0f messages/s (%.1f s from first publish to last ack; %,.0f MongoDB retries)%n",
+                "throughput", (good + o.poison()) / seconds, seconds, counts.retried());
+        out.printf("  %-15s %s%n", "view lag", rostersConsistent
+                ? String.format("%.2f s after the last ack the rosters matched the students", (consistent - consumed) / 1e9)
+                : "rosters still differ after 120 s");
+        out.printf("  %-15s %,d students compared with the sequential oracle: %,d diverged%n", "converged",
+                expected.size(), diverged);
+        out.printf("RESULT converged=%s entities=%d diverged=%d published=%d applied=%d stale=%d dead_lettered=%d"
+                        + " lost=%d rosters_consistent=%s%n", converged, expected.size(), diverged, good, applied, stale,
+                deadLettered, lost, rostersConsistent);
+        return converged && lost == 0 && rostersConsistent ? 0 : 1;
+    }
+}

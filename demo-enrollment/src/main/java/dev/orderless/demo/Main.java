@@ -1,0 +1,47 @@
+package dev.orderless.demo;
+
+import dev.orderless.InvalidConfigurationException;
+
+/**
+ * The enrollment demo's entry point.
+ *
+ * <pre>
+ * java -jar demo-enrollment.jar [run] [--students N] [--classes N] [--ops N] [--consumers N] [--seed N]
+ *                                     [--shuffle] [--duplicate-rate R] [--poison N] [--mongo URI] [--rabbit URI]
+ * java -jar demo-enrollment.jar consume --mongo URI --rabbit URI [--consumers N] [--exit-when-idle SECONDS]
+ * java -jar demo-enrollment.jar view --mongo URI
+ * </pre>
+ */
+public final class Main {
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    static int run(String... args) {
+        DemoOptions options;
+        try {
+            options = DemoOptions.parse(args);
+        } catch (InvalidConfigurationException e) {
+            System.err.println("error: " + e.getMessage());
+            System.err.println("usage: java -jar demo-enrollment.jar [run|consume|view] [options]; see README.md");
+            return 2;
+        }
+        try (Wiring wiring = new Wiring(options)) {
+            return switch (options.command()) {
+                case "consume" -> ProcessCommands.consume(wiring, System.out);
+                case "view" -> ProcessCommands.view(wiring, System.out);
+                default -> new DemoRun(wiring, System.out).run();
+            };
+        } catch (InvalidConfigurationException e) {
+            System.err.println("error: " + e.getMessage());
+            return 2;
+        } catch (Exception e) {
+            System.err.println("error: " + e);
+            e.printStackTrace();
+            return 1;
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package dev.orderless.demo;
+
+import dev.orderless.apply.Operation;
+import dev.orderless.stamp.Stamper;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.bson.BsonString;
+
+/**
+ * The simulated web application: students enroll, unenroll (often a moment after enrolling), re-enroll,
+ * change their names, and now and then leave school. Each action is stamped when it happens, so the
+ * stamps follow each student's real order; the queue may deliver them in any other.
+ */
+final class WebApp {
+    private static final String[] FIRST = {"Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken",
+        "Margaret", "Tony", "Radia", "Leslie", "Niklaus", "Shafi", "John", "Liskov"};
+    private static final String[] LAST = {"Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen",
+        "Thompson", "Hamilton", "Hoare", "Perlman", "Lamport", "Wirth", "Goldwasser", "Backus", "Kay"};
+
+    private final Stamper stamper;
+    private final int students;
+    private final int classes;
+    private final Random random;
+
+    WebApp(Stamper stamper, int students, int classes, long seed) {
+        this.stamper = stamper;
+        this.students = students;
+        this.classes = classes;
+        this.random = new Random(seed);
+    }
+
+    static String student(int n) {
+        return "student-" + n;
+    }
+
+    static String course(int n) {
+        return String.format("CS %03d", 100 + n);
+    }
+
+    /** {@code count} stamped operations, in the order the users did them. */
+    List<Operation> act(int count) {
+        List<Operation> ops = new ArrayList<>(count);
+        while (ops.size() < count) {
+            String student = student(random.nextInt(students));
+            String course = course(random.nextInt(classes));
+            int action = random.nextInt(100);
+            if (action < 45) {
+                ops.add(Operation.add(student, stamper.next(student), Enrollment.CLASSES, course));
+                if (random.nextInt(4) == 0 && ops.size() < count) {
+                    // regrets it a moment later
+                    ops.add(Operation.remove(student, stamper.next(student), Enrollment.CLASSES, course));
+                }
+            } else if (action < 75) {
+                ops.add(Operation.remove(student, stamper.next(student), Enrollment.CLASSES, course));
+            } else if (action < 97) {
+                String name = FIRST[random.nextInt(FIRST.length)] + " " + LAST[random.nextInt(LAST.length)];
+                ops.add(Operation.assign(student, stamper.next(student), Enrollment.NAME, new BsonString(name)));
+            } else {
+                ops.add(Operation.delete(student, stamper.next(student)));
+            }
+        }
+        return ops;
+    }
+}
