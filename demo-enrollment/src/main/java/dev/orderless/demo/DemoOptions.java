@@ -10,7 +10,7 @@ import java.util.Set;
  * The demo's command line, parsed and checked in one place; a bad value fails with a message that says
  * what to change.
  *
- * @param command   run (default), consume or view
+ * @param command   run (default), consume, view or publish
  * @param mongo     --mongo URI (else MONGODB_URI, else embedded)
  * @param rabbit    --rabbit URI (else RABBITMQ_URI, else embedded)
  * @param database  --database (default enrollment)
@@ -20,7 +20,7 @@ record DemoOptions(String command, int students, int classes, int ops, int consu
                    double duplicateRate, int poison, Optional<String> mongo, Optional<String> rabbit, String database,
                    String queue, int exitWhenIdleSeconds) {
 
-    private static final Set<String> COMMANDS = Set.of("run", "consume", "view");
+    private static final Set<String> COMMANDS = Set.of("run", "consume", "view", "publish");
     private static final Set<String> FLAGS = Set.of("--shuffle");
     private static final Set<String> VALUED = Set.of("--students", "--classes", "--ops", "--consumers", "--seed",
             "--duplicate-rate", "--poison", "--mongo", "--rabbit", "--database", "--queue", "--exit-when-idle");
@@ -31,7 +31,7 @@ record DemoOptions(String command, int students, int classes, int ops, int consu
         if (args.length > 0 && !args[0].startsWith("--")) {
             command = args[0];
             if (!COMMANDS.contains(command)) {
-                throw new InvalidConfigurationException("unknown command '" + command + "': use run, consume or view");
+                throw new InvalidConfigurationException("unknown command '" + command + "': use run, consume, view or publish");
             }
             i = 1;
         }

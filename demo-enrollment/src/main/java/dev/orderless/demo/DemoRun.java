@@ -3,7 +3,6 @@ package dev.orderless.demo;
 import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.Operation;
-import dev.orderless.message.Envelope;
 import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.publish.ConfirmingPublisher;
 import dev.orderless.publish.PublisherOptions;
@@ -12,13 +11,10 @@ import dev.orderless.view.ViewFeeder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintStream;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import org.bson.BsonDocument;
@@ -54,7 +50,7 @@ final class DemoRun {
 
         List<Operation> ops = new WebApp(MongoCounterStamper.create(w.db.getCollection("seq_counters", BsonDocument.class)),
                 o.students(), o.classes(), o.seed()).act(o.ops());
-        List<byte[]> messages = messages(ops);
+        List<byte[]> messages = Outbox.messages(ops, o);
         int good = messages.size() - o.poison();
 
         long started;
@@ -98,27 +94,6 @@ final class DemoRun {
         admin.purgeQueue(o.queue(), false);
         admin.purgeQueue(o.deadLetterQueue(), false);
         out.println("fresh start: dropped the demo collections in '" + o.database() + "', purged both queues");
-    }
-
-    /** The published stream: every op, some twice, shuffled if asked, with the poison mixed in. */
-    private List<byte[]> messages(List<Operation> ops) {
-        Envelope envelope = new Envelope();
-        Random random = new Random(o.seed() * 31 + 7);
-        List<byte[]> messages = new ArrayList<>();
-        for (Operation op : ops) {
-            byte[] body = envelope.encode(op);
-            messages.add(body);
-            if (random.nextDouble() < o.duplicateRate()) {
-                messages.add(body);   // redelivered right behind it, unless shuffled below
-            }
-        }
-        if (o.shuffle()) {
-            Collections.shuffle(messages, random);
-        }
-        for (byte[] poison : Poison.messages(o.poison())) {
-            messages.add(random.nextInt(messages.size() + 1), poison);
-        }
-        return messages;
     }
 
     private int report(List<Operation> ops, int good, Counts counts, long started, long consumed, long consistent) {

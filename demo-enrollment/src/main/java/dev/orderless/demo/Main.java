@@ -10,6 +10,7 @@ import dev.orderless.InvalidConfigurationException;
  *                                     [--shuffle] [--duplicate-rate R] [--poison N] [--mongo URI] [--rabbit URI]
  * java -jar demo-enrollment.jar consume --mongo URI --rabbit URI [--consumers N] [--exit-when-idle SECONDS]
  * java -jar demo-enrollment.jar view --mongo URI
+ * java -jar demo-enrollment.jar publish --mongo URI --rabbit URI [--ops N] [--shuffle] [--duplicate-rate R] [--poison N]
  * </pre>
  */
 public final class Main {
@@ -26,13 +27,14 @@ public final class Main {
             options = DemoOptions.parse(args);
         } catch (InvalidConfigurationException e) {
             System.err.println("error: " + e.getMessage());
-            System.err.println("usage: java -jar demo-enrollment.jar [run|consume|view] [options]; see README.md");
+            System.err.println("usage: java -jar demo-enrollment.jar [run|consume|view|publish] [options]; see README.md");
             return 2;
         }
         try (Wiring wiring = new Wiring(options)) {
             return switch (options.command()) {
                 case "consume" -> ProcessCommands.consume(wiring, System.out);
                 case "view" -> ProcessCommands.view(wiring, System.out);
+                case "publish" -> ProcessCommands.publish(wiring, System.out);
                 default -> new DemoRun(wiring, System.out).run();
             };
         } catch (InvalidConfigurationException e) {

@@ -51,6 +51,21 @@ final class ProcessCommands {
         return 0;
     }
 
+    /** Only the web application: stamps and publishes, for consumers running elsewhere. */
+    static int publish(Wiring w, PrintStream out) {
+        DemoOptions o = w.options;
+        w.declareQueues();
+        java.util.List<dev.orderless.apply.Operation> ops = new WebApp(dev.orderless.stamp.MongoCounterStamper.create(
+                w.db.getCollection("seq_counters", org.bson.BsonDocument.class)), o.students(), o.classes(), o.seed())
+                .act(o.ops());
+        java.util.List<byte[]> messages = Outbox.messages(ops, o);
+        dev.orderless.publish.ConfirmingPublisher.toQueue(w.rabbit, o.queue(),
+                dev.orderless.publish.PublisherOptions.ofDefaults()).publishRaw(messages);
+        out.printf("PUBLISHED messages=%d actions=%d poison=%d queue=%s%n", messages.size(), ops.size(), o.poison(),
+                o.queue());
+        return 0;
+    }
+
     static int view(Wiring w, PrintStream out) throws InterruptedException {
         out.println("view: feeding '" + Enrollment.ROSTERS + "' from '" + Enrollment.STUDENTS + "' (one active per lease '"
                 + Enrollment.ROSTER_LEASE + "'; run another to see it stand by and take over)");
