@@ -6,14 +6,21 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * A TCP proxy in this JVM, between a client and a server on loopback, that a test can cut: {@link #cut()}
- * closes every open connection and refuses new ones until {@link #restore()}. The client sees exactly
- * what a network partition or a crashed server looks like from its side.
+ * A TCP proxy in this JVM, between a client and a server on loopback, with three controls:
+ * <ul>
+ *   <li>{@link #cut()} closes every open connection and refuses new ones until {@link #restore()}: the
+ *       client sees exactly what a network partition or a crashed server looks like from its side;
+ *   <li>{@link #latency(Duration)} delays every forwarded chunk, in each direction, by that much (so a
+ *       request-response round trip gains twice it);
+ *   <li>{@link #bandwidth(long)} caps the bytes per second each direction forwards.
+ * </ul>
  */
 public final class TcpProxy implements AutoCloseable {
     private final ServerSocket listener;
@@ -23,6 +30,8 @@ public final class TcpProxy implements AutoCloseable {
     private final AtomicLong cuts = new AtomicLong();
     private volatile boolean cut;
     private volatile boolean closed;
+    private volatile long latencyNanos;
+    private volatile long bytesPerSecond;
 
     private TcpProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
@@ -62,6 +71,16 @@ public final class TcpProxy implements AutoCloseable {
         return cuts.get();
     }
 
+    /** Delays each forwarded chunk by {@code oneWay} in each direction; zero turns it off. */
+    public void latency(Duration oneWay) {
+        latencyNanos = oneWay.toNanos();
+    }
+
+    /** Caps each direction at {@code bytesPerSecond}; zero turns the cap off. */
+    public void bandwidth(long bytesPerSecond) {
+        this.bytesPerSecond = bytesPerSecond;
+    }
+
     @Override
     public void close() {
         closed = true;
@@ -97,6 +116,14 @@ public final class TcpProxy implements AutoCloseable {
             byte[] buffer = new byte[64 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                    long delay = latencyNanos;
+                    long rate = bytesPerSecond;
+                    if (rate > 0) {
+                        delay += n * 1_000_000_000L / rate;
+                    }
+                    if (delay > 0) {
+                        LockSupport.parkNanos(delay);
+                    }
                     out.write(buffer, 0, n);
                     out.flush();
                 }

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Bad messages of every kind the consumer must dead-letter, in turn. */
-final class Poison {
+public final class Poison {
     private static final String[] KINDS = {
         "this is not json",
         "{\"entity\":\"student-1\",\"op\":\"delete\"}",
@@ -21,7 +21,7 @@ final class Poison {
     private Poison() {
     }
 
-    static List<byte[]> messages(int count) {
+    public static List<byte[]> messages(int count) {
         List<byte[]> poison = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             String body = String.format(KINDS[i % KINDS.length], i + 1);

@@ -12,7 +12,7 @@ import org.bson.BsonString;
  * change their names, and now and then leave school. Each action is stamped when it happens, so the
  * stamps follow each student's real order; the queue may deliver them in any other.
  */
-final class WebApp {
+public final class WebApp {
     private static final String[] FIRST = {"Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken",
         "Margaret", "Tony", "Radia", "Leslie", "Niklaus", "Shafi", "John", "Liskov"};
     private static final String[] LAST = {"Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen",
@@ -23,23 +23,23 @@ final class WebApp {
     private final int classes;
     private final Random random;
 
-    WebApp(Stamper stamper, int students, int classes, long seed) {
+    public WebApp(Stamper stamper, int students, int classes, long seed) {
         this.stamper = stamper;
         this.students = students;
         this.classes = classes;
         this.random = new Random(seed);
     }
 
-    static String student(int n) {
+    public static String student(int n) {
         return "student-" + n;
     }
 
-    static String course(int n) {
+    public static String course(int n) {
         return String.format("CS %03d", 100 + n);
     }
 
     /** {@code count} stamped operations, in the order the users did them. */
-    List<Operation> act(int count) {
+    public List<Operation> act(int count) {
         List<Operation> ops = new ArrayList<>(count);
         while (ops.size() < count) {
             String student = student(random.nextInt(students));

@@ -1,2 +1,0 @@
-/** End-to-end chaos suite and benchmark (to come). */
-package dev.orderless.chaos;

@@ -1,0 +1,254 @@
+package dev.orderless.chaos;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import dev.orderless.amqp.ConsumerOptions;
+import dev.orderless.amqp.OperationConsumer;
+import dev.orderless.amqp.QueueTopology;
+import dev.orderless.apply.EntityState;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.apply.Operation;
+import dev.orderless.apply.Outcome;
+import dev.orderless.backends.MongoBackend;
+import dev.orderless.backends.RabbitBackend;
+import dev.orderless.demo.ClassRosterProjection;
+import dev.orderless.demo.Enrollment;
+import dev.orderless.demo.Poison;
+import dev.orderless.demo.Rosters;
+import dev.orderless.demo.WebApp;
+import dev.orderless.lease.LeaseOptions;
+import dev.orderless.lease.MongoLeaseProvider;
+import dev.orderless.message.Envelope;
+import dev.orderless.oracle.ReferenceModel;
+import dev.orderless.publish.ConfirmingPublisher;
+import dev.orderless.publish.PublisherOptions;
+import dev.orderless.stamp.MongoCounterStamper;
+import dev.orderless.testing.RabbitExtension;
+import dev.orderless.testing.TcpProxy;
+import dev.orderless.view.FeederOptions;
+import dev.orderless.view.ViewFeeder;
+import dev.orderless.view.ViewProjection;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import org.awaitility.Awaitility;
+import org.bson.BsonDocument;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+
+/**
+ * One chaos scenario's world. Consumers and feeders reach MongoDB through one proxy and RabbitMQ through
+ * a proxy each, so that connections can be cut, slowed and throttled; the test itself (publishing,
+ * stamping, checking) talks to both directly.
+ */
+final class ChaosRig implements AutoCloseable {
+    /** A consumer instance: its own proxy and connection to the broker, so it can be killed alone. */
+    record Consumer(TcpProxy proxy, CachingConnectionFactory connection, OperationConsumer consumer) {
+    }
+
+    final long seed;
+    final Random random;
+    final String queue;
+    final String deadLetterQueue;
+    final TcpProxy mongoProxy;
+    final MongoDatabase direct;
+    final MongoCollection<BsonDocument> students;
+    final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    final List<Consumer> consumers = new ArrayList<>();
+    final List<ViewFeeder> feeders = new ArrayList<>();
+    private final RabbitBackend rabbit;
+    private final ConnectionFactory directRabbit;
+    private final MongoClient proxiedClient;
+    private final MongoDatabase proxied;
+    private final MongoLeaseProvider leases;
+    private int poisonPublished;
+    private int published;
+
+    ChaosRig(MongoBackend mongo, RabbitBackend rabbit, ConnectionFactory directRabbit, MongoDatabase direct, long seed) {
+        this.seed = seed;
+        this.random = new Random(seed);
+        this.rabbit = rabbit;
+        this.directRabbit = directRabbit;
+        this.direct = direct;
+        this.queue = RabbitExtension.uniqueQueue("chaos");
+        this.deadLetterQueue = queue + ".dlq";
+        QueueTopology.declare(directRabbit, queue, deadLetterQueue);
+        String[] target = new ConnectionString(mongo.connectionString()).getHosts().get(0).split(":");
+        this.mongoProxy = TcpProxy.start(target[0], target.length > 1 ? Integer.parseInt(target[1]) : 27017);
+        this.proxiedClient = MongoClients.create("mongodb://127.0.0.1:" + mongoProxy.port()
+                + "/?directConnection=true&serverSelectionTimeoutMS=2000&connectTimeoutMS=1000&socketTimeoutMS=5000");
+        this.proxied = proxiedClient.getDatabase(direct.getName());
+        this.students = direct.getCollection(Enrollment.STUDENTS, BsonDocument.class);
+        LeaseOptions lease = LeaseOptions.ofDefaults().withTtl(Duration.ofMillis(1500), Duration.ofMillis(300));
+        this.leases = MongoLeaseProvider.create(proxied.getCollection("leases", BsonDocument.class), lease);
+    }
+
+    /** The simulated web application's actions, stamped per student. */
+    List<Operation> workload(int ops, int studentCount) {
+        return new WebApp(MongoCounterStamper.create(direct.getCollection("seq_counters", BsonDocument.class)),
+                studentCount, 12, seed).act(ops);
+    }
+
+    /** Publishes every op (some twice), shuffled if asked, with poison mixed in; returns the message count. */
+    int publish(List<Operation> ops, boolean shuffle, double duplicateRate, int poison) {
+        Envelope envelope = new Envelope();
+        List<byte[]> messages = new ArrayList<>();
+        for (Operation op : ops) {
+            messages.add(envelope.encode(op));
+            if (random.nextDouble() < duplicateRate) {
+                messages.add(envelope.encode(op));
+            }
+        }
+        if (shuffle) {
+            Collections.shuffle(messages, random);
+        }
+        for (byte[] p : Poison.messages(poison)) {
+            messages.add(random.nextInt(messages.size() + 1), p);
+        }
+        poisonPublished += poison;
+        published += messages.size();
+        ConfirmingPublisher.toQueue(directRabbit, queue, PublisherOptions.ofDefaults()).publishRaw(messages);
+        return messages.size();
+    }
+
+    Consumer startConsumer(int threads) {
+        URI uri = rabbit.uri();
+        TcpProxy proxy = TcpProxy.start(uri.getHost(), uri.getPort() < 0 ? 5672 : uri.getPort());
+        CachingConnectionFactory connection = new CachingConnectionFactory(uri);
+        connection.setHost("127.0.0.1");
+        connection.setPort(proxy.port());
+        GuardedApplier applier = GuardedApplier.create(proxied.getCollection(Enrollment.STUDENTS, BsonDocument.class),
+                Enrollment.STUDENT_SCHEMA, dev.orderless.apply.ApplierOptions.ofDefaults().withMeters(meters));
+        OperationConsumer consumer = OperationConsumer.builder(connection, applier)
+                .options(ConsumerOptions.ofDefaults(queue).withConsumers(threads)
+                        .withRetry(Duration.ofMillis(50), Duration.ofMillis(500)))
+                .meters(meters).start();
+        Consumer started = new Consumer(proxy, connection, consumer);
+        consumers.add(started);
+        return started;
+    }
+
+    /** Kills a consumer instance abruptly: its connection dies first, as if its process had crashed. */
+    void kill(Consumer c) {
+        c.proxy().cut();
+        c.consumer().close();
+        c.connection().destroy();
+        c.proxy().close();
+        consumers.remove(c);
+    }
+
+    ViewFeeder startFeeder(String owner, ViewProjection projection) {
+        LeaseOptions lease = LeaseOptions.ofDefaults().withTtl(Duration.ofMillis(1500), Duration.ofMillis(300));
+        ViewFeeder feeder = ViewFeeder.builder(proxied.getCollection(Enrollment.STUDENTS, BsonDocument.class),
+                        GuardedApplier.create(proxied.getCollection(Enrollment.ROSTERS, BsonDocument.class),
+                                Enrollment.ROSTER_SCHEMA), projection, leases)
+                .options(FeederOptions.ofDefaults(Enrollment.ROSTER_LEASE).withOwner(owner).withLease(lease)
+                        .withPolling(Duration.ofMillis(100), Duration.ofMillis(200)))
+                .meters(meters).start();
+        feeders.add(feeder);
+        return feeder;
+    }
+
+    ViewFeeder startFeeder(String owner) {
+        return startFeeder(owner, new ClassRosterProjection());
+    }
+
+    double handled() {
+        double sum = 0;
+        for (Outcome o : Outcome.values()) {
+            sum += meters.find("orderless.consume.outcomes").tag("outcome", o.tag()).counters().stream()
+                    .mapToDouble(c -> c.count()).sum();
+        }
+        return sum + meters.find("orderless.consume.dead_lettered").counters().stream().mapToDouble(c -> c.count()).sum();
+    }
+
+    long queued(String name) {
+        var info = new RabbitAdmin(directRabbit).getQueueInfo(name);
+        return info == null ? -1 : info.getMessageCount();
+    }
+
+    /**
+     * Until every message is handled: wait for an empty queue, stop the consumers (whatever they held
+     * unacked goes back), and if anything came back, drain it with a fresh consumer. Bounded.
+     */
+    void drain() {
+        for (int round = 0; round < 5; round++) {
+            Awaitility.await("queue drained").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> queued(queue) == 0);
+            new ArrayList<>(consumers).forEach(c -> {
+                c.consumer().close();
+                c.connection().destroy();
+                c.proxy().close();
+            });
+            consumers.clear();
+            // what was unacked is requeued as the channels close; give the broker a bounded moment to show it
+            boolean empty;
+            try {
+                Awaitility.await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(10))
+                        .until(() -> queued(queue) == 0);
+                empty = true;
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                empty = false;
+            }
+            if (empty) {
+                return;
+            }
+            startConsumer(2);
+        }
+        throw new AssertionError("queue '" + queue + "' did not drain");
+    }
+
+    /** What the scenario ends with. */
+    record Verdict(int entities, int published, long diverged, long lost, long deadLettered, int poison,
+                   boolean viewConsistent) {
+    }
+
+    Verdict verify(List<Operation> ops) {
+        long lost = queued(queue);
+        Awaitility.await("rosters match the students").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200))
+                .until(() -> Rosters.inView(direct.getCollection(Enrollment.ROSTERS, BsonDocument.class))
+                        .equals(Rosters.fromStudents(students)));
+        Map<String, EntityState> expected = new ReferenceModel(Enrollment.STUDENT_SCHEMA).replay(ops);
+        Map<String, EntityState> stored = new TreeMap<>();
+        students.find().forEach(d -> stored.put(d.getString("_id").getValue(), EntityState.of(d, Enrollment.STUDENT_SCHEMA)));
+        Set<String> ids = new HashSet<>(expected.keySet());
+        ids.addAll(stored.keySet());
+        long diverged = ids.stream().filter(id -> !Objects.equals(expected.get(id), stored.get(id))).count();
+        long deadLettered = 0;
+        RabbitTemplate template = new RabbitTemplate(directRabbit);
+        for (Message m = template.receive(deadLetterQueue, 1000); m != null; m = template.receive(deadLetterQueue, 300)) {
+            deadLettered++;
+        }
+        return new Verdict(expected.size(), published, diverged, lost, deadLettered, poisonPublished, true);
+    }
+
+    @Override
+    public void close() {
+        new ArrayList<>(consumers).forEach(c -> {
+            c.consumer().close();
+            c.connection().destroy();
+            c.proxy().close();
+        });
+        feeders.forEach(ViewFeeder::close);
+        proxiedClient.close();
+        mongoProxy.close();
+        RabbitAdmin admin = new RabbitAdmin(directRabbit);
+        admin.deleteQueue(queue);
+        admin.deleteQueue(deadLetterQueue);
+    }
+}

@@ -1,0 +1,297 @@
+package dev.orderless.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoDatabase;
+import dev.orderless.apply.Operation;
+import dev.orderless.backends.MongoBackend;
+import dev.orderless.backends.RabbitBackend;
+import dev.orderless.demo.ClassRosterProjection;
+
+import dev.orderless.demo.Main;
+import dev.orderless.testing.MongoExtension;
+import dev.orderless.testing.RabbitExtension;
+import dev.orderless.view.ViewFeeder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+
+/**
+ * The chaos suite: each fault on its own, then all together, on the real components (Spring AMQP
+ * containers, the broker, MongoDB change streams), with faults injected through TCP proxies, killed
+ * consumers and processes, and a paused feeder. Every scenario ends with the same four checks:
+ * diverged 0 (students equal the oracle), lost 0 (nothing left unhandled), dead-lettered = poison
+ * injected, and the rosters view equal to the rosters of the final students. A seed reproduces a run
+ * ({@code -Dorderless.seed=...}); a failure names it.
+ */
+@ExtendWith({MongoExtension.class, RabbitExtension.class})
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ChaosSuiteTest {
+    private static final long SEED = Long.getLong("orderless.seed", System.nanoTime());
+    private static final int OPS = 2500;
+    private static final List<String> SUMMARY = Collections.synchronizedList(new ArrayList<>());
+    private static final long[] TOTAL_OPS = new long[1];
+
+    interface Body {
+        String run(ChaosRig rig, List<Operation> ops) throws Exception;
+    }
+
+    @AfterAll
+    static void summary() {
+        System.out.println();
+        System.out.printf("[chaos] %-26s %6s %8s  %-54s %8s %5s %13s %7s%n", "scenario", "ops", "messages",
+                "faults injected", "diverged", "lost", "dead-lettered", "time");
+        SUMMARY.forEach(row -> System.out.println("[chaos] " + row));
+        System.out.printf("[chaos] %d ops across %d scenarios, seed %d%n", TOTAL_OPS[0], SUMMARY.size(), SEED);
+    }
+
+    @Test
+    @Order(1)
+    void shuffled_order(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        scenario("shuffled order", 1, m, r, cf, db, (rig, ops) -> {
+            standardConsumersAndFeeders(rig);
+            rig.publish(ops, true, 0, 0);
+            return "published in random order";
+        });
+    }
+
+    @Test
+    @Order(2)
+    void duplicates(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        scenario("duplicates", 2, m, r, cf, db, (rig, ops) -> {
+            standardConsumersAndFeeders(rig);
+            int messages = rig.publish(ops, false, 0.3, 0);
+            return (messages - ops.size()) + " duplicates";
+        });
+    }
+
+    @Test
+    @Order(3)
+    void consumers_killed_mid_flight(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        scenario("consumers killed", 3, m, r, cf, db, (rig, ops) -> {
+            standardConsumersAndFeeders(rig);
+            int messages = rig.publish(ops, true, 0.2, 0);
+            progress(rig, messages, 0.25);
+            rig.kill(rig.consumers.get(0));
+            rig.startConsumer(2);
+            progress(rig, messages, 0.6);
+            rig.kill(rig.consumers.get(0));
+            rig.startConsumer(2);
+            return "2 consumer containers killed abruptly, replaced";
+        });
+    }
+
+    @Test
+    @Order(4)
+    void consumer_processes_killed(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        scenario("consumer processes killed", 4, m, r, cf, db, (rig, ops) -> {
+            rig.startFeeder("feeder-a");
+            rig.publish(ops, true, 0.2, 0);
+            Path logs = Files.createDirectories(Path.of("target", "chaos-processes"));
+            Process first = consume(m, r, db.getName(), rig.queue, logs.resolve("first.log"));
+            Process second = consume(m, r, db.getName(), rig.queue, logs.resolve("second.log"));
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> rig.students.countDocuments() >= 20);
+            first.destroyForcibly();   // SIGKILL
+            Process third = consume(m, r, db.getName(), rig.queue, logs.resolve("third.log"));
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> rig.students.countDocuments() >= 40);
+            second.destroyForcibly();
+            for (Process p : List.of(first, second)) {
+                assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            }
+            assertThat(third.waitFor(3, TimeUnit.MINUTES)).as("the last process drains and exits").isTrue();
+            return "2 of 3 consume processes SIGKILLed";
+        });
+    }
+
+    @Test
+    @Order(5)
+    void rabbitmq_connection_cut_and_restored(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        scenario("RabbitMQ connection cut", 5, m, r, cf, db, (rig, ops) -> {
+            standardConsumersAndFeeders(rig);
+            int messages = rig.publish(ops, true, 0.1, 0);
+            for (double at : new double[] {0.3, 0.7}) {
+                progress(rig, messages, at);
+                rig.consumers.forEach(c -> c.proxy().cut());
+                hold(Duration.ofSeconds(2));
+                rig.consumers.forEach(c -> c.proxy().restore());
+            }
+            return "consumers' broker connections cut 2x for 2 s";
+        });
+    }
+
+    @Test
+    @Order(6)
+    void mongodb_connection_cut_and_restored(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        scenario("MongoDB connection cut", 6, m, r, cf, db, (rig, ops) -> {
+            standardConsumersAndFeeders(rig);
+            int messages = rig.publish(ops, true, 0.1, 0);
+            for (double at : new double[] {0.3, 0.7}) {
+                progress(rig, messages, at);
+                rig.mongoProxy.cut();
+                hold(Duration.ofSeconds(3));
+                rig.mongoProxy.restore();
+            }
+            return "MongoDB connections cut 2x for 3 s";
+        });
+    }
+
+    @Test
+    @Order(7)
+    void view_feeder_paused_past_its_lease(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        scenario("feeder paused past lease", 7, m, r, cf, db, (rig, ops) -> {
+            PausingProjection pausing = new PausingProjection();
+            rig.startConsumer(2);
+            rig.startConsumer(2);
+            ViewFeeder a = rig.startFeeder("feeder-a", pausing);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> a.state() == ViewFeeder.State.ACTIVE);
+            ViewFeeder b = rig.startFeeder("feeder-b");
+            int messages = rig.publish(ops, true, 0.1, 0);
+            progress(rig, messages, 0.2);
+            pausing.pauseNext();
+            assertThat(pausing.paused.await(30, TimeUnit.SECONDS)).isTrue();
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> b.state() == ViewFeeder.State.ACTIVE);
+            progress(rig, messages, 0.8);
+            pausing.wake.countDown();
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> a.state() == ViewFeeder.State.STANDBY);
+            return "active feeder paused until its lease passed";
+        });
+    }
+
+    @Test
+    @Order(8)
+    void poison_messages(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        scenario("poison", 8, m, r, cf, db, (rig, ops) -> {
+            standardConsumersAndFeeders(rig);
+            rig.publish(ops, true, 0.1, 60);
+            return "60 poison messages of 9 kinds";
+        });
+    }
+
+    @Test
+    @Order(9)
+    void all_together(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        scenario("all together", 9, m, r, cf, db, (rig, ops) -> {
+            PausingProjection pausing = new PausingProjection();
+            rig.startConsumer(2);
+            rig.startConsumer(2);
+            ViewFeeder a = rig.startFeeder("feeder-a", pausing);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> a.state() == ViewFeeder.State.ACTIVE);
+            rig.startFeeder("feeder-b");
+            rig.mongoProxy.latency(Duration.ofMillis(1));
+            rig.mongoProxy.bandwidth(4_000_000);
+            int messages = rig.publish(ops, true, 0.3, 40);
+            progress(rig, messages, 0.15);
+            pausing.pauseNext();
+            rig.kill(rig.consumers.get(0));
+            rig.startConsumer(2);
+            progress(rig, messages, 0.35);
+            rig.consumers.forEach(c -> c.proxy().cut());
+            hold(Duration.ofSeconds(2));
+            rig.consumers.forEach(c -> c.proxy().restore());
+            progress(rig, messages, 0.55);
+            rig.mongoProxy.cut();
+            hold(Duration.ofSeconds(2));
+            rig.mongoProxy.restore();
+            pausing.wake.countDown();
+            rig.mongoProxy.latency(Duration.ZERO);
+            rig.mongoProxy.bandwidth(0);
+            return "shuffle, dups, poison, kill, cuts, pause, 1ms, 4MB/s";
+        });
+    }
+
+    @Test
+    @Order(10)
+    void the_suite_covered_at_least_20000_operations() {
+        assertThat(TOTAL_OPS[0]).isGreaterThanOrEqualTo(20_000);
+    }
+
+    private static void standardConsumersAndFeeders(ChaosRig rig) {
+        rig.startConsumer(2);
+        rig.startConsumer(2);
+        rig.startFeeder("feeder-a");
+        rig.startFeeder("feeder-b");
+    }
+
+    private void scenario(String name, int index, MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db,
+                          Body body) {
+        long seed = SEED + index;
+        long started = System.nanoTime();
+        try (ChaosRig rig = new ChaosRig(m, r, cf, db, seed)) {
+            List<Operation> ops = rig.workload(OPS, 150);
+            String faults = body.run(rig, ops);
+            rig.drain();
+            ChaosRig.Verdict v = rig.verify(ops);
+            double seconds = (System.nanoTime() - started) / 1e9;
+            SUMMARY.add(String.format("%-26s %6d %8d  %-54s %8d %5d %6d of %-4d %6.1fs", name, ops.size(), v.published(),
+                    faults, v.diverged(), v.lost(), v.deadLettered(), v.poison(), seconds));
+            TOTAL_OPS[0] += ops.size();
+            assertThat(v.diverged()).as("diverged").isZero();
+            assertThat(v.lost()).as("lost").isZero();
+            assertThat(v.deadLettered()).as("dead-lettered = poison injected").isEqualTo(v.poison());
+        } catch (Throwable e) {
+            SUMMARY.add(String.format("%-28s FAILED: %s", name, e.getMessage() == null ? e : e.getMessage().lines().findFirst().orElse("")));
+            throw new AssertionError("chaos scenario '" + name + "' failed; replay it with -Dorderless.seed=" + SEED, e);
+        }
+    }
+
+    /** Waits (bounded) until {@code share} of the messages were handled. */
+    private static void progress(ChaosRig rig, int messages, double share) {
+        Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(50))
+                .until(() -> rig.handled() >= messages * share);
+    }
+
+    /** How long a fault lasts: the fault's duration, not a wait for anything. */
+    private static void hold(Duration duration) {
+        LockSupport.parkNanos(duration.toNanos());
+    }
+
+    private static Process consume(MongoBackend mongo, RabbitBackend rabbit, String database, String queue, Path log)
+            throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(), "consume",
+                "--mongo", mongo.connectionString(), "--rabbit", rabbit.uri().toString(), "--database", database,
+                "--queue", queue, "--consumers", "2", "--exit-when-idle", "4")
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    /** The roster projection, which pauses once when told to: a GC pause in the active feeder. */
+    static final class PausingProjection implements dev.orderless.view.ViewProjection {
+        private final ClassRosterProjection rosters = new ClassRosterProjection();
+        private final AtomicBoolean pauseNext = new AtomicBoolean();
+        final CountDownLatch paused = new CountDownLatch(1);
+        final CountDownLatch wake = new CountDownLatch(1);
+
+        void pauseNext() {
+            pauseNext.set(true);
+        }
+
+        @Override
+        public List<Operation> project(org.bson.BsonDocument source, long version) {
+            if (pauseNext.compareAndSet(true, false)) {
+                paused.countDown();
+                try {
+                    wake.await(2, TimeUnit.MINUTES);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return rosters.project(source, version);
+        }
+    }
+
+}
