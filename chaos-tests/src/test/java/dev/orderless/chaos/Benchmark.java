@@ -1,0 +1,318 @@
+package dev.orderless.chaos;
+
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Updates.addToSet;
+import static com.mongodb.client.model.Updates.pull;
+import static com.mongodb.client.model.Updates.set;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.UpdateOptions;
+import dev.orderless.amqp.ConsumerOptions;
+import dev.orderless.amqp.OperationConsumer;
+import dev.orderless.amqp.QueueTopology;
+import dev.orderless.apply.ApplierOptions;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.apply.Operation;
+import dev.orderless.apply.TombstoneCompactor;
+import dev.orderless.backends.Backends;
+import dev.orderless.backends.MongoBackend;
+import dev.orderless.backends.RabbitBackend;
+import dev.orderless.demo.Enrollment;
+import dev.orderless.message.Envelope;
+import dev.orderless.publish.ConfirmingPublisher;
+import dev.orderless.publish.PublisherOptions;
+import dev.orderless.testing.ManualClock;
+import dev.orderless.testing.TcpProxy;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.awaitility.Awaitility;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.core.AcknowledgeMode;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
+
+/**
+ * The benchmark: one run, one table, every figure a ratio to a baseline measured beside it in the same
+ * run, plus the absolute numbers. Not part of the test run (its name does not end in Test):
+ *
+ * <pre>
+ * mvn -B -q -pl chaos-tests -am verify -Dtest=Benchmark -Dsurefire.failIfNoSpecifiedTests=false
+ * </pre>
+ *
+ * The table is printed and written to {@code chaos-tests/target/benchmark.md}.
+ */
+class Benchmark {
+    private static final int ENTITIES = 1000;
+    private final StringBuilder md = new StringBuilder();
+
+    @Test
+    void run() throws Exception {
+        try (MongoBackend mongo = Backends.mongo(); RabbitBackend rabbit = Backends.rabbit();
+             MongoClient direct = mongo.newClient()) {
+            String[] target = new ConnectionString(mongo.connectionString()).getHosts().get(0).split(":");
+            try (TcpProxy proxy = TcpProxy.start(target[0], target.length > 1 ? Integer.parseInt(target[1]) : 27017);
+                 MongoClient slow = MongoClients.create("mongodb://127.0.0.1:" + proxy.port() + "/?directConnection=true")) {
+                proxy.latency(Duration.ofMillis(1));   // each way: 2 ms added to every round trip
+                line("# orderless benchmark");
+                line("");
+                line("Machine: %d cores, Java %s. MongoDB: %s. Broker: %s.", Runtime.getRuntime().availableProcessors(),
+                        System.getProperty("java.version"), mongo.description(), rabbit.description());
+                line("");
+                MongoDatabase fast = direct.getDatabase(MongoBackend.freshDatabaseName("bench"));
+                MongoDatabase delayed = slow.getDatabase(MongoBackend.freshDatabaseName("bench_slow"));
+                applierThroughput(fast, delayed);
+                churn(fast);
+                endToEnd(fast, rabbit);
+                fast.drop();
+                direct.getDatabase(delayed.getName()).drop();
+            }
+        }
+        Path out = Path.of("target", "benchmark.md");
+        Files.writeString(out, md);
+        System.out.println("[bench] written to " + out.toAbsolutePath());
+    }
+
+    private void applierThroughput(MongoDatabase fast, MongoDatabase delayed) throws Exception {
+        line("## Guarded applier vs unguarded plain upserts, and scaling with consumers");
+        line("");
+        line("Ops: a random mix of add / remove / assign over %d entities, unique seqs. Unguarded: the same ops as"
+                + " plain `$addToSet` / `$pull` / `$set` upserts (no order guarantee). Latency: 1 ms each way through"
+                + " a TCP proxy (2 ms per round trip).", ENTITIES);
+        line("");
+        line("| added latency | consumers | guarded ops/s | unguarded ops/s | guarded / unguarded | guarded N / guarded 1 | round trips per guarded op |");
+        line("|---|---|---|---|---|---|---|");
+        measureApplier(fast, 1, 2000, null);   // warm-up, not reported
+        for (boolean latency : new boolean[] {false, true}) {
+            MongoDatabase db = latency ? delayed : fast;
+            int ops = latency ? 1600 : 4000;
+            double single = 0;
+            for (int threads : new int[] {1, 2, 4, 8}) {
+                SimpleMeterRegistry meters = new SimpleMeterRegistry();
+                double guarded = measureApplier(db, threads, ops, meters);
+                double plain = measureApplier(db, threads, ops, null);
+                if (threads == 1) {
+                    single = guarded;
+                }
+                // every write that matched nothing is followed by one read: round trips = applied + 2 x retries
+                double applied = meters.get("orderless.apply.outcomes").tag("outcome", "applied").counter().count();
+                double retries = meters.get("orderless.apply.retries").counter().count();
+                line("| %s | %d | %,.0f | %,.0f | %.2f | %.2f | %.2f |", latency ? "2 ms" : "none", threads, guarded, plain,
+                        guarded / plain, guarded / single, (applied + 2 * retries) / ops);
+            }
+        }
+        line("");
+    }
+
+    /**
+     * ops/s for {@code ops} operations applied from {@code threads} threads, on a fresh collection: guarded
+     * (counted in {@code meters}) or, with no meters, as plain upserts.
+     */
+    private double measureApplier(MongoDatabase db, int threads, int ops, SimpleMeterRegistry meters) throws Exception {
+        boolean guarded = meters != null;
+        MongoCollection<BsonDocument> coll = db.getCollection("a" + System.nanoTime(), BsonDocument.class);
+        GuardedApplier applier = GuardedApplier.create(coll, Enrollment.STUDENT_SCHEMA,
+                ApplierOptions.ofDefaults().withMeters(guarded ? meters : new SimpleMeterRegistry()));
+        List<Operation> work = mixedOps(ops, new Random(ops + threads));
+        AtomicLong next = new AtomicLong();
+        UpdateOptions upsert = new UpdateOptions().upsert(true);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            workers.add(pool.submit(() -> {
+                start.await();
+                for (long i = next.getAndIncrement(); i < work.size(); i = next.getAndIncrement()) {
+                    Operation op = work.get((int) i);
+                    if (guarded) {
+                        applier.apply(op);
+                    } else {
+                        plainUpsert(coll, op, upsert);
+                    }
+                }
+                return null;
+            }));
+        }
+        long began = System.nanoTime();
+        start.countDown();
+        for (Future<?> w : workers) {
+            w.get(10, TimeUnit.MINUTES);
+        }
+        double seconds = (System.nanoTime() - began) / 1e9;
+        pool.shutdownNow();
+        coll.drop();
+        return ops / seconds;
+    }
+
+    private static void plainUpsert(MongoCollection<BsonDocument> coll, Operation op, UpdateOptions upsert) {
+        if (op instanceof Operation.Add add) {
+            coll.updateOne(eq("_id", op.entity()), addToSet("classes", new BsonDocument("name", new BsonString(add.element()))), upsert);
+        } else if (op instanceof Operation.Remove remove) {
+            coll.updateOne(eq("_id", op.entity()), pull("classes", new BsonDocument("name", new BsonString(remove.element()))), upsert);
+        } else if (op instanceof Operation.Assign assign) {
+            coll.updateOne(eq("_id", op.entity()), set("name", assign.value()), upsert);
+        }
+    }
+
+    private static List<Operation> mixedOps(int count, Random random) {
+        List<Operation> ops = new ArrayList<>(count);
+        for (int i = 1; i <= count; i++) {
+            String entity = "s" + random.nextInt(ENTITIES);
+            String course = "C" + random.nextInt(10);
+            int kind = random.nextInt(10);
+            ops.add(kind < 5 ? Operation.add(entity, i, "classes", course)
+                    : kind < 8 ? Operation.remove(entity, i, "classes", course)
+                    : Operation.assign(entity, i, "name", new BsonString("N" + i)));
+        }
+        return ops;
+    }
+
+    private void churn(MongoDatabase db) {
+        line("## Cost of an op as churn on one document grows");
+        line("");
+        line("One document; each step enrolls in a new class and then drops it, so every step leaves a tombstone."
+                + " Cost: mean time per op over the 100 ops ending at that point. With compaction: tombstones older"
+                + " than the grace period are compacted every 100 ops (the compaction itself is not in the window).");
+        line("");
+        line("| ops on the document | without compaction: ms/op | ratio to fresh | tombstones | with compaction: ms/op | ratio to fresh | tombstones |");
+        line("|---|---|---|---|---|---|---|");
+        churnRun(db, 2000, false);   // warm-up
+        double[][] without = churnRun(db, 10_000, false);
+        double[][] with = churnRun(db, 10_000, true);
+        int[] points = {100, 1000, 10_000};
+        for (int i = 0; i < points.length; i++) {
+            line("| %,d | %.3f | %.2f | %,.0f | %.3f | %.2f | %,.0f |", points[i], without[i][0], without[i][0] / without[0][0],
+                    without[i][1], with[i][0], with[i][0] / with[0][0], with[i][1]);
+        }
+        line("");
+    }
+
+    /** For the points 100, 1000, 10000: {ms per op over the last 100 ops, tombstones at that point}. */
+    private double[][] churnRun(MongoDatabase db, int ops, boolean compaction) {
+        MongoCollection<BsonDocument> coll = db.getCollection("churn" + System.nanoTime(), BsonDocument.class);
+        ManualClock clock = new ManualClock();
+        ApplierOptions options = ApplierOptions.ofDefaults().withClock(clock);
+        GuardedApplier applier = GuardedApplier.create(coll, Enrollment.STUDENT_SCHEMA, options);
+        TombstoneCompactor compactor = TombstoneCompactor.create(coll, Enrollment.STUDENT_SCHEMA, Duration.ofMinutes(1), options);
+        double[][] points = new double[3][2];
+        long windowStart = System.nanoTime();
+        for (int i = 1; i <= ops; i++) {
+            String course = "C" + ((i + 1) / 2);   // add C1, remove C1, add C2, remove C2, ...
+            applier.apply(i % 2 == 1 ? Operation.add("doc", i, "classes", course) : Operation.remove("doc", i, "classes", course));
+            if (i % 100 == 0) {
+                double msPerOp = (System.nanoTime() - windowStart) / 1e6 / 100;
+                int slot = i == 100 ? 0 : i == 1000 ? 1 : i == 10_000 ? 2 : -1;
+                if (slot >= 0) {
+                    BsonDocument doc = coll.find(eq("_id", "doc")).first();
+                    points[slot][0] = msPerOp;
+                    points[slot][1] = doc.getArray("deleted_classes", new org.bson.BsonArray()).size();
+                }
+                if (compaction) {
+                    clock.advance(Duration.ofMinutes(2));
+                    compactor.compact("doc");
+                }
+                windowStart = System.nanoTime();
+            }
+        }
+        coll.drop();
+        return points;
+    }
+
+    private void endToEnd(MongoDatabase db, RabbitBackend rabbit) throws Exception {
+        line("## End to end through the broker");
+        line("");
+        line("The same messages, 4 consumers, prefetch 10, manual acks: orderless (decode, guarded apply, ack) beside"
+                + " a consumer that only acks.");
+        line("");
+        CachingConnectionFactory cf = new CachingConnectionFactory(rabbit.uri());
+        cf.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
+        cf.setPublisherReturns(true);
+        try {
+            int messages = 6000;
+            double ackOnly = ackOnly(cf, messages);
+            double orderless = throughOrderless(cf, db, messages);
+            line("| consumer | messages/s | ratio to ack-only |");
+            line("|---|---|---|");
+            line("| ack only, no database work | %,.0f | 1.00 |", ackOnly);
+            line("| orderless: decode, guarded apply, ack | %,.0f | %.2f |", orderless, orderless / ackOnly);
+            line("");
+        } finally {
+            cf.destroy();
+        }
+    }
+
+    private double ackOnly(CachingConnectionFactory cf, int messages) throws Exception {
+        String queue = "orderless.bench.ack." + System.nanoTime();
+        QueueTopology.declare(cf, queue, queue + ".dlq");
+        publish(cf, queue, messages);
+        AtomicLong acked = new AtomicLong();
+        SimpleMessageListenerContainer container = new SimpleMessageListenerContainer(cf);
+        container.setQueueNames(queue);
+        container.setConcurrentConsumers(4);
+        container.setPrefetchCount(ConsumerOptions.DEFAULT_PREFETCH);
+        container.setAcknowledgeMode(AcknowledgeMode.MANUAL);
+        container.setMessageListener((ChannelAwareMessageListener) (message, channel) -> {
+            channel.basicAck(message.getMessageProperties().getDeliveryTag(), false);
+            acked.incrementAndGet();
+        });
+        container.afterPropertiesSet();
+        long began = System.nanoTime();
+        container.start();
+        Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(10)).until(() -> acked.get() >= messages);
+        double rate = messages / ((System.nanoTime() - began) / 1e9);
+        container.stop();
+        new org.springframework.amqp.rabbit.core.RabbitAdmin(cf).deleteQueue(queue);
+        new org.springframework.amqp.rabbit.core.RabbitAdmin(cf).deleteQueue(queue + ".dlq");
+        return rate;
+    }
+
+    private double throughOrderless(CachingConnectionFactory cf, MongoDatabase db, int messages) throws Exception {
+        String queue = "orderless.bench.apply." + System.nanoTime();
+        QueueTopology.declare(cf, queue, queue + ".dlq");
+        publish(cf, queue, messages);
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        GuardedApplier applier = GuardedApplier.create(db.getCollection("e2e", BsonDocument.class), Enrollment.STUDENT_SCHEMA);
+        long began = System.nanoTime();
+        try (OperationConsumer consumer = OperationConsumer.builder(cf, applier)
+                .options(ConsumerOptions.ofDefaults(queue).withConsumers(4)).meters(meters).start()) {
+            Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(10)).until(() ->
+                    meters.find("orderless.consume.outcomes").counters().stream().mapToDouble(c -> c.count()).sum() >= messages);
+        }
+        double rate = messages / ((System.nanoTime() - began) / 1e9);
+        new org.springframework.amqp.rabbit.core.RabbitAdmin(cf).deleteQueue(queue);
+        new org.springframework.amqp.rabbit.core.RabbitAdmin(cf).deleteQueue(queue + ".dlq");
+        return rate;
+    }
+
+    private static void publish(CachingConnectionFactory cf, String queue, int messages) {
+        Envelope envelope = new Envelope();
+        List<byte[]> bodies = new ArrayList<>();
+        for (Operation op : mixedOps(messages, new Random(5))) {
+            bodies.add(envelope.encode(op));
+        }
+        ConfirmingPublisher.toQueue(cf, queue, PublisherOptions.ofDefaults()).publishRaw(bodies);
+    }
+
+    private void line(String format, Object... args) {
+        String text = args.length == 0 ? format : String.format(format, args);
+        md.append(text).append('\n');
+        System.out.println("[bench] " + text);
+    }
+}
