@@ -8,7 +8,7 @@ import dev.orderless.backends.MongoBackend;
 import dev.orderless.backends.RabbitBackend;
 import dev.orderless.demo.ClassRosterProjection;
 
-import dev.orderless.demo.Main;
+import dev.orderless.demo.ConsumeProcess;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.RabbitExtension;
 import dev.orderless.view.ViewFeeder;
@@ -262,11 +262,7 @@ class ChaosSuiteTest {
 
     private static Process consume(MongoBackend mongo, RabbitBackend rabbit, String database, String queue, Path log)
             throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(), "consume",
-                "--mongo", mongo.connectionString(), "--rabbit", rabbit.uri().toString(), "--database", database,
-                "--queue", queue, "--consumers", "2", "--exit-when-idle", "4")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return ConsumeProcess.start(mongo.connectionString(), rabbit.uri().toString(), database, queue, 2, 4, log);
     }
 
     /** The roster projection, which pauses once when told to: a GC pause in the active feeder. */

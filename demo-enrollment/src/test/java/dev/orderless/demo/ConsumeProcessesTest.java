@@ -95,11 +95,7 @@ class ConsumeProcessesTest {
 
     private static Process consume(MongoBackend mongo, RabbitBackend rabbit, String database, String queue, Path log)
             throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(), "consume",
-                "--mongo", mongo.connectionString(), "--rabbit", rabbit.uri().toString(), "--database", database,
-                "--queue", queue, "--consumers", "2", "--exit-when-idle", "5")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return ConsumeProcess.start(mongo.connectionString(), rabbit.uri().toString(), database, queue, 2, 5, log);
     }
 
 }
