@@ -147,6 +147,7 @@ public final class ViewFeeder implements AutoCloseable {
             new FeederTerm(source, view, projection, options, metrics, client, lease).run(this::running, () -> !halted);
             return true;
         } catch (LeaseLostException e) {
+            state = State.STANDBY;   // before it is counted: whoever sees the loss sees a standby
             metrics.lost();
             release = false;
             log.warn("feeder '{}' lost its lease (fence {}) on {}; back to standby", options.resource(), lease.fence(),
@@ -158,6 +159,7 @@ public final class ViewFeeder implements AutoCloseable {
             log.error("feeder '{}' stopped: {}", options.resource(), e.getMessage());
             return false;
         } catch (OrderlessException | MongoException e) {
+            state = State.STANDBY;
             log.warn("feeder '{}': {}; handing the lease back and retrying", options.resource(), e.getMessage());
             pause(options.standbyPoll());
             return true;

@@ -93,7 +93,7 @@ class ViewFeederTest {
 
             assertThat(metersA.get("orderless.view.writes").tag("outcome", "superseded").counter().count())
                     .as("a's late write was rejected").isGreaterThanOrEqualTo(1);
-            assertThat(a.state()).isEqualTo(ViewFeeder.State.STANDBY);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> a.state() == ViewFeeder.State.STANDBY);
             assertThat(b.state()).isEqualTo(ViewFeeder.State.ACTIVE);
             assertThat(f.view().get("CS 101").get("s1")).contains("'Grace'");
             f.awaitViewMatchesSource();
