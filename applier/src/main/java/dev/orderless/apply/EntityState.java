@@ -84,6 +84,16 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
                 registers);
     }
 
+    /** The observable state of every document in {@code documents}, by {@code _id}. */
+    public static java.util.SortedMap<String, EntityState> readAll(Iterable<BsonDocument> documents,
+                                                                   CollectionSchema schema) {
+        java.util.SortedMap<String, EntityState> states = new TreeMap<>();
+        for (BsonDocument doc : documents) {
+            states.put(doc.getString(StoredFields.ID).getValue(), of(doc, schema));
+        }
+        return states;
+    }
+
     /** This state with every tombstone forgotten: what compaction must leave unchanged. */
     public EntityState withoutTombstones() {
         return new EntityState(entity, floor, live, Map.of(), registers);

@@ -37,6 +37,14 @@ public final class ReferenceModel {
         return states;
     }
 
+    /** The entities whose stored state differs from the expected one (either side may lack an entity). */
+    public static java.util.Set<String> diverged(Map<String, EntityState> expected, Map<String, EntityState> stored) {
+        java.util.Set<String> ids = new java.util.TreeSet<>(expected.keySet());
+        ids.addAll(stored.keySet());
+        ids.removeIf(id -> java.util.Objects.equals(expected.get(id), stored.get(id)));
+        return ids;
+    }
+
     private EntityState replayOne(String entity, Collection<Operation> history) {
         Entity state = new Entity();
         List<Operation> ordered = new ArrayList<>(history);

@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.awaitility.Awaitility;
 import org.bson.BsonDocument;
 import org.springframework.amqp.core.Message;
@@ -130,11 +129,9 @@ final class ConsumerFixture implements AutoCloseable {
 
     void assertConverged(List<Operation> history) {
         Map<String, EntityState> expected = new ReferenceModel(Histories.SCHEMA).replay(history);
-        Map<String, EntityState> stored = new TreeMap<>();
-        collection.find().forEach(doc -> stored.put(doc.getString("_id").getValue(), EntityState.of(doc, Histories.SCHEMA)));
+        Map<String, EntityState> stored = EntityState.readAll(collection.find(), Histories.SCHEMA);
         assertThat(stored.keySet()).isEqualTo(expected.keySet());
-        long diverged = expected.keySet().stream().filter(id -> !expected.get(id).equals(stored.get(id))).count();
-        assertThat(diverged).as("diverged documents").isZero();
+        assertThat(ReferenceModel.diverged(expected, stored)).as("diverged documents").isEmpty();
         assertThat(stored).isEqualTo(expected);
     }
 

@@ -17,7 +17,6 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -106,10 +105,9 @@ class ConvergencePropertiesTest {
         try {
             applying.apply(GuardedApplier.create(collection, Histories.SCHEMA));
             Map<String, EntityState> expected = ORACLE.replay(history);
-            Map<String, EntityState> stored = new TreeMap<>();
             // every entity an operation names is in the oracle's map, so no other document can belong here
-            collection.find(in("_id", expected.keySet())).forEach(doc ->
-                    stored.put(doc.getString("_id").getValue(), EntityState.of(doc, Histories.SCHEMA)));
+            Map<String, EntityState> stored = EntityState.readAll(collection.find(in("_id", expected.keySet())),
+                    Histories.SCHEMA);
             assertThat(stored).as("history %s", history).isEqualTo(expected);
         } finally {
             collection.drop();

@@ -9,7 +9,6 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -27,7 +26,6 @@ public final class TcpProxy implements AutoCloseable {
     private final String targetHost;
     private final int targetPort;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
-    private final AtomicLong cuts = new AtomicLong();
     private volatile boolean cut;
     private volatile boolean closed;
     private volatile long latencyNanos;
@@ -57,7 +55,6 @@ public final class TcpProxy implements AutoCloseable {
     /** Closes every connection through the proxy and refuses new ones. */
     public void cut() {
         cut = true;
-        cuts.incrementAndGet();
         open.forEach(TcpProxy::closeQuietly);
         open.clear();
     }
@@ -65,10 +62,6 @@ public final class TcpProxy implements AutoCloseable {
     /** Accepts connections again. */
     public void restore() {
         cut = false;
-    }
-
-    public long cuts() {
-        return cuts.get();
     }
 
     /** Delays each forwarded chunk by {@code oneWay} in each direction; zero turns it off. */

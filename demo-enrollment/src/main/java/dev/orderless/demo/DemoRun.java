@@ -14,9 +14,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
 import org.bson.BsonDocument;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 
@@ -98,12 +96,8 @@ final class DemoRun {
 
     private int report(List<Operation> ops, int good, Counts counts, long started, long consumed, long consistent) {
         Map<String, EntityState> expected = new ReferenceModel(Enrollment.STUDENT_SCHEMA).replay(ops);
-        Map<String, EntityState> stored = new TreeMap<>();
-        w.students.find().forEach(doc -> stored.put(doc.getString("_id").getValue(),
-                EntityState.of(doc, Enrollment.STUDENT_SCHEMA)));
-        Set<String> ids = new HashSet<>(expected.keySet());
-        ids.addAll(stored.keySet());
-        long diverged = ids.stream().filter(id -> !Objects.equals(expected.get(id), stored.get(id))).count();
+        long diverged = ReferenceModel.diverged(expected,
+                EntityState.readAll(w.students.find(), Enrollment.STUDENT_SCHEMA)).size();
         long applied = (long) counts.applied();
         long stale = (long) counts.stale();
         long deadLettered = (long) counts.deadLettered();

@@ -22,9 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.bson.BsonDocument;
@@ -82,9 +80,8 @@ class ConsumeProcessesTest {
 
             assertThat(new RabbitAdmin(cf).getQueueInfo(queue).getMessageCount()).as("lost=0: every message acked").isZero();
             assertThat(new RabbitAdmin(cf).getQueueInfo(queue + ".dlq").getMessageCount()).isZero();
-            Map<String, EntityState> stored = new TreeMap<>();
-            students.find().forEach(d -> stored.put(d.getString("_id").getValue(), EntityState.of(d, Enrollment.STUDENT_SCHEMA)));
-            assertThat(stored).isEqualTo(new ReferenceModel(Enrollment.STUDENT_SCHEMA).replay(ops));
+            assertThat(EntityState.readAll(students.find(), Enrollment.STUDENT_SCHEMA))
+                    .isEqualTo(new ReferenceModel(Enrollment.STUDENT_SCHEMA).replay(ops));
         } finally {
             victim.destroyForcibly();
             survivor.destroyForcibly();

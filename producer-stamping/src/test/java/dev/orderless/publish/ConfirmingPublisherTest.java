@@ -28,7 +28,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -144,9 +143,7 @@ class ConfirmingPublisherTest {
         }
 
         Map<String, EntityState> expected = new ReferenceModel(STUDENTS).replay(published);
-        Map<String, EntityState> stored = new TreeMap<>();
-        students.find().forEach(d -> stored.put(d.getString("_id").getValue(), EntityState.of(d, STUDENTS)));
-        assertThat(stored).isEqualTo(expected);
+        assertThat(EntityState.readAll(students.find(), STUDENTS)).isEqualTo(expected);
         new RabbitAdmin(cf).deleteQueue(queue);
         new RabbitAdmin(cf).deleteQueue(queue + ".dlq");
     }
