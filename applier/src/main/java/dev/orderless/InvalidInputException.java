@@ -1,19 +1,18 @@
 package dev.orderless;
 
 /**
- * Bad input: an operation that names an undeclared or forbidden field, a non-positive seq, and the
- * like. Retrying cannot help; the message belongs in the dead-letter queue, with {@link #reason()} as
- * its short reason.
+ * Bad input: an operation that names an undeclared or forbidden field, a non-positive seq, a value that
+ * MongoDB cannot store as given, and the like. Retrying cannot help; the message belongs in the
+ * dead-letter queue, with {@link #reason()} as its short reason.
  */
-public class InvalidInputException extends OrderlessException {
+public class InvalidInputException extends CannotApplyException {
     private static final long serialVersionUID = 1L;
 
     public InvalidInputException(String message) {
-        super(message);
+        super(Kind.BAD_INPUT, message);
     }
 
-    /** A short, single-line reason, fit for a message header. */
-    public String reason() {
-        return getMessage();
+    public InvalidInputException(String message, Throwable cause) {
+        super(Kind.BAD_INPUT, message, cause);
     }
 }

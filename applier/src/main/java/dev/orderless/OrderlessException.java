@@ -1,15 +1,17 @@
 package dev.orderless;
 
 /**
- * The root of every exception orderless throws. Unchecked: callers act on the two subclasses that
- * call for different handling, and let anything else propagate.
+ * The root of every exception orderless throws. Unchecked: callers act on the subclasses that call for
+ * different handling, and let anything else propagate.
  *
  * <ul>
- *   <li>{@link InvalidInputException}: the message or operation can never be applied (dead-letter it);
- *   <li>{@link TransientException}: try again later (requeue or back off); nothing was lost.
+ *   <li>{@link CannotApplyException}: this operation can never be applied (dead-letter it); its
+ *       {@link CannotApplyException#kind()} says why: bad input ({@link InvalidInputException}), no
+ *       progress possible on the stored document, or too large;
+ *   <li>{@link TransientException}: try again later (requeue or back off); nothing was lost;
+ *   <li>{@link InvalidConfigurationException}: the set-up cannot work (at start-up, or when MongoDB
+ *       refuses every write for a reason of configuration such as permissions); fix it, do not retry it.
  * </ul>
- *
- * A bad configuration is reported with {@link InvalidConfigurationException} at start-up.
  */
 public class OrderlessException extends RuntimeException {
     private static final long serialVersionUID = 1L;

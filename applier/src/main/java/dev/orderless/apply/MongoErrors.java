@@ -1,20 +1,56 @@
 package dev.orderless.apply;
 
 import com.mongodb.ErrorCategory;
+import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
-import com.mongodb.MongoExecutionTimeoutException;
-import com.mongodb.MongoInterruptedException;
 import com.mongodb.MongoNodeIsRecoveringException;
 import com.mongodb.MongoNotPrimaryException;
-import com.mongodb.MongoSocketException;
+import com.mongodb.MongoSecurityException;
+import com.mongodb.MongoServerUnavailableException;
+import com.mongodb.MongoSocketOpenException;
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.MongoWriteConcernException;
 import com.mongodb.MongoWriteException;
+import dev.orderless.CannotApplyException;
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.InvalidInputException;
 import dev.orderless.OrderlessException;
 import dev.orderless.TransientException;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.bson.BSONException;
+import org.bson.BsonInvalidOperationException;
+import org.bson.BsonMaximumSizeExceededException;
+import org.bson.codecs.configuration.CodecConfigurationException;
 
-/** Sorts the driver's exceptions into what a caller does about them; the one place that knows the codes. */
+/**
+ * Sorts every exception a read or write can throw into what a caller does about it; the one place that
+ * knows the driver's exception types and the server's codes.
+ *
+ * <ol>
+ *   <li>Configuration (the same for every message: permissions, a shard key other than {@code _id}, an
+ *       unknown write concern, a view): {@link InvalidConfigurationException}.
+ *   <li>MongoDB down for everyone (no server selectable, connection refused, not primary, shutting down,
+ *       write concern not satisfied): {@link TransientException} with {@code backendDown}.
+ *   <li>Too large (a command the driver will not send, a document the server will not grow):
+ *       {@link CannotApplyException} {@code TOO_LARGE}; a value the driver cannot encode: bad input.
+ *   <li>A per-document write error the server gives for this document (not a duplicate {@code _id},
+ *       which the applier handles as a lost insert race): {@code NO_PROGRESS}, with the server's message.
+ *   <li>Anything else (a connection dropped mid-operation, a timeout, an exception nobody expected):
+ *       {@link TransientException} that cannot tell who else is affected; the consumer bounds it.
+ * </ol>
+ */
 public final class MongoErrors {
+    /** Codes a server gives while it cannot serve anyone: not primary, recovering, shutting down. */
+    private static final Set<Integer> DOWN = Set.of(91, 189, 10107, 11600, 11602, 13435, 13436);
+    /** Codes of a set-up that refuses every write: fix the configuration, retrying cannot help. */
+    private static final Set<Integer> CONFIGURATION = Set.of(13, 18, 61, 79, 100, 166);
+    /** BSONObjectTooLarge, BSONObjectTooLarge (update), and DocumentTooLarge-style codes. */
+    private static final Set<Integer> TOO_LARGE = Set.of(10334, 17419, 17420, 13548);
+    private static final Pattern DUPLICATE_INDEX = Pattern.compile("index: (\\S+) dup key");
+
     private MongoErrors() {
     }
 
@@ -23,27 +59,74 @@ public final class MongoErrors {
      * or a {@code MongoCommandException} from a command such as {@code findAndModify}.
      */
     public static boolean isDuplicateKey(MongoException e) {
-        int code = e instanceof MongoWriteException w ? w.getError().getCode() : e.getCode();
-        return ErrorCategory.fromErrorCode(code) == ErrorCategory.DUPLICATE_KEY;
+        return ErrorCategory.fromErrorCode(codeOf(e)) == ErrorCategory.DUPLICATE_KEY;
     }
 
-    /** A {@link TransientException} for failures that may pass, else an {@link OrderlessException}. */
-    public static OrderlessException translate(String what, MongoException e) {
-        if (isTransient(e)) {
-            return new TransientException(what + ": MongoDB unavailable or busy: " + e.getMessage(), e);
+    /** The index a duplicate key error names ({@code _id_} for the entity key), if the message names one. */
+    static Optional<String> duplicateKeyIndex(MongoException e) {
+        String message = e instanceof MongoWriteException w ? w.getError().getMessage() : e.getMessage();
+        Matcher m = DUPLICATE_INDEX.matcher(message == null ? "" : message);
+        return m.find() ? Optional.of(m.group(1)) : Optional.empty();
+    }
+
+    /** What a caller does about {@code e}, thrown while doing {@code what} (which names the entity and seq). */
+    public static OrderlessException translate(String what, RuntimeException e) {
+        if (e instanceof OrderlessException o) {
+            return o;
         }
-        return new OrderlessException(what + ": " + e.getMessage(), e);
+        if (e instanceof BsonMaximumSizeExceededException) {
+            return new CannotApplyException(CannotApplyException.Kind.TOO_LARGE,
+                    what + ": too large for MongoDB: " + e.getMessage(), e);
+        }
+        if (e instanceof BSONException || e instanceof BsonInvalidOperationException
+                || e instanceof CodecConfigurationException) {
+            return new InvalidInputException(what + ": cannot be encoded as BSON: " + e.getMessage(), e);
+        }
+        if (!(e instanceof MongoException m)) {
+            return new TransientException(what + ": unexpected " + e, e, false);
+        }
+        int code = codeOf(m);
+        if (m instanceof MongoSecurityException || CONFIGURATION.contains(code)) {
+            return new InvalidConfigurationException(what + ": MongoDB refuses it for a reason of configuration"
+                    + " (code " + code + "): " + m.getMessage() + "; check the user's roles, the collection's shard key"
+                    + " (it must be _id) and the write concern", m);
+        }
+        if (isBackendDown(m, code)) {
+            return new TransientException(what + ": MongoDB unavailable: " + m.getMessage(), m, true);
+        }
+        if (TOO_LARGE.contains(code)) {
+            return new CannotApplyException(CannotApplyException.Kind.TOO_LARGE,
+                    what + ": too large: the document would pass MongoDB's 16 MB limit (code " + code + ")", m);
+        }
+        if (m instanceof MongoWriteException w) {
+            return new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: " + what
+                    + ": MongoDB refuses the write on this document (code " + code + "): " + w.getError().getMessage(), m);
+        }
+        return new TransientException(what + ": MongoDB failed the operation: " + m.getMessage(), m, false);
     }
 
-    public static boolean isTransient(MongoException e) {
-        return e instanceof MongoSocketException
-                || e instanceof MongoTimeoutException
+    /** True if {@code e} shows MongoDB unavailable to every operation, not just to this one. */
+    public static boolean isBackendDown(MongoException e) {
+        return isBackendDown(e, codeOf(e));
+    }
+
+    private static boolean isBackendDown(MongoException e, int code) {
+        return e instanceof MongoTimeoutException          // no server selectable in time
+                || e instanceof MongoSocketOpenException   // connection refused
+                || e instanceof MongoServerUnavailableException
                 || e instanceof MongoNotPrimaryException
                 || e instanceof MongoNodeIsRecoveringException
                 || e instanceof MongoWriteConcernException
-                || e instanceof MongoExecutionTimeoutException
-                || e instanceof MongoInterruptedException
-                || e.hasErrorLabel(MongoException.TRANSIENT_TRANSACTION_ERROR_LABEL)
-                || e.hasErrorLabel("RetryableWriteError");
+                || DOWN.contains(code);
+    }
+
+    private static int codeOf(MongoException e) {
+        if (e instanceof MongoWriteException w) {
+            return w.getError().getCode();
+        }
+        if (e instanceof MongoCommandException c) {
+            return c.getErrorCode();
+        }
+        return e.getCode();
     }
 }
