@@ -52,7 +52,7 @@ final class AssignPlan implements WritePlan {
     }
 
     private Write write() {
-        return new Write(Queries.assignFilter(op.entity(), op.seq(), op.field()),
+        return new Write("assign", Queries.assignFilter(op.entity(), op.seq(), op.field()),
                 Queries.assignUpdate(op.seq(), op.field(), op.value()), true);
     }
 }

@@ -76,6 +76,9 @@ public record CollectionSchema(List<SetField> sets, List<String> registers) {
             requireSet(remove.entity(), remove.seq(), remove.field());
         } else if (op instanceof Operation.Assign assign) {
             requireRegister(assign);
+            StorableValues.problem(assign.value()).ifPresent(p -> {
+                throw invalid(assign.entity(), assign.seq(), "value of '" + assign.field() + "': " + p);
+            });
         }
         // a delete touches the whole entity, no field
     }
@@ -111,6 +114,9 @@ public record CollectionSchema(List<SetField> sets, List<String> registers) {
                 throw invalid(add.entity(), add.seq(), "attribute " + p);
             });
         }
+        StorableValues.problem(add.attrs()).ifPresent(p -> {
+            throw invalid(add.entity(), add.seq(), "attrs: " + p);
+        });
     }
 
     private static Optional<String> forbidden(String field) {

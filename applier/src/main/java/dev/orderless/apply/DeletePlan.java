@@ -2,6 +2,7 @@ package dev.orderless.apply;
 
 import static com.mongodb.client.model.Updates.combine;
 import static com.mongodb.client.model.Updates.inc;
+import static com.mongodb.client.model.Updates.pushEach;
 import static com.mongodb.client.model.Updates.set;
 import static com.mongodb.client.model.Updates.setOnInsert;
 import static com.mongodb.client.model.Updates.unset;
@@ -30,9 +31,10 @@ import org.bson.conversions.Bson;
  *   <li>{@code seq < _floor}: superseded; {@code seq == _floor}: duplicate; an entry or register with
  *       this very seq: a seq collision (a different operation claims it).
  *   <li>Otherwise: {@code _floor = seq}; every live element with a lower seq becomes a tombstone with this
- *       seq (so a view fed from the document sees the removal); every register with a lower seq is
- *       cleared; entries with a higher seq stay. Written with filter {@code {_id, _v: <read>}}; a
- *       concurrent write changes {@code _v}, and the loop reads again.
+ *       seq (so a view fed from the document sees the removal): {@code $pull} from the live array,
+ *       {@code $push} to the tombstones; every register with a lower seq is cleared; entries with a higher
+ *       seq stay. Written with filter {@code {_id, _v: <read>}}; a concurrent write changes {@code _v},
+ *       and the loop reads again.
  * </ol>
  */
 final class DeletePlan implements WritePlan {
@@ -55,7 +57,7 @@ final class DeletePlan implements WritePlan {
     public Step afterRead(Optional<BsonDocument> current) {
         long seq = op.seq();
         if (current.isEmpty()) {
-            return next(new Write(Queries.versionIs(op.entity(), null),
+            return next(new Write("delete-insert", Queries.versionIs(op.entity(), null),
                     combine(set(StoredFields.FLOOR, seq), setOnInsert(StoredFields.GC_FLOOR, 0L),
                             inc(StoredFields.VERSION, 1L)), true));
         }
@@ -80,26 +82,33 @@ final class DeletePlan implements WritePlan {
             }
         }
         updates.add(inc(StoredFields.VERSION, 1L));
-        return next(new Write(Queries.versionIs(op.entity(), Stored.version(doc)), combine(updates), false));
+        return next(new Write("delete", Queries.versionIs(op.entity(), Stored.version(doc)), combine(updates), false));
     }
 
+    /**
+     * Pulls the killed entries out of the live array and pushes their tombstones: only what changes travels,
+     * so a document near MongoDB's 16 MB limit can still be deleted (a {@code $set} of whole arrays could
+     * make the command itself too large). The {@code _v} guard makes the pull exact: it runs only on the
+     * document this plan read, where the killed keys are exactly the entries judged below.
+     */
     private void killLowerElements(BsonDocument doc, SetField set, List<Bson> updates) {
-        BsonArray live = new BsonArray();
-        BsonArray tombstones = Stored.array(doc, set.tombstones()).clone();
-        boolean changed = false;
+        BsonArray killed = new BsonArray();
+        BsonArray tombstones = new BsonArray();
         for (BsonValue value : Stored.array(doc, set.field())) {
             if (value.isDocument() && Stored.seqOf(value.asDocument()) < op.seq()) {
-                tombstones.add(new BsonDocument(set.key(), value.asDocument().get(set.key()))
+                BsonValue key = value.asDocument().get(set.key());
+                if (key == null) {
+                    continue;   // not an entry orderless wrote: left alone, like any non-document value
+                }
+                killed.add(key);
+                tombstones.add(new BsonDocument(set.key(), key)
                         .append(StoredFields.ENTRY_SEQ, new BsonInt64(op.seq()))
                         .append(StoredFields.ENTRY_AT, new BsonDateTime(now.toEpochMilli())));
-                changed = true;
-            } else {
-                live.add(value);
             }
         }
-        if (changed) {
-            updates.add(set(set.field(), live));
-            updates.add(set(set.tombstones(), tombstones));
+        if (!killed.isEmpty()) {
+            updates.add(Queries.pullKilled(set, killed, op.seq()));
+            updates.add(pushEach(set.tombstones(), tombstones.getValues()));
         }
     }
 

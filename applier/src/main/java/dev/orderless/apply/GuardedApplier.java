@@ -2,18 +2,24 @@ package dev.orderless.apply;
 
 import static com.mongodb.client.model.Filters.eq;
 
+import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
-import com.mongodb.MongoWriteException;
+import com.mongodb.ReadConcern;
+import com.mongodb.ReadPreference;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.result.UpdateResult;
+import dev.orderless.CannotApplyException;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.TransientException;
 import io.micrometer.core.instrument.Counter;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +41,17 @@ import org.slf4j.LoggerFactory;
  *       document and decide: stale (return why), or a different write shape to try. Every lost race is
  *       caused by another operation's success, so the loop ends; {@link ApplierOptions#maxAttempts()}
  *       bounds it anyway.
+ *   <li>If a write chosen from a document fails against that same document, unchanged, nobody made
+ *       progress and nobody will: MongoDB and this code disagree about it. That ends at once with a
+ *       {@link CannotApplyException} of kind {@code NO_PROGRESS}, as does a duplicate key from a unique
+ *       index other than {@code _id}.
  * </ol>
+ * Reads go to the primary with read concern local, so they see the applier's own writes whatever the
+ * collection's read preference. {@link #create} refuses a collection with a non-simple default collation.
+ * Every exception a read or write can throw leaves as one of: {@link TransientException} (with
+ * {@link TransientException#backendDown()}), {@link CannotApplyException} (bad input, no progress, too
+ * large; counted in {@code orderless.apply.refused{collection,kind}}) or
+ * {@link InvalidConfigurationException} (see {@link MongoErrors}).
  * See {@link SetPlan}, {@link AssignPlan} and {@link DeletePlan} for each operation's guard, and
  * {@link StoredFields} for the stored document. Outcomes are returned, never thrown, and counted in
  * {@code orderless.apply.outcomes{collection,outcome}}.
@@ -45,18 +61,27 @@ import org.slf4j.LoggerFactory;
 public final class GuardedApplier {
     private static final Logger log = LoggerFactory.getLogger(GuardedApplier.class);
 
+    static final String ID_INDEX = "_id_";
+    private static final int NAMESPACE_NOT_FOUND = 26;
+    private static final String PING_ID = "\u0000orderless-ping";
+
     private final MongoCollection<BsonDocument> collection;
+    /** Reads see the applier's own acknowledged writes, whatever the collection's defaults. */
+    private final MongoCollection<BsonDocument> reads;
     private final CollectionSchema schema;
     private final ApplierOptions options;
     private final String name;
     private final Map<Outcome, Counter> outcomes = new EnumMap<>(Outcome.class);
+    private final Map<CannotApplyException.Kind, Counter> refused = new EnumMap<>(CannotApplyException.Kind.class);
     private final Counter retries;
+    private volatile boolean collectionChecked;
 
     private GuardedApplier(MongoCollection<BsonDocument> collection, CollectionSchema schema, ApplierOptions options) {
         if (collection == null || schema == null || options == null) {
             throw new InvalidConfigurationException("applier: collection, schema and options are all required");
         }
         this.collection = collection;
+        this.reads = collection.withReadPreference(ReadPreference.primary()).withReadConcern(ReadConcern.LOCAL);
         this.schema = schema;
         this.options = options;
         this.name = collection.getNamespace().getCollectionName();
@@ -66,9 +91,20 @@ public final class GuardedApplier {
                     .tag("collection", name).tag("outcome", outcome.tag())
                     .register(options.meters()));
         }
+        for (CannotApplyException.Kind kind : CannotApplyException.Kind.values()) {
+            refused.put(kind, Counter.builder("orderless.apply.refused")
+                    .description("operations that can never be applied, by kind")
+                    .tag("collection", name).tag("kind", kind.tag()).register(options.meters()));
+        }
         this.retries = Counter.builder("orderless.apply.retries")
                 .description("guarded writes that matched nothing and were followed by a read")
                 .tag("collection", name).register(options.meters());
+        try {
+            checkCollection();
+        } catch (TransientException e) {
+            log.warn("could not check collection {} now ({}); it is checked again before the first apply",
+                    name, e.getMessage());
+        }
     }
 
     public static GuardedApplier create(MongoCollection<BsonDocument> collection, CollectionSchema schema) {
@@ -89,12 +125,23 @@ public final class GuardedApplier {
      *
      * @return {@link Outcome#APPLIED} or why not
      * @throws dev.orderless.InvalidInputException if {@code op} names a field the schema does not allow
+     * @throws CannotApplyException if MongoDB can never apply it (no progress on this document, too large)
+     * @throws InvalidConfigurationException if MongoDB refuses it for a reason of set-up (roles, collation)
      * @throws TransientException if MongoDB is unavailable or the document too contended; nothing was
      *                            lost, and applying the same operation again is safe
      */
     public Outcome apply(Operation op) {
-        schema.validate(op);
-        Outcome outcome = run(op, planFor(op));
+        if (!collectionChecked) {
+            checkCollection();
+        }
+        Outcome outcome;
+        try {
+            schema.validate(op);
+            outcome = run(op, planFor(op));
+        } catch (CannotApplyException e) {
+            refused.get(e.kind()).increment();
+            throw e;
+        }
         outcomes.get(outcome).increment();
         switch (outcome) {
             case SEQ_COLLISION -> log.warn("seq collision on {} '{}' seq {}: a different operation with this seq"
@@ -105,6 +152,36 @@ public final class GuardedApplier {
             default -> log.debug("{} '{}' seq {}: {}", name, op.entity(), op.seq(), outcome);
         }
         return outcome;
+    }
+
+    /**
+     * Fails with {@link InvalidConfigurationException} if the collection has a default collation other than
+     * simple: the guards compare keys the server's way and the plans the Java way, and under a
+     * case-insensitive collation the two disagree. Seen on the {@code _id} index, which carries the
+     * collection's default collation; a collection not created yet has none.
+     */
+    private void checkCollection() {
+        try {
+            for (BsonDocument index : collection.listIndexes(BsonDocument.class)) {
+                BsonValue collation = index.get("collation");
+                if (ID_INDEX.equals(index.getString("name", new BsonString("")).getValue()) && collation != null
+                        && collation.isDocument() && !"simple".equals(
+                        collation.asDocument().getString("locale", new BsonString("simple")).getValue())) {
+                    throw new InvalidConfigurationException("applier: collection " + name + " has the default collation "
+                            + collation.asDocument().toJson() + "; orderless compares keys exactly: use a collection"
+                            + " created without a collation (or with {locale: 'simple'})");
+                }
+            }
+        } catch (MongoCommandException e) {
+            if (e.getErrorCode() != NAMESPACE_NOT_FOUND) {
+                throw MongoErrors.translate("check collection " + name, e);
+            }
+        } catch (InvalidConfigurationException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw MongoErrors.translate("check collection " + name, e);
+        }
+        collectionChecked = true;
     }
 
     private WritePlan planFor(Operation op) {
@@ -120,12 +197,22 @@ public final class GuardedApplier {
         return new DeletePlan((Operation.Delete) op, schema, options.clock().instant());
     }
 
+    /**
+     * The write-read loop. Progress detection: a write chosen from a document that then fails against the
+     * very same document (re-read, equal) can never succeed, since the plan would choose it again; that is
+     * a disagreement between MongoDB and this code (a collation, a stored value of another type), not
+     * contention, and it ends at once with {@code NO_PROGRESS}. Any other failed write means the document
+     * changed, so someone else made progress; {@link ApplierOptions#maxAttempts()} bounds that anyway.
+     */
     private Outcome run(Operation op, WritePlan plan) {
         Optional<WritePlan.Write> next = plan.first();
+        boolean read = false;
+        BsonDocument current = null;   // the document the next write was chosen from; null when absent
         int attempts = 0;
         while (true) {
             if (next.isPresent()) {
-                if (write(op, next.get())) {
+                WritePlan.Write write = next.get();
+                if (write(op, write)) {
                     return Outcome.APPLIED;
                 }
                 if (++attempts >= options.maxAttempts()) {
@@ -133,8 +220,16 @@ public final class GuardedApplier {
                             + " after " + attempts + " contended writes; it was not applied, retry it");
                 }
                 retries.increment();
+                BsonDocument after = read(op).orElse(null);
+                if (read && Objects.equals(after, current)) {
+                    throw noProgress(op, write, after);
+                }
+                current = after;
+            } else {
+                current = read(op).orElse(null);
             }
-            WritePlan.Step step = plan.afterRead(read(op));
+            read = true;
+            WritePlan.Step step = decide(op, plan, current);
             if (step instanceof WritePlan.Step.Done done) {
                 return done.outcome();
             }
@@ -142,26 +237,63 @@ public final class GuardedApplier {
         }
     }
 
+    private WritePlan.Step decide(Operation op, WritePlan plan, BsonDocument current) {
+        try {
+            return plan.afterRead(Optional.ofNullable(current));
+        } catch (RuntimeException e) {
+            throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: " + describe(op)
+                    + ": the stored document cannot be read as an orderless document: " + e, e);
+        }
+    }
+
+    private CannotApplyException noProgress(Operation op, WritePlan.Write write, BsonDocument unchanged) {
+        Object version = unchanged == null ? "absent" : unchanged.get(StoredFields.VERSION);
+        return new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: " + write.shape()
+                + " write on " + name + " '" + op.entity() + "' seq " + op.seq() + " refused twice on an unchanged"
+                + " document (_v " + version + "): MongoDB and orderless disagree about it; check its stored"
+                + " fields and the collection's collation and validators");
+    }
+
     private boolean write(Operation op, WritePlan.Write write) {
         try {
             UpdateResult result = collection.updateOne(write.filter(), write.update(),
                     new UpdateOptions().upsert(write.upsert()));
             return result.getMatchedCount() > 0 || result.getUpsertedId() != null;
-        } catch (MongoWriteException e) {
-            if (write.upsert() && MongoErrors.isDuplicateKey(e)) {
-                return false;
+        } catch (MongoException e) {
+            if (MongoErrors.isDuplicateKey(e)) {
+                String index = MongoErrors.duplicateKeyIndex(e).orElse(ID_INDEX);
+                if (write.upsert() && index.equals(ID_INDEX)) {
+                    return false;   // a concurrent first write of this entity won the insert
+                }
+                throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: unique index '"
+                        + index + "' on " + name + " refuses the " + write.shape() + " write of '" + op.entity()
+                        + "' seq " + op.seq() + "; orderless needs _id to be the only unique key", e);
             }
             throw MongoErrors.translate(describe(op), e);
-        } catch (MongoException e) {
+        } catch (RuntimeException e) {
             throw MongoErrors.translate(describe(op), e);
         }
     }
 
     private Optional<BsonDocument> read(Operation op) {
         try {
-            return Optional.ofNullable(collection.find(eq(StoredFields.ID, op.entity())).first());
-        } catch (MongoException e) {
+            return Optional.ofNullable(reads.find(eq(StoredFields.ID, op.entity())).first());
+        } catch (RuntimeException e) {
             throw MongoErrors.translate(describe(op), e);
+        }
+    }
+
+    /**
+     * True if MongoDB answers a primary read now. The consumer asks when a message keeps failing and
+     * nothing else tells whether MongoDB is serving: never throws.
+     */
+    public boolean ping() {
+        try {
+            reads.find(eq(StoredFields.ID, PING_ID)).first();
+            return true;
+        } catch (RuntimeException e) {
+            log.debug("ping of {} failed: {}", name, e.toString());
+            return false;
         }
     }
 

@@ -37,6 +37,11 @@ final class Names {
         return Optional.empty();
     }
 
+    /** {@code name} cut to 40 characters, for reasons that quote it. */
+    static String clip(String name) {
+        return name.length() <= 40 ? name : name.substring(0, 37) + "...";
+    }
+
     private static Optional<String> problemWithSyntax(String name) {
         if (name == null) {
             return Optional.of("name is missing");
@@ -56,6 +61,6 @@ final class Names {
         if (name.indexOf('\0') >= 0) {
             return Optional.of("name contains a NUL character");
         }
-        return Optional.empty();
+        return StorableValues.problemWithText(name).map(p -> "name " + p);
     }
 }

@@ -14,6 +14,9 @@ final class OperationChecks {
         if (entity.length() > Operation.MAX_KEY_LENGTH) {
             throw new InvalidInputException("entity id is longer than " + Operation.MAX_KEY_LENGTH + " characters");
         }
+        StorableValues.problemWithText(entity).ifPresent(p -> {
+            throw new InvalidInputException("entity id " + p);
+        });
         if (seq <= 0) {
             throw new InvalidInputException("seq must be positive, was " + seq + " (entity '" + entity + "')");
         }
@@ -25,6 +28,9 @@ final class OperationChecks {
             throw new InvalidInputException(what + " is longer than " + Operation.MAX_KEY_LENGTH
                     + " characters (entity '" + entity + "', seq " + seq + ")");
         }
+        StorableValues.problemWithText(value).ifPresent(p -> {
+            throw new InvalidInputException(what + " " + p + " (entity '" + entity + "', seq " + seq + ")");
+        });
     }
 
     static void present(String what, String value, String entity, long seq) {

@@ -93,7 +93,7 @@ final class SetPlan implements WritePlan {
         if (inTarget.isPresent()) {
             long existing = Stored.seqOf(inTarget.get());
             if (existing < seq) {
-                return next(new Write(Queries.refreshFilter(entity, seq, set, to, element),
+                return next(new Write("refresh", Queries.refreshFilter(entity, seq, set, to, element),
                         Queries.refreshUpdate(to, entry), false));
             }
             if (existing == seq) {
@@ -117,7 +117,7 @@ final class SetPlan implements WritePlan {
     }
 
     private Write move() {
-        return new Write(Queries.moveFilter(entity, seq, set, to, from, element),
+        return new Write("move", Queries.moveFilter(entity, seq, set, to, from, element),
                 Queries.moveUpdate(set, to, from, element, entry), true);
     }
 }

@@ -16,8 +16,13 @@ interface WritePlan {
     /** Given the document as read after a failed write (empty if absent): the outcome, or the next write. */
     Step afterRead(Optional<BsonDocument> current);
 
-    /** One {@code updateOne}. A duplicate key on an upsert counts as "did not match". */
-    record Write(Bson filter, Bson update, boolean upsert) {
+    /**
+     * One {@code updateOne}. A duplicate {@code _id} on an upsert counts as "did not match".
+     *
+     * @param shape what kind of write this is ({@code move}, {@code refresh}, ...), for the reason given
+     *              when the write can never match
+     */
+    record Write(String shape, Bson filter, Bson update, boolean upsert) {
     }
 
     /** What follows a read: a final outcome, or another write. */
