@@ -1,8 +1,9 @@
 package dev.orderless.amqp;
 
 import com.rabbitmq.client.Channel;
+import dev.orderless.CannotApplyException;
+import dev.orderless.InvalidConfigurationException;
 import dev.orderless.InvalidInputException;
-import dev.orderless.OrderlessException;
 import dev.orderless.TransientException;
 import dev.orderless.amqp.ConsumerMetrics.DeadLetterReason;
 import dev.orderless.apply.GuardedApplier;
@@ -22,10 +23,15 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
  * <ol>
  *   <li>Too large, undecodable, or naming a field the schema does not allow: dead-letter with the reason,
  *       then ack. Nothing is written to MongoDB.
- *   <li>Apply. An outcome (applied, superseded, duplicate, collision): ack. Beyond the horizon:
- *       dead-letter, then ack.
+ *   <li>Apply. An outcome (applied, superseded, duplicate, collision): ack. Beyond the horizon, or a
+ *       {@link CannotApplyException} (bad input, no progress, too large): dead-letter with its reason,
+ *       then ack.
  *   <li>A transient MongoDB failure: keep the message, pause (doubling, bounded), apply again; it resumes
- *       by itself when MongoDB is back. Stopping ends the wait and hands the message back unacked.
+ *       by itself when MongoDB is back. While MongoDB is down for everyone the message holds without
+ *       limit; while MongoDB is serving other messages it holds at most {@link ConsumerOptions#maxHold()},
+ *       then is dead-lettered as {@code held too long} with its last error (see {@link HoldClock}). A
+ *       refusal for a reason of configuration holds like an outage, with an ERROR line per retry.
+ *       Stopping ends the wait and hands the message back unacked.
  *   <li>If the dead-letter publish fails, the message is handed back unacked after a pause: it is never
  *       acked unless it was applied, found stale, or safely dead-lettered.
  * </ol>
@@ -39,9 +45,11 @@ final class ApplyingListener implements ChannelAwareMessageListener {
     private final ConsumerOptions options;
     private final ConsumerMetrics metrics;
     private final Backoff backoff;
+    private final HoldClock holdClock;
 
     ApplyingListener(GuardedApplier applier, OperationDecoder decoder, DeadLetterRecoverer recoverer,
                      ConsumerOptions options, ConsumerMetrics metrics, Backoff backoff) {
+        this.holdClock = new HoldClock(applier, options.maxHold());
         this.applier = applier;
         this.decoder = decoder;
         this.recoverer = recoverer;
@@ -69,13 +77,17 @@ final class ApplyingListener implements ChannelAwareMessageListener {
             deadLetter(message, channel, DeadLetterReason.BAD_INPUT, "undecodable: " + e);
             return;
         }
+        HoldClock.Hold hold = holdClock.hold();
         for (int attempt = 1; ; attempt++) {
             if (backoff.stopping()) {
                 requeue(channel, tag, op);
                 return;
             }
+            HoldClock.Mark before = holdClock.mark();
+            TransientException failure;
             try {
                 Outcome outcome = applier.apply(op);
+                holdClock.completed();
                 if (outcome.needsDeadLetter()) {
                     deadLetter(message, channel, DeadLetterReason.BEYOND_HORIZON, outcome.tag() + " (entity '"
                             + op.entity() + "', seq " + op.seq() + "): older than the tombstone grace period");
@@ -84,19 +96,39 @@ final class ApplyingListener implements ChannelAwareMessageListener {
                     metrics.outcome(outcome);
                 }
                 return;
-            } catch (InvalidInputException e) {
-                deadLetter(message, channel, DeadLetterReason.BAD_INPUT, e.reason());
+            } catch (CannotApplyException e) {
+                holdClock.completed();
+                deadLetter(message, channel, DeadLetterReason.of(e.kind()), e.reason());
                 return;
-            } catch (TransientException e) {
+            } catch (InvalidConfigurationException e) {
+                // the same for every message: hold it, like an outage, and say what to fix
+                hold.down();
                 metrics.retried();
-                log.warn("'{}' seq {} not applied, retry {} after a pause: {}", op.entity(), op.seq(), attempt,
-                        e.getMessage());
+                log.error("'{}' seq {} not applied, MongoDB refuses it for a reason of configuration; holding it,"
+                        + " retry {} after a pause: {}", op.entity(), op.seq(), attempt, e.getMessage());
                 if (!backoff.pause(attempt)) {
                     requeue(channel, tag, op);
                     return;
                 }
-            } catch (OrderlessException e) {
-                deadLetter(message, channel, DeadLetterReason.APPLY_FAILED, "apply failed: " + e.getMessage());
+                continue;
+            } catch (TransientException e) {
+                failure = e;
+            } catch (RuntimeException e) {
+                log.error("'{}' seq {} not applied: unexpected {}; treated as transient", op.entity(), op.seq(),
+                        e.toString(), e);
+                failure = new TransientException("unexpected " + e, e, false);
+            }
+            metrics.retried();
+            if (hold.heldTooLong(failure, before)) {
+                deadLetter(message, channel, DeadLetterReason.HELD_TOO_LONG, "held too long: '" + op.entity()
+                        + "' seq " + op.seq() + " failed for " + hold.heldSeconds() + " s while MongoDB applied others;"
+                        + " last error: " + failure.getMessage());
+                return;
+            }
+            log.warn("'{}' seq {} not applied, retry {} after a pause: {}", op.entity(), op.seq(), attempt,
+                    failure.getMessage());
+            if (!backoff.pause(attempt)) {
+                requeue(channel, tag, op);
                 return;
             }
         }

@@ -1,5 +1,6 @@
 package dev.orderless.amqp;
 
+import dev.orderless.CannotApplyException;
 import dev.orderless.apply.Outcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -12,14 +13,25 @@ import java.util.Map;
  *   <li>{@code orderless.consume.outcomes{queue,outcome}}: applied, superseded, duplicate, seq_collision
  *       (acked);
  *   <li>{@code orderless.consume.dead_lettered{queue,reason}}: bad_input, oversized, beyond_horizon,
- *       apply_failed (the full reason travels in the message header; tags stay few);
+ *       no_progress, too_large, held_too_long (the full reason travels in the message header; tags stay
+ *       few);
  *   <li>{@code orderless.consume.retried{queue}}: applies repeated after a transient MongoDB failure;
  *   <li>{@code orderless.consume.requeued{queue}}: messages handed back unacked (shutdown, or a
  *       dead-letter publish that failed).
  * </ul>
  */
 final class ConsumerMetrics {
-    enum DeadLetterReason { BAD_INPUT, OVERSIZED, BEYOND_HORIZON, APPLY_FAILED }
+    enum DeadLetterReason {
+        BAD_INPUT, OVERSIZED, BEYOND_HORIZON, NO_PROGRESS, TOO_LARGE, HELD_TOO_LONG;
+
+        static DeadLetterReason of(CannotApplyException.Kind kind) {
+            return switch (kind) {
+                case BAD_INPUT -> BAD_INPUT;
+                case NO_PROGRESS -> NO_PROGRESS;
+                case TOO_LARGE -> TOO_LARGE;
+            };
+        }
+    }
 
     private final Map<Outcome, Counter> outcomes = new EnumMap<>(Outcome.class);
     private final Map<DeadLetterReason, Counter> deadLettered = new EnumMap<>(DeadLetterReason.class);

@@ -17,9 +17,12 @@ import java.time.Duration;
  * @param retryMax         longest pause between retries (the pause doubles up to it)
  * @param shutdownTimeout  how long stop() lets in-flight messages finish before their channels close
  *                         (the broker then requeues whatever was not acked)
+ * @param maxHold          how long one message may keep failing transiently while MongoDB is applying
+ *                         others before it is dead-lettered as {@code held too long}; while MongoDB is down
+ *                         for everyone a message holds without limit
  */
 public record ConsumerOptions(String queue, String deadLetterQueue, int consumers, int prefetch, int maxMessageBytes,
-                              Duration retryInitial, Duration retryMax, Duration shutdownTimeout) {
+                              Duration retryInitial, Duration retryMax, Duration shutdownTimeout, Duration maxHold) {
     public static final int DEFAULT_PREFETCH = 10;
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024;
 
@@ -35,46 +38,57 @@ public record ConsumerOptions(String queue, String deadLetterQueue, int consumer
         positive("retryInitial", retryInitial);
         positive("retryMax", retryMax);
         positive("shutdownTimeout", shutdownTimeout);
+        positive("maxHold", maxHold);
         if (retryMax.compareTo(retryInitial) < 0) {
             throw new InvalidConfigurationException("consumer options: retryMax (" + retryMax
                     + ") must be at least retryInitial (" + retryInitial + ")");
         }
     }
 
-    /** One consumer, prefetch 10, 256 KiB bodies, retries from 100 ms doubling to 5 s, 10 s to shut down. */
+    public static final Duration DEFAULT_MAX_HOLD = Duration.ofSeconds(30);
+
+    /**
+     * One consumer, prefetch 10, 256 KiB bodies, retries from 100 ms doubling to 5 s, 10 s to shut down,
+     * 30 s of hold for a message that fails while others are applied.
+     */
     public static ConsumerOptions ofDefaults(String queue) {
         return new ConsumerOptions(queue, queue + ".dlq", 1, DEFAULT_PREFETCH, DEFAULT_MAX_MESSAGE_BYTES,
-                Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(10));
+                Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(10), DEFAULT_MAX_HOLD);
+    }
+
+    public ConsumerOptions withMaxHold(Duration maxHold) {
+        return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
+                shutdownTimeout, maxHold);
     }
 
     public ConsumerOptions withDeadLetterQueue(String deadLetterQueue) {
         return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
-                shutdownTimeout);
+                shutdownTimeout, maxHold);
     }
 
     public ConsumerOptions withConsumers(int consumers) {
         return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
-                shutdownTimeout);
+                shutdownTimeout, maxHold);
     }
 
     public ConsumerOptions withPrefetch(int prefetch) {
         return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
-                shutdownTimeout);
+                shutdownTimeout, maxHold);
     }
 
     public ConsumerOptions withMaxMessageBytes(int maxMessageBytes) {
         return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
-                shutdownTimeout);
+                shutdownTimeout, maxHold);
     }
 
     public ConsumerOptions withRetry(Duration initial, Duration max) {
         return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, initial, max,
-                shutdownTimeout);
+                shutdownTimeout, maxHold);
     }
 
     public ConsumerOptions withShutdownTimeout(Duration shutdownTimeout) {
         return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
-                shutdownTimeout);
+                shutdownTimeout, maxHold);
     }
 
     private static void requireName(String parameter, String value) {

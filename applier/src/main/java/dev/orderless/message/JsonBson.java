@@ -3,6 +3,7 @@ package dev.orderless.message;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.orderless.InvalidInputException;
 import java.util.Map;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
@@ -14,7 +15,11 @@ import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 
-/** Converts between JSON trees and BSON values, keeping integers integral and nothing else implied. */
+/**
+ * Converts between JSON trees and BSON values, keeping integers integral and nothing else implied. A
+ * number BSON cannot hold exactly as a number (an integer past 64 bits, a double past its range) is
+ * refused as bad input rather than silently truncated.
+ */
 final class JsonBson {
     private JsonBson() {
     }
@@ -30,9 +35,17 @@ final class JsonBson {
             return BsonBoolean.valueOf(node.asBoolean());
         }
         if (node.isIntegralNumber()) {
+            if (!node.canConvertToLong()) {
+                throw new InvalidInputException("integer " + Envelope.clip(node.asText())
+                        + " does not fit in 64 bits; send it as a string");
+            }
             return node.canConvertToInt() ? new BsonInt32(node.intValue()) : new BsonInt64(node.longValue());
         }
         if (node.isNumber()) {
+            if (!Double.isFinite(node.doubleValue())) {
+                throw new InvalidInputException("number " + Envelope.clip(node.asText())
+                        + " is out of the range of a double; send it as a string");
+            }
             return new BsonDouble(node.doubleValue());
         }
         if (node.isArray()) {
