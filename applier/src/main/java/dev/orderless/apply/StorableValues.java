@@ -37,7 +37,7 @@ final class StorableValues {
     }
 
     private static Optional<String> problem(BsonValue value, int depth) {
-        if (depth > MAX_DEPTH) {
+        if ((value.isArray() || value.isDocument()) && depth > MAX_DEPTH) {
             return Optional.of("is nested deeper than " + MAX_DEPTH + " levels");
         }
         if (value.isString()) {

@@ -27,5 +27,16 @@ public enum KnownDifference {
      * MongoDB refuses it (InvalidResumeToken / ChangeStreamHistoryLost), which is what makes a feeder
      * rebuild. The rebuild path therefore cannot be driven end to end on this backend.
      */
-    FOREIGN_RESUME_TOKEN_ACCEPTED
+    FOREIGN_RESUME_TOKEN_ACCEPTED,
+    /**
+     * Collations are ignored: a collection created with a default collation compares strings exactly, and
+     * its {@code _id} index carries no collation. The applier's start-up check cannot see one here.
+     */
+    NO_COLLATION,
+    /**
+     * No 16 MB limit on a stored document: an update that grows a document past it succeeds. (The driver
+     * still refuses to send a command past the limit.) The too-large path of the applier can therefore only
+     * be driven by an oversized command on this backend.
+     */
+    NO_DOCUMENT_SIZE_LIMIT
 }

@@ -105,6 +105,49 @@ class ValidationTest {
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("'seq' is reserved");
     }
 
+    @Test
+    void a_lone_surrogate_anywhere_is_rejected_because_it_would_not_read_back_equal() {
+        assertRejected(Operation.assign("s1", 1, "name", new BsonString("Ad\uD800a")), "lone UTF-16 surrogate");
+        assertThatThrownBy(() -> Operation.add("s1", 1, "classes", "CS \uDC00101")).isInstanceOf(InvalidInputException.class)
+                .hasMessageContaining("element contains a lone UTF-16 surrogate");
+        assertRejected(Operation.add("s1", 1, "classes", "CS 101",
+                new BsonDocument("t\uD800", new BsonInt32(1))), "lone UTF-16 surrogate");
+        assertThatThrownBy(() -> Operation.delete("s\uD8001", 1)).isInstanceOf(InvalidInputException.class)
+                .hasMessageContaining("entity id contains a lone UTF-16 surrogate");
+    }
+
+    @Test
+    void a_paired_surrogate_is_a_valid_character_and_is_stored() {
+        assertThat(applier.apply(Operation.assign("s1", 1, "name", new BsonString("Ada \uD83D\uDE00"))))
+                .isEqualTo(Outcome.APPLIED);
+    }
+
+    @Test
+    void a_nested_name_with_a_dollar_a_dot_or_a_nul_is_rejected() {
+        assertRejected(Operation.assign("s1", 1, "name", new BsonDocument("$where", new BsonInt32(1))),
+                "nested name '$where' starts with '$'");
+        assertRejected(Operation.add("s1", 1, "classes", "CS 101", new BsonDocument("meta",
+                new BsonDocument("a.b", new BsonInt32(1)))), "nested name 'a.b' contains '.'");
+        assertRejected(Operation.assign("s1", 1, "name", new BsonDocument("a\0b", new BsonInt32(1))),
+                "nested name contains a NUL character");
+    }
+
+    @Test
+    void a_value_nested_deeper_than_the_limit_is_rejected_and_one_at_the_limit_is_stored() {
+        assertRejected(Operation.assign("s1", 1, "name", nested(StorableValues.MAX_DEPTH + 1)),
+                "nested deeper than " + StorableValues.MAX_DEPTH + " levels");
+        assertThat(applier.apply(Operation.assign("s1", 1, "name", nested(StorableValues.MAX_DEPTH))))
+                .isEqualTo(Outcome.APPLIED);
+    }
+
+    private static BsonDocument nested(int depth) {
+        BsonDocument value = new BsonDocument("leaf", new BsonInt32(1));
+        for (int i = 1; i < depth; i++) {
+            value = new BsonDocument("d", value);
+        }
+        return value;
+    }
+
     private void assertRejected(Operation op, String expected) {
         assertThatThrownBy(() -> applier.apply(op))
                 .isInstanceOf(InvalidInputException.class)

@@ -59,6 +59,27 @@ class EnvelopeTest {
     }
 
     @Test
+    void a_value_integer_beyond_64_bits_is_refused_not_truncated() {
+        assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"seq\":1,\"op\":\"assign\",\"field\":\"n\","
+                + "\"value\":123456789012345678901234567890}"))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("does not fit in 64 bits");
+    }
+
+    @Test
+    void a_value_number_beyond_a_double_is_refused() {
+        assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"seq\":1,\"op\":\"add\",\"field\":\"c\","
+                + "\"element\":\"x\",\"attrs\":{\"n\":1e400}}"))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("out of the range of a double");
+    }
+
+    @Test
+    void invalid_utf8_is_refused_as_not_json() {
+        byte[] body = {'{', '"', 'e', 'n', 't', 'i', 't', 'y', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'};
+        assertThatThrownBy(() -> envelope.decode(body))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("not JSON");
+    }
+
+    @Test
     void a_duplicated_member_is_refused() {
         assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"seq\":1,\"seq\":2,\"op\":\"delete\"}"))
                 .isInstanceOf(InvalidInputException.class).hasMessageContaining("not JSON");

@@ -18,7 +18,10 @@ import java.util.concurrent.locks.LockSupport;
  *       client sees exactly what a network partition or a crashed server looks like from its side;
  *   <li>{@link #latency(Duration)} delays every forwarded chunk, in each direction, by that much (so a
  *       request-response round trip gains twice it);
- *   <li>{@link #bandwidth(long)} caps the bytes per second each direction forwards.
+ *   <li>{@link #bandwidth(long)} caps the bytes per second each direction forwards;
+ *   <li>{@link #dropWhenClientSends(String)} closes any connection whose client sends a chunk containing
+ *       the given text, before forwarding it: a fault that hits every operation on one entity (the
+ *       client sees a connection dropped mid-operation) while every other operation succeeds.
  * </ul>
  */
 public final class TcpProxy implements AutoCloseable {
@@ -30,6 +33,7 @@ public final class TcpProxy implements AutoCloseable {
     private volatile boolean closed;
     private volatile long latencyNanos;
     private volatile long bytesPerSecond;
+    private volatile byte[] poison = new byte[0];
 
     private TcpProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
@@ -74,6 +78,11 @@ public final class TcpProxy implements AutoCloseable {
         this.bytesPerSecond = bytesPerSecond;
     }
 
+    /** Drops connections whose client sends {@code text} (UTF-8); an empty text turns it off. */
+    public void dropWhenClientSends(String text) {
+        poison = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     @Override
     public void close() {
         closed = true;
@@ -94,8 +103,8 @@ public final class TcpProxy implements AutoCloseable {
                 server.setTcpNoDelay(true);
                 open.add(client);
                 open.add(server);
-                pump(client, server);
-                pump(server, client);
+                pump(client, server, true);
+                pump(server, client, false);
             } catch (IOException e) {
                 if (closed) {
                     return;
@@ -104,7 +113,7 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, boolean fromClient) {
         Thread t = new Thread(() -> {
             byte[] buffer = new byte[64 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
@@ -116,6 +125,9 @@ public final class TcpProxy implements AutoCloseable {
                     }
                     if (delay > 0) {
                         LockSupport.parkNanos(delay);
+                    }
+                    if (fromClient && contains(buffer, n, poison)) {
+                        return;   // the finally closes both sides: the request is never forwarded
                     }
                     out.write(buffer, 0, n);
                     out.flush();
@@ -131,6 +143,22 @@ public final class TcpProxy implements AutoCloseable {
         }, "tcp-proxy-pump");
         t.setDaemon(true);
         t.start();
+    }
+
+    private static boolean contains(byte[] buffer, int length, byte[] needle) {
+        if (needle.length == 0) {
+            return false;
+        }
+        outer:
+        for (int i = 0; i + needle.length <= length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (buffer[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
     }
 
     private static void closeQuietly(AutoCloseable c) {
