@@ -83,7 +83,6 @@ final class ApplyingListener implements ChannelAwareMessageListener {
                 requeue(channel, tag, op);
                 return;
             }
-            HoldClock.Mark before = holdClock.mark();
             TransientException failure;
             try {
                 Outcome outcome = applier.apply(op);
@@ -97,7 +96,9 @@ final class ApplyingListener implements ChannelAwareMessageListener {
                 }
                 return;
             } catch (CannotApplyException e) {
-                holdClock.completed();
+                if (e.kind() == CannotApplyException.Kind.NO_PROGRESS) {
+                    holdClock.completed();   // MongoDB answered; bad input and too large may not have reached it
+                }
                 deadLetter(message, channel, DeadLetterReason.of(e.kind()), e.reason());
                 return;
             } catch (InvalidConfigurationException e) {
@@ -119,7 +120,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
                 failure = new TransientException("unexpected " + e, e, false);
             }
             metrics.retried();
-            if (hold.heldTooLong(failure, before)) {
+            if (hold.heldTooLong(failure)) {
                 deadLetter(message, channel, DeadLetterReason.HELD_TOO_LONG, "held too long: '" + op.entity()
                         + "' seq " + op.seq() + " failed for " + hold.heldSeconds() + " s while MongoDB applied others;"
                         + " last error: " + failure.getMessage());

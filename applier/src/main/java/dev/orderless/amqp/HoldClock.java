@@ -9,19 +9,23 @@ import java.util.concurrent.atomic.AtomicLong;
  * Tells the two transient worlds apart for one consumer's threads, and bounds how long one message may
  * hold a thread while MongoDB is serving.
  *
- * <p>After each transient failure of a delivery, the evidence, in order:
+ * <p>What is judged is the interval between two consecutive transient failures of one delivery: did
+ * MongoDB serve others while this message kept failing? The evidence, in order:
  * <ol>
  *   <li>the error itself shows MongoDB down for everyone ({@link TransientException#backendDown()}):
  *       <em>down</em>;
- *   <li>another delivery of this consumer completed (applied, stale or refused) since this attempt began:
+ *   <li>another delivery of this consumer was answered by MongoDB (applied, stale, or no progress; not
+ *       bad input, which is refused before MongoDB is asked) in the interval:
  *       <em>serving</em>;
- *   <li>another delivery saw MongoDB down since this attempt began: <em>down</em>;
+ *   <li>another delivery saw MongoDB down in the interval: <em>down</em>;
  *   <li>nobody else tried: ask MongoDB ({@link GuardedApplier#ping()}).
  * </ol>
- * While the evidence says down, a message holds without limit (nothing is dead-lettered in an outage, and
- * the consumer resumes by itself). Once it says serving, the hold clock runs from the start of that
- * attempt; evidence of down stops and resets it. A message whose clock reaches {@code maxHold} is
- * dead-lettered: MongoDB serves others but keeps failing this one.
+ * One failure alone proves nothing (a cut drops every in-flight operation while others have just
+ * completed), so the clock starts at the first failure of a pair judged serving, runs while every
+ * following interval is judged serving, and resets on down. A message whose clock reaches
+ * {@code maxHold} is dead-lettered: MongoDB serves others but keeps failing this one. While the evidence
+ * says down, a message holds without limit (nothing is dead-lettered in an outage, and the consumer
+ * resumes by itself).
  */
 final class HoldClock {
     private final GuardedApplier applier;
@@ -34,43 +38,50 @@ final class HoldClock {
         this.maxHoldNanos = maxHold.toNanos();
     }
 
-    /** Where the shared counters stood when an attempt began. */
-    record Mark(long completed, long sawDown, long atNanos) {
+    /** Where the shared counters stood at one failure. */
+    private record Mark(long completed, long sawDown, long atNanos) {
     }
 
-    Mark mark() {
+    private Mark mark() {
         return new Mark(completed.get(), sawDown.get(), System.nanoTime());
     }
 
-    /** A delivery completed: MongoDB answered it. */
+    /** MongoDB answered a delivery: it is serving. */
     void completed() {
         completed.incrementAndGet();
     }
 
-    /** One delivery's hold: when MongoDB was first seen serving others while this message kept failing. */
+    /** One delivery's hold. Used by the one thread that holds the delivery. */
     final class Hold {
+        private Mark lastFailure;
         private long servingSince = -1;
 
-        /**
-         * Judges the evidence after {@code failure} of the attempt that began at {@code before}.
-         *
-         * @return true if this message has now held past {@code maxHold} while MongoDB was serving
-         */
-        boolean heldTooLong(TransientException failure, Mark before) {
-            if (serving(failure, before)) {
-                if (servingSince < 0) {
-                    servingSince = before.atNanos();
-                }
-                return System.nanoTime() - servingSince >= maxHoldNanos;
+        /** Judges the interval since the previous failure; true if the message has now held past maxHold. */
+        boolean heldTooLong(TransientException failure) {
+            if (failure.backendDown()) {
+                down();
+                return false;
             }
-            sawDown.incrementAndGet();
-            servingSince = -1;
-            return false;
+            Mark previous = lastFailure;
+            Mark now = mark();
+            lastFailure = now;
+            if (previous == null) {
+                return false;
+            }
+            if (!serving(previous, now)) {
+                down();
+                return false;
+            }
+            if (servingSince < 0) {
+                servingSince = previous.atNanos();
+            }
+            return now.atNanos() - servingSince >= maxHoldNanos;
         }
 
-        /** MongoDB is down for everyone (a configuration refusal, say): the clock stops. */
+        /** MongoDB is down for everyone (or refuses everyone, for a reason of configuration): reset. */
         void down() {
             sawDown.incrementAndGet();
+            lastFailure = mark();
             servingSince = -1;
         }
 
@@ -84,14 +95,11 @@ final class HoldClock {
         return new Hold();
     }
 
-    private boolean serving(TransientException failure, Mark before) {
-        if (failure.backendDown()) {
-            return false;
-        }
-        if (completed.get() > before.completed()) {
+    private boolean serving(Mark previous, Mark now) {
+        if (now.completed() > previous.completed()) {
             return true;
         }
-        if (sawDown.get() > before.sawDown()) {
+        if (now.sawDown() > previous.sawDown()) {
             return false;
         }
         return applier.ping();

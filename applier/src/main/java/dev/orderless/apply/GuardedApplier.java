@@ -247,7 +247,9 @@ public final class GuardedApplier {
     }
 
     private CannotApplyException noProgress(Operation op, WritePlan.Write write, BsonDocument unchanged) {
-        Object version = unchanged == null ? "absent" : unchanged.get(StoredFields.VERSION);
+        BsonValue v = unchanged == null ? null : unchanged.get(StoredFields.VERSION);
+        Object version = unchanged == null ? "absent" : v == null ? "missing" : v.isNumber() ? v.asNumber().longValue()
+                : "of type " + v.getBsonType().name().toLowerCase(java.util.Locale.ROOT);
         return new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: " + write.shape()
                 + " write on " + name + " '" + op.entity() + "' seq " + op.seq() + " refused twice on an unchanged"
                 + " document (_v " + version + "): MongoDB and orderless disagree about it; check its stored"

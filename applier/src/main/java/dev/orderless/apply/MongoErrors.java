@@ -43,8 +43,8 @@ import org.bson.codecs.configuration.CodecConfigurationException;
  * </ol>
  */
 public final class MongoErrors {
-    /** Codes a server gives while it cannot serve anyone: not primary, recovering, shutting down. */
-    private static final Set<Integer> DOWN = Set.of(91, 189, 10107, 11600, 11602, 13435, 13436);
+    /** Codes a server gives while it cannot serve anyone: not primary, recovering, shutting down, disk full. */
+    private static final Set<Integer> DOWN = Set.of(91, 189, 10107, 11600, 11602, 13435, 13436, 14031);
     /** Codes of a set-up that refuses every write: fix the configuration, retrying cannot help. */
     private static final Set<Integer> CONFIGURATION = Set.of(13, 18, 61, 79, 100, 166);
     /** BSONObjectTooLarge, BSONObjectTooLarge (update), and DocumentTooLarge-style codes. */

@@ -25,10 +25,14 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 
 /**
  * MongoDB goes away mid-run (every connection cut by a proxy, new ones refused) and comes back: nothing
- * is lost, acked, or dead-lettered while it is gone; the consumers back off, then finish by themselves.
+ * is lost, acked, or dead-lettered while it is gone, even when it is gone several times longer than the
+ * consumer's maxHold; the consumers back off, then finish by themselves.
  */
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
 class MongoOutageTest {
+    /** Much shorter than the default, so the cut outlasts it several times over. */
+    private static final Duration MAX_HOLD = Duration.ofSeconds(1);
+
     private TcpProxy proxy;
     private MongoClient client;
     private MongoDatabase db;
@@ -56,21 +60,26 @@ class MongoOutageTest {
         List<Operation> delivered = Histories.delivery(history, 0.2, random);
 
         try (ConsumerFixture fixture = new ConsumerFixture(cf, db.getCollection("entities", BsonDocument.class), "outage")) {
-            fixture.start(fixture.options(4));
+            fixture.start(fixture.options(4).withMaxHold(MAX_HOLD));
             fixture.publish(delivered);
             Awaitility.await().atMost(Duration.ofMinutes(1)).until(() -> fixture.acked() >= delivered.size() / 4.0);
 
             proxy.cut();
             Awaitility.await().atMost(Duration.ofMinutes(1)).until(() -> fixture.retried() >= 8);
+            // the cut lasts well past maxHold: an outage holds messages, it never dead-letters them
+            Awaitility.await("nothing dead-lettered for 3 x maxHold while MongoDB is gone")
+                    .during(MAX_HOLD.multipliedBy(3)).atMost(MAX_HOLD.multipliedBy(3).plusSeconds(10))
+                    .until(() -> fixture.deadLettered() == 0 && fixture.acked() < delivered.size());
             double ackedDuringOutage = fixture.acked();
             assertThat(fixture.deadLettered()).as("nothing dead-lettered while MongoDB is gone").isZero();
             assertThat(ackedDuringOutage).as("not all done before the cut").isLessThan(delivered.size());
             proxy.restore();
 
             fixture.awaitHandled(delivered.size(), Duration.ofMinutes(3));
-            System.out.printf("[outage] seed %d: %d messages; cut after %.0f acked, %.0f retries while down,"
-                    + " all %.0f acked after, dead-lettered %.0f%n", seed, delivered.size(), ackedDuringOutage,
-                    fixture.retried(), fixture.acked(), fixture.deadLettered());
+            System.out.printf("[outage] seed %d: %d messages; cut after %.0f acked, for more than %d x maxHold"
+                    + " (%d ms), %.0f retries while down, all %.0f acked after, dead-lettered %.0f%n", seed,
+                    delivered.size(), ackedDuringOutage, 3, MAX_HOLD.toMillis(), fixture.retried(), fixture.acked(),
+                    fixture.deadLettered());
             assertThat(fixture.acked()).isEqualTo(delivered.size());
             assertThat(fixture.deadLettered()).isZero();
             fixture.awaitEmpty(fixture.queue);
@@ -96,6 +105,44 @@ class MongoOutageTest {
             fixture.start(fixture.options(2));
             fixture.awaitHandled(history.size(), Duration.ofMinutes(1));
             fixture.assertConverged(history);
+        }
+    }
+
+    @Test
+    void bad_input_refused_while_every_write_fails_does_not_make_held_messages_look_served(ConnectionFactory cf)
+            throws Exception {
+        List<Operation> good = List.of(Operation.assign("b1", 1, "name", new org.bson.BsonString("Ada")),
+                Operation.assign("b2", 1, "name", new org.bson.BsonString("Bea")));
+        java.util.concurrent.atomic.AtomicInteger bad = new java.util.concurrent.atomic.AtomicInteger();
+
+        try (ConsumerFixture fixture = new ConsumerFixture(cf, db.getCollection("entities", BsonDocument.class), "badout")) {
+            // every operation on the collection loses its connection mid-way: an error that alone cannot say
+            // whether MongoDB is down for everyone, so the consumer weighs what else it saw
+            proxy.dropWhenClientSends("entities");
+            fixture.start(fixture.options(4).withPrefetch(1).withMaxHold(MAX_HOLD));
+            fixture.publish(good);
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> fixture.retried() >= 4);
+            // while both good messages hold, the other consumers keep refusing bad input (one more per poll):
+            // refusals that never reached MongoDB must not count as MongoDB serving
+            Awaitility.await("no good message dead-lettered for 3 x maxHold while bad input flows")
+                    .during(MAX_HOLD.multipliedBy(3)).atMost(MAX_HOLD.multipliedBy(3).plusSeconds(10))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> {
+                        fixture.publishRaw(List.of(("{\"entity\":\"p" + bad.incrementAndGet() + "\",\"seq\":1,"
+                                + "\"op\":\"add\",\"field\":\"hobbies\",\"element\":\"x\"}")
+                                .getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                        return fixture.count("orderless.consume.dead_lettered", "reason", "held_too_long") == 0
+                                && fixture.acked() == 0;
+                    });
+            proxy.dropWhenClientSends("");
+
+            fixture.awaitHandled(good.size() + bad.get(), Duration.ofMinutes(1));
+            System.out.printf("[outage] %d bad inputs refused while 2 good messages held while every write failed;"
+                    + " held too long: %.0f%n", bad.get(), fixture.count("orderless.consume.dead_lettered", "reason",
+                    "held_too_long"));
+            assertThat(fixture.count("orderless.consume.dead_lettered", "reason", "bad_input")).isEqualTo(bad.get());
+            assertThat(fixture.acked()).isEqualTo(good.size());
+            fixture.assertConverged(good);
         }
     }
 }
