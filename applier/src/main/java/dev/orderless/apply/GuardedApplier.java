@@ -80,6 +80,11 @@ public final class GuardedApplier {
         if (collection == null || schema == null || options == null) {
             throw new InvalidConfigurationException("applier: collection, schema and options are all required");
         }
+        if (!collection.getWriteConcern().isAcknowledged()) {
+            throw new InvalidConfigurationException("applier: collection " + collection.getNamespace().getCollectionName()
+                    + " has an unacknowledged write concern (w: 0); the applier must know whether each guarded write"
+                    + " matched: use w: 1 or w: majority");
+        }
         this.collection = collection;
         this.reads = collection.withReadPreference(ReadPreference.primary()).withReadConcern(ReadConcern.LOCAL);
         this.schema = schema;

@@ -140,6 +140,13 @@ class ValidationTest {
                 .isEqualTo(Outcome.APPLIED);
     }
 
+    @Test
+    void an_unacknowledged_write_concern_is_refused_at_create() {
+        assertThatThrownBy(() -> GuardedApplier.create(students.withWriteConcern(com.mongodb.WriteConcern.UNACKNOWLEDGED),
+                Students.SCHEMA))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("use w: 1 or w: majority");
+    }
+
     private static BsonDocument nested(int depth) {
         BsonDocument value = new BsonDocument("leaf", new BsonInt32(1));
         for (int i = 1; i < depth; i++) {
