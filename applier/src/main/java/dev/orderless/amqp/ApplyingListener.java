@@ -49,7 +49,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
 
     ApplyingListener(GuardedApplier applier, OperationDecoder decoder, DeadLetterRecoverer recoverer,
                      ConsumerOptions options, ConsumerMetrics metrics, Backoff backoff) {
-        this.holdClock = new HoldClock(applier, options.maxHold());
+        this.holdClock = new HoldClock(applier::ping, options.maxHold());
         this.applier = applier;
         this.decoder = decoder;
         this.recoverer = recoverer;

@@ -4,6 +4,7 @@ import dev.orderless.TransientException;
 import dev.orderless.apply.GuardedApplier;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * Tells the two transient worlds apart for one consumer's threads, and bounds how long one message may
@@ -18,32 +19,41 @@ import java.util.concurrent.atomic.AtomicLong;
  *       bad input, which is refused before MongoDB is asked) in the interval:
  *       <em>serving</em>;
  *   <li>another delivery saw MongoDB down in the interval: <em>down</em>;
+ *   <li>other deliveries failed too, and none was answered: <em>down</em> (writes failing for everyone
+ *       while reads still work, a full disk or a quota, say, must not dead-letter every message);
  *   <li>nobody else tried: ask MongoDB ({@link GuardedApplier#ping()}).
  * </ol>
+ * The price of rule 4: if every consumer thread holds a message that fails on its own, with nothing else
+ * being applied, they hold each other up (each retry logs a WARN naming its entity). Messages that wait
+ * behind them are not evidence; more consumers than such messages, or one consumer, end it.
  * One failure alone proves nothing (a cut drops every in-flight operation while others have just
- * completed), so the clock starts at the first failure of a pair judged serving, runs while every
- * following interval is judged serving, and resets on down. A message whose clock reaches
+ * completed), and neither does one interval (it may have been down until a moment before its end), so
+ * the clock starts at the end of the first interval judged serving, runs while every following interval
+ * is judged serving, and resets on down. A message whose clock reaches
  * {@code maxHold} is dead-lettered: MongoDB serves others but keeps failing this one. While the evidence
  * says down, a message holds without limit (nothing is dead-lettered in an outage, and the consumer
  * resumes by itself).
  */
 final class HoldClock {
-    private final GuardedApplier applier;
+    private final BooleanSupplier ping;
     private final long maxHoldNanos;
     private final AtomicLong completed = new AtomicLong();
     private final AtomicLong sawDown = new AtomicLong();
+    /** Transient failures that could not tell who else is affected, this one's included. */
+    private final AtomicLong failed = new AtomicLong();
 
-    HoldClock(GuardedApplier applier, Duration maxHold) {
-        this.applier = applier;
+    /** @param ping true if MongoDB answers now ({@link GuardedApplier#ping()}); asked only when nothing else tells */
+    HoldClock(BooleanSupplier ping, Duration maxHold) {
+        this.ping = ping;
         this.maxHoldNanos = maxHold.toNanos();
     }
 
     /** Where the shared counters stood at one failure. */
-    private record Mark(long completed, long sawDown, long atNanos) {
+    private record Mark(long completed, long sawDown, long failed, long atNanos) {
     }
 
     private Mark mark() {
-        return new Mark(completed.get(), sawDown.get(), System.nanoTime());
+        return new Mark(completed.get(), sawDown.get(), failed.get(), System.nanoTime());
     }
 
     /** MongoDB answered a delivery: it is serving. */
@@ -63,6 +73,7 @@ final class HoldClock {
                 return false;
             }
             Mark previous = lastFailure;
+            failed.incrementAndGet();
             Mark now = mark();
             lastFailure = now;
             if (previous == null) {
@@ -73,7 +84,10 @@ final class HoldClock {
                 return false;
             }
             if (servingSince < 0) {
-                servingSince = previous.atNanos();
+                // the clock starts here, not at the previous failure: the interval may have been down
+                // until MongoDB came back a moment ago, and the next attempt may well succeed
+                servingSince = now.atNanos();
+                return false;
             }
             return now.atNanos() - servingSince >= maxHoldNanos;
         }
@@ -102,6 +116,9 @@ final class HoldClock {
         if (now.sawDown() > previous.sawDown()) {
             return false;
         }
-        return applier.ping();
+        if (now.failed() - previous.failed() > 1) {
+            return false;   // others failed too (beyond this delivery's own failure) and none was answered
+        }
+        return ping.getAsBoolean();
     }
 }
