@@ -87,27 +87,27 @@ final class DeletePlan implements WritePlan {
 
     /**
      * Pulls the killed entries out of the live array and pushes their tombstones: only what changes travels,
-     * so a document near MongoDB's 16 MB limit can still be deleted (a {@code $set} of whole arrays could
-     * make the command itself too large). The {@code _v} guard makes the pull exact: it runs only on the
-     * document this plan read, where the killed keys are exactly the entries judged below.
+     * so a document near MongoDB's 16 MB limit can still be deleted (a {@code $set} of whole arrays, or a
+     * list of the killed keys, could make the command itself too large). The {@code _v} guard makes the
+     * pull exact: it runs only on the document this plan read, where the entries it pulls (a key, and a seq
+     * not at or above this one) are exactly the entries judged below, by the server's own comparison.
      */
     private void killLowerElements(BsonDocument doc, SetField set, List<Bson> updates) {
-        BsonArray killed = new BsonArray();
         BsonArray tombstones = new BsonArray();
         for (BsonValue value : Stored.array(doc, set.field())) {
-            if (value.isDocument() && Stored.seqOf(value.asDocument()) < op.seq()) {
-                BsonValue key = value.asDocument().get(set.key());
-                if (key == null) {
-                    continue;   // not an entry orderless wrote: left alone, like any non-document value
-                }
-                killed.add(key);
+            if (!value.isDocument()) {
+                continue;   // not an entry orderless wrote: left alone, and the pull's condition skips it too
+            }
+            BsonDocument entry = value.asDocument();
+            BsonValue key = entry.get(set.key());
+            if (key != null && !Stored.seqAtLeast(entry, op.seq())) {
                 tombstones.add(new BsonDocument(set.key(), key)
                         .append(StoredFields.ENTRY_SEQ, new BsonInt64(op.seq()))
                         .append(StoredFields.ENTRY_AT, new BsonDateTime(now.toEpochMilli())));
             }
         }
-        if (!killed.isEmpty()) {
-            updates.add(Queries.pullKilled(set, killed, op.seq()));
+        if (!tombstones.isEmpty()) {
+            updates.add(Queries.pullKilled(set, op.seq()));
             updates.add(pushEach(set.tombstones(), tombstones.getValues()));
         }
     }

@@ -5,7 +5,6 @@ import static com.mongodb.client.model.Filters.elemMatch;
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.exists;
 import static com.mongodb.client.model.Filters.gte;
-import static com.mongodb.client.model.Filters.in;
 import static com.mongodb.client.model.Filters.lt;
 import static com.mongodb.client.model.Filters.not;
 import static com.mongodb.client.model.Filters.or;
@@ -22,7 +21,6 @@ import static dev.orderless.apply.StoredFields.ID;
 import static dev.orderless.apply.StoredFields.REGISTER_SEQS;
 import static dev.orderless.apply.StoredFields.VERSION;
 
-import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
@@ -110,8 +108,13 @@ final class Queries {
      * {@code $pull} from the live array the entries whose key is one of {@code keys} and whose seq is not
      * at or above {@code seq} (a missing or non-numeric seq counts as 0, as {@link Stored} reads it).
      */
-    static Bson pullKilled(SetField set, BsonArray keys, long seq) {
-        BsonDocument condition = in(set.key(), keys.getValues()).toBsonDocument();
+    /**
+     * Pulls from {@code set}'s live array every entry that has a key and whose seq is not at or above
+     * {@code seq} (a missing or non-numeric seq counts as below, as {@link Stored#seqAtLeast} decides):
+     * the same entries {@link DeletePlan} tombstones, with no key list, so the command stays small.
+     */
+    static Bson pullKilled(SetField set, long seq) {
+        BsonDocument condition = exists(set.key()).toBsonDocument();
         condition.putAll(not(gte(ENTRY_SEQ, seq)).toBsonDocument());
         return pullByFilter(new BsonDocument(set.field(), condition));
     }

@@ -28,6 +28,35 @@ final class Stored {
         return number(entry, StoredFields.ENTRY_SEQ);
     }
 
+    /**
+     * True if MongoDB's {@code {seq: {$gte: seq}}} matches this entry: a number (of any BSON numeric type)
+     * at or above {@code seq}, or an array holding one. Anything else (missing, a string, NaN) does not,
+     * so {@code $not $gte} pulls it; {@link DeletePlan} must kill exactly what the server pulls.
+     */
+    static boolean seqAtLeast(BsonDocument entry, long seq) {
+        BsonValue v = entry.get(StoredFields.ENTRY_SEQ);
+        if (v != null && v.isArray()) {
+            return v.asArray().stream().anyMatch(e -> numberAtLeast(e, seq));
+        }
+        return numberAtLeast(v, seq);
+    }
+
+    private static boolean numberAtLeast(BsonValue v, long seq) {
+        if (v == null) {
+            return false;
+        }
+        return switch (v.getBsonType()) {
+            case INT32, INT64 -> v.asNumber().longValue() >= seq;
+            case DOUBLE -> v.asDouble().getValue() >= seq;   // NaN is never at or above
+            case DECIMAL128 -> {
+                org.bson.types.Decimal128 d = v.asDecimal128().getValue();
+                yield !d.isNaN() && (d.isInfinite() ? !d.isNegative()
+                        : d.bigDecimalValue().compareTo(java.math.BigDecimal.valueOf(seq)) >= 0);
+            }
+            default -> false;
+        };
+    }
+
     /** The seq of the register's last assignment, or 0. */
     static long registerSeq(BsonDocument doc, String field) {
         BsonValue seqs = doc.get(StoredFields.REGISTER_SEQS);

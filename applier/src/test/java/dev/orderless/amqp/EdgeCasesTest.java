@@ -278,6 +278,8 @@ class EdgeCasesTest {
                         + "n".repeat(300_000) + "'}}"), sizeLimit ? "too_large" : "applied", sizeLimit ? "16 MB" : ""));
         cases.add(new Case("delete of a 15 MB document", c -> c.insertOne(huge("huge")),
                 json("{'entity':'huge','seq':5000,'op':'delete'}"), "applied", ""));
+        cases.add(new Case("delete of 70,000 small entries", c -> c.insertOne(many("many")),
+                json("{'entity':'many','seq':80000,'op':'delete'}"), "applied", ""));
         cases.add(new Case("connection dropped on every write of one entity",
                 c -> proxy.dropWhenClientSends(NET_FAULT_ENTITY),
                 json("{'entity':'" + NET_FAULT_ENTITY + "','seq':1,'op':'assign','field':'name','value':'x'}"),
@@ -293,6 +295,14 @@ class EdgeCasesTest {
         }
         return doc(id).append("_v", new BsonInt64(1500)).append("_floor", new BsonInt64(0))
                 .append("_gcFloor", new BsonInt64(0)).append("classes", classes);
+    }
+
+    private static BsonDocument many(String id) {
+        BsonArray classes = new BsonArray();
+        for (int i = 0; i < 70_000; i++) {
+            classes.add(new BsonDocument("name", new BsonString(String.format("%0100d", i))).append("seq", new BsonInt64(i + 1)));
+        }
+        return doc(id).append("_v", new BsonInt64(70_000)).append("classes", classes);
     }
 
     private static BsonDocument doc(String id) {

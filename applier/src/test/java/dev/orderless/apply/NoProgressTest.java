@@ -24,6 +24,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonDouble;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
@@ -105,15 +106,55 @@ class NoProgressTest {
 
     @Test
     void a_document_near_16_mb_can_still_be_deleted_because_only_what_changes_is_sent() {
-        BsonDocument title = new BsonDocument("notes", new BsonString("n".repeat(10_000)));
+        BsonArray classes = new BsonArray();
         for (int i = 0; i < 1500; i++) {
-            applier.apply(Operation.add("s1", i + 1, "classes", "course-" + i, title));
+            classes.add(new BsonDocument("name", new BsonString("course-" + i)).append("seq", new BsonInt64(i + 1))
+                    .append("notes", new BsonString("n".repeat(10_000))));
         }
+        students.insertOne(new BsonDocument("_id", new BsonString("s1")).append("_v", new BsonInt64(1500))
+                .append("classes", classes));
 
         assertThat(applier.apply(leave("s1", 2000))).isEqualTo(Outcome.APPLIED);
         BsonDocument stored = stored("s1");
         assertThat(stored.getArray("classes")).isEmpty();
         assertThat(stored.getArray("deleted_classes")).hasSize(1500);
+    }
+
+    @Test
+    void a_delete_of_seventy_thousand_small_entries_sends_no_key_list_and_applies() {
+        BsonArray classes = new BsonArray();
+        for (int i = 0; i < 70_000; i++) {
+            classes.add(new BsonDocument("name", new BsonString(String.format("%0100d", i))).append("seq", new BsonInt64(i + 1)));
+        }
+        students.insertOne(new BsonDocument("_id", new BsonString("s1")).append("_v", new BsonInt64(70_000))
+                .append("classes", classes));
+
+        assertThat(applier.apply(leave("s1", 80_000))).isEqualTo(Outcome.APPLIED);
+        BsonDocument stored = stored("s1");
+        assertThat(stored.getArray("classes")).isEmpty();
+        assertThat(stored.getArray("deleted_classes")).hasSize(70_000);
+    }
+
+    @Test
+    void a_delete_tombstones_exactly_the_entries_the_server_pulls_whatever_their_seq_type() {
+        BsonDocument arraySeqHigh = new BsonDocument("name", new BsonString("A")).append("seq",
+                new BsonArray(List.of(new BsonInt64(1), new BsonInt64(9))));
+        BsonDocument doubleSeqHigh = new BsonDocument("name", new BsonString("D")).append("seq", new BsonDouble(7.5));
+        BsonDocument keyless = new BsonDocument("seq", new BsonInt64(1));
+        students.insertOne(new BsonDocument("_id", new BsonString("s1")).append("_v", new BsonInt64(4))
+                .append("classes", new BsonArray(List.of(arraySeqHigh,
+                        new BsonDocument("name", new BsonString("B")).append("seq",
+                                new BsonArray(List.of(new BsonInt64(1), new BsonInt64(2)))),
+                        new BsonDocument("name", new BsonString("C")).append("seq", new BsonString("9")),
+                        doubleSeqHigh,
+                        new BsonDocument("name", new BsonString("E")),
+                        keyless))));
+
+        assertThat(applier.apply(leave("s1", 5))).isEqualTo(Outcome.APPLIED);
+        BsonDocument stored = stored("s1");
+        assertThat(stored.getArray("classes")).containsExactly(arraySeqHigh, doubleSeqHigh, keyless);
+        assertThat(stored.getArray("deleted_classes")).extracting(t -> t.asDocument().getString("name").getValue())
+                .containsExactly("B", "C", "E");
     }
 
     @Test

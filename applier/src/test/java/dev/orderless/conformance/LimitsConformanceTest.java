@@ -4,7 +4,7 @@ import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.elemMatch;
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.gte;
-import static com.mongodb.client.model.Filters.in;
+import static com.mongodb.client.model.Filters.exists;
 import static com.mongodb.client.model.Filters.lt;
 import static com.mongodb.client.model.Filters.not;
 import static com.mongodb.client.model.Updates.combine;
@@ -36,10 +36,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonDouble;
 import org.bson.BsonInt64;
 import org.bson.BsonMaximumSizeExceededException;
 import org.bson.BsonString;
-import org.bson.BsonValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -153,24 +153,48 @@ class LimitsConformanceTest {
     }
 
     @Test
-    void a_pull_by_keys_below_a_seq_and_a_push_to_another_array_apply_in_one_update() {
+    void a_pull_of_keyed_entries_below_a_seq_and_a_push_to_another_array_apply_in_one_update() {
         docs.insertOne(doc("d1").append("_v", new BsonInt64(3)).append("classes", new BsonArray(List.of(
-                entry("CS 101", 1), entry("MA 201", 9), entry("PH 100", 2)))).append("deleted_classes", new BsonArray()));
-        BsonDocument pull = in("name", List.<BsonValue>of(new BsonString("CS 101"), new BsonString("MA 201")))
-                .toBsonDocument();
-        pull.putAll(not(gte("seq", 5L)).toBsonDocument());
+                entry("CS 101", 1), entry("MA 201", 9), entry("PH 100", 2), new BsonDocument("seq", new BsonInt64(1)))))
+                .append("deleted_classes", new BsonArray()));
 
         long matched = docs.updateOne(and(eq("_id", "d1"), eq("_v", 3L)), combine(
                 set("_floor", 5L),
-                pullByFilter(new BsonDocument("classes", pull)),
-                pushEach("deleted_classes", List.of(entry("CS 101", 5))),
+                pullByFilter(new BsonDocument("classes", pullBelow(5L))),
+                pushEach("deleted_classes", List.of(entry("CS 101", 5), entry("PH 100", 5))),
                 inc("_v", 1L))).getMatchedCount();
 
         assertThat(matched).isEqualTo(1);
         BsonDocument stored = docs.find(eq("_id", "d1")).first();
-        assertThat(stored.getArray("classes")).containsExactly(entry("MA 201", 9), entry("PH 100", 2));
-        assertThat(stored.getArray("deleted_classes")).containsExactly(entry("CS 101", 5));
+        assertThat(stored.getArray("classes")).as("an entry without a key stays")
+                .containsExactly(entry("MA 201", 9), new BsonDocument("seq", new BsonInt64(1)));
+        assertThat(stored.getArray("deleted_classes")).containsExactly(entry("CS 101", 5), entry("PH 100", 5));
         assertThat(stored.getInt64("_v").getValue()).isEqualTo(4);
+    }
+
+    @Test
+    void the_pull_compares_seqs_as_gte_does_an_array_counts_if_any_element_is_at_or_above() {
+        BsonDocument arraySeqHigh = new BsonDocument("name", new BsonString("A")).append("seq",
+                new BsonArray(List.of(new BsonInt64(1), new BsonInt64(9))));
+        BsonDocument arraySeqLow = new BsonDocument("name", new BsonString("B")).append("seq",
+                new BsonArray(List.of(new BsonInt64(1), new BsonInt64(2))));
+        BsonDocument stringSeq = new BsonDocument("name", new BsonString("C")).append("seq", new BsonString("9"));
+        BsonDocument doubleSeq = new BsonDocument("name", new BsonString("D")).append("seq", new BsonDouble(5.0));
+        BsonDocument noSeq = new BsonDocument("name", new BsonString("E"));
+        docs.insertOne(doc("d2").append("classes", new BsonArray(List.of(
+                arraySeqHigh, arraySeqLow, stringSeq, doubleSeq, noSeq))));
+
+        docs.updateOne(eq("_id", "d2"), pullByFilter(new BsonDocument("classes", pullBelow(5L))));
+
+        assertThat(docs.find(eq("_id", "d2")).first().getArray("classes"))
+                .as("kept: a seq at or above 5, in an array or as a double").containsExactly(arraySeqHigh, doubleSeq);
+    }
+
+    /** The delete's pull condition: an entry with a key whose seq is not at or above {@code seq}. */
+    private static BsonDocument pullBelow(long seq) {
+        BsonDocument condition = exists("name").toBsonDocument();
+        condition.putAll(not(gte("seq", seq)).toBsonDocument());
+        return condition;
     }
 
     private boolean differs(KnownDifference difference) {
