@@ -49,7 +49,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
 
     ApplyingListener(GuardedApplier applier, OperationDecoder decoder, DeadLetterRecoverer recoverer,
                      ConsumerOptions options, ConsumerMetrics metrics, Backoff backoff) {
-        this.holdClock = new HoldClock(applier::ping, options.maxHold());
+        this.holdClock = new HoldClock(applier::answersWrites, options.maxHold());
         this.applier = applier;
         this.decoder = decoder;
         this.recoverer = recoverer;
@@ -122,7 +122,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
             metrics.retried();
             if (hold.heldTooLong(failure)) {
                 deadLetter(message, channel, DeadLetterReason.HELD_TOO_LONG, "held too long: '" + op.entity()
-                        + "' seq " + op.seq() + " failed for " + hold.heldSeconds() + " s while MongoDB applied others;"
+                        + "' seq " + op.seq() + " failed for " + hold.heldSeconds() + " s while MongoDB served others;"
                         + " last error: " + failure.getMessage());
                 return;
             }

@@ -19,13 +19,11 @@ import java.util.function.BooleanSupplier;
  *       bad input, which is refused before MongoDB is asked) in the interval:
  *       <em>serving</em>;
  *   <li>another delivery saw MongoDB down in the interval: <em>down</em>;
- *   <li>other deliveries failed too, and none was answered: <em>down</em> (writes failing for everyone
- *       while reads still work, a full disk or a quota, say, must not dead-letter every message);
- *   <li>nobody else tried: ask MongoDB ({@link GuardedApplier#ping()}).
+ *   <li>otherwise (nobody else tried, or others failed too and none was answered): ask MongoDB with a
+ *       write that matches nothing ({@link GuardedApplier#answersWrites()}): a write, not a read, so
+ *       that writes refused for everyone while reads work (a primary stepping down, a cluster out of
+ *       quota) count as down, and so that two messages failing on their own do not hold each other up.
  * </ol>
- * The price of rule 4: if every consumer thread holds a message that fails on its own, with nothing else
- * being applied, they hold each other up (each retry logs a WARN naming its entity). Messages that wait
- * behind them are not evidence; more consumers than such messages, or one consumer, end it.
  * One failure alone proves nothing (a cut drops every in-flight operation while others have just
  * completed), and neither does one interval (it may have been down until a moment before its end), so
  * the clock starts at the end of the first interval judged serving, runs while every following interval
@@ -35,25 +33,24 @@ import java.util.function.BooleanSupplier;
  * resumes by itself).
  */
 final class HoldClock {
-    private final BooleanSupplier ping;
+    private final BooleanSupplier probe;
     private final long maxHoldNanos;
     private final AtomicLong completed = new AtomicLong();
     private final AtomicLong sawDown = new AtomicLong();
-    /** Transient failures that could not tell who else is affected, this one's included. */
-    private final AtomicLong failed = new AtomicLong();
 
-    /** @param ping true if MongoDB answers now ({@link GuardedApplier#ping()}); asked only when nothing else tells */
-    HoldClock(BooleanSupplier ping, Duration maxHold) {
-        this.ping = ping;
+    /** @param probe true if MongoDB accepts a write now ({@link GuardedApplier#answersWrites()}); asked only
+     *              when nothing else tells */
+    HoldClock(BooleanSupplier probe, Duration maxHold) {
+        this.probe = probe;
         this.maxHoldNanos = maxHold.toNanos();
     }
 
     /** Where the shared counters stood at one failure. */
-    private record Mark(long completed, long sawDown, long failed, long atNanos) {
+    private record Mark(long completed, long sawDown, long atNanos) {
     }
 
     private Mark mark() {
-        return new Mark(completed.get(), sawDown.get(), failed.get(), System.nanoTime());
+        return new Mark(completed.get(), sawDown.get(), System.nanoTime());
     }
 
     /** MongoDB answered a delivery: it is serving. */
@@ -73,7 +70,6 @@ final class HoldClock {
                 return false;
             }
             Mark previous = lastFailure;
-            failed.incrementAndGet();
             Mark now = mark();
             lastFailure = now;
             if (previous == null) {
@@ -116,9 +112,6 @@ final class HoldClock {
         if (now.sawDown() > previous.sawDown()) {
             return false;
         }
-        if (now.failed() - previous.failed() > 1) {
-            return false;   // others failed too (beyond this delivery's own failure) and none was answered
-        }
-        return ping.getAsBoolean();
+        return probe.getAsBoolean();
     }
 }

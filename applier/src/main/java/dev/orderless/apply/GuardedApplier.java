@@ -1,8 +1,8 @@
 package dev.orderless.apply;
 
 import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Updates.inc;
 
-import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
 import com.mongodb.ReadConcern;
 import com.mongodb.ReadPreference;
@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.bson.BsonDocument;
-import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,8 +61,8 @@ public final class GuardedApplier {
     private static final Logger log = LoggerFactory.getLogger(GuardedApplier.class);
 
     static final String ID_INDEX = "_id_";
-    private static final int NAMESPACE_NOT_FOUND = 26;
-    private static final String PING_ID = "\u0000orderless-ping";
+    private static final int PROBE_ATTEMPTS = 3;
+    private static final String PROBE_ID = "\u0000orderless-probe";
 
     private final MongoCollection<BsonDocument> collection;
     /** Reads see the applier's own acknowledged writes, whatever the collection's defaults. */
@@ -104,6 +103,7 @@ public final class GuardedApplier {
         this.retries = Counter.builder("orderless.apply.retries")
                 .description("guarded writes that matched nothing and were followed by a read")
                 .tag("collection", name).register(options.meters());
+        CollectionChecks.codecs(collection);
         try {
             checkCollection();
         } catch (TransientException e) {
@@ -159,33 +159,8 @@ public final class GuardedApplier {
         return outcome;
     }
 
-    /**
-     * Fails with {@link InvalidConfigurationException} if the collection has a default collation other than
-     * simple: the guards compare keys the server's way and the plans the Java way, and under a
-     * case-insensitive collation the two disagree. Seen on the {@code _id} index, which carries the
-     * collection's default collation; a collection not created yet has none.
-     */
     private void checkCollection() {
-        try {
-            for (BsonDocument index : collection.listIndexes(BsonDocument.class)) {
-                BsonValue collation = index.get("collation");
-                if (ID_INDEX.equals(index.getString("name", new BsonString("")).getValue()) && collation != null
-                        && collation.isDocument() && !"simple".equals(
-                        collation.asDocument().getString("locale", new BsonString("simple")).getValue())) {
-                    throw new InvalidConfigurationException("applier: collection " + name + " has the default collation "
-                            + collation.asDocument().toJson() + "; orderless compares keys exactly: use a collection"
-                            + " created without a collation (or with {locale: 'simple'})");
-                }
-            }
-        } catch (MongoCommandException e) {
-            if (e.getErrorCode() != NAMESPACE_NOT_FOUND) {
-                throw MongoErrors.translate("check collection " + name, e);
-            }
-        } catch (InvalidConfigurationException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw MongoErrors.translate("check collection " + name, e);
-        }
+        CollectionChecks.collation(collection);
         collectionChecked = true;
     }
 
@@ -220,14 +195,14 @@ public final class GuardedApplier {
                 if (write(op, write)) {
                     return Outcome.APPLIED;
                 }
-                if (++attempts >= options.maxAttempts()) {
-                    throw new TransientException("gave up on " + name + " '" + op.entity() + "' seq " + op.seq()
-                            + " after " + attempts + " contended writes; it was not applied, retry it");
-                }
                 retries.increment();
                 BsonDocument after = read(op).orElse(null);
                 if (read && Objects.equals(after, current)) {
                     throw noProgress(op, write, after);
+                }
+                if (++attempts >= options.maxAttempts()) {
+                    throw new TransientException("gave up on " + name + " '" + op.entity() + "' seq " + op.seq()
+                            + " after " + attempts + " contended writes; it was not applied, retry it");
                 }
                 current = after;
             } else {
@@ -291,17 +266,25 @@ public final class GuardedApplier {
     }
 
     /**
-     * True if MongoDB answers a primary read now. The consumer asks when a message keeps failing and
-     * nothing else tells whether MongoDB is serving: never throws.
+     * True if MongoDB accepts a write on this collection now: a guarded update that matches nothing (and
+     * writes nothing), sent the way the applier's own writes are. The consumer asks when a message keeps
+     * failing and nothing else tells whether MongoDB is serving. A failure that does not show MongoDB down
+     * (a connection another operation's fault just dropped, say) is asked again, up to three times.
+     * Never throws.
      */
-    public boolean ping() {
-        try {
-            reads.find(eq(StoredFields.ID, PING_ID)).first();
-            return true;
-        } catch (RuntimeException e) {
-            log.debug("ping of {} failed: {}", name, e.toString());
-            return false;
+    public boolean answersWrites() {
+        for (int attempt = 1; attempt <= PROBE_ATTEMPTS; attempt++) {
+            try {
+                collection.updateOne(Queries.versionIs(PROBE_ID, -1L), inc(StoredFields.VERSION, 0L));
+                return true;
+            } catch (RuntimeException e) {
+                log.debug("write probe {} of {} failed: {}", attempt, name, e.toString());
+                if (!(MongoErrors.translate("probe " + name, e) instanceof TransientException t) || t.backendDown()) {
+                    return false;
+                }
+            }
         }
+        return false;
     }
 
     private String describe(Operation op) {

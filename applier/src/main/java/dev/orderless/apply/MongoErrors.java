@@ -5,6 +5,7 @@ import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
 import com.mongodb.MongoNodeIsRecoveringException;
 import com.mongodb.MongoNotPrimaryException;
+import com.mongodb.MongoOperationTimeoutException;
 import com.mongodb.MongoSecurityException;
 import com.mongodb.MongoServerUnavailableException;
 import com.mongodb.MongoSocketOpenException;
@@ -32,23 +33,39 @@ import org.bson.codecs.configuration.CodecConfigurationException;
  * <ol>
  *   <li>Configuration (the same for every message: permissions, a shard key other than {@code _id}, an
  *       unknown write concern, a view): {@link InvalidConfigurationException}.
- *   <li>MongoDB down for everyone (no server selectable, connection refused, not primary, shutting down,
- *       write concern not satisfied): {@link TransientException} with {@code backendDown}.
+ *   <li>MongoDB down for everyone (no server selectable, connection refused, host unreachable, not
+ *       primary, shutting down, write concern not satisfied): {@link TransientException} with
+ *       {@code backendDown}.
  *   <li>Too large (a command the driver will not send, a document the server will not grow):
  *       {@link CannotApplyException} {@code TOO_LARGE}; a value the driver cannot encode: bad input.
- *   <li>A per-document write error the server gives for this document (not a duplicate {@code _id},
- *       which the applier handles as a lost insert race): {@code NO_PROGRESS}, with the server's message.
- *   <li>Anything else (a connection dropped mid-operation, a timeout, an exception nobody expected):
- *       {@link TransientException} that cannot tell who else is affected; the consumer bounds it.
+ *   <li>A write error that depends on this document only (a field of another type, a path that cannot
+ *       be created, a validator refusing it), from an allow-list of codes: {@code NO_PROGRESS}, with the
+ *       server's message. Never a duplicate {@code _id}, which the applier handles as a lost insert race.
+ *   <li>Anything else (a connection dropped mid-operation, a timeout, a write conflict, an error labelled
+ *       retryable, a code nobody listed): {@link TransientException} that cannot tell who else is
+ *       affected; the consumer bounds it.
  * </ol>
  */
 public final class MongoErrors {
-    /** Codes a server gives while it cannot serve anyone: not primary, recovering, shutting down, disk full. */
-    private static final Set<Integer> DOWN = Set.of(91, 189, 10107, 11600, 11602, 13435, 13436, 14031);
+    /**
+     * Codes a server or a network gives while it cannot serve anyone: host unreachable or not found,
+     * network timeout, not primary, recovering, shutting down, read preference unsatisfiable, disk full.
+     */
+    private static final Set<Integer> DOWN = Set.of(6, 7, 89, 91, 133, 189, 202, 262, 9001, 10058, 10107, 11600,
+            11602, 13435, 13436, 14031);
     /** Codes of a set-up that refuses every write: fix the configuration, retrying cannot help. */
     private static final Set<Integer> CONFIGURATION = Set.of(13, 18, 61, 79, 100, 166);
     /** BSONObjectTooLarge, BSONObjectTooLarge (update), and DocumentTooLarge-style codes. */
     private static final Set<Integer> TOO_LARGE = Set.of(10334, 17419, 17420, 13548);
+    /**
+     * Write errors caused by the stored document itself, the same on every attempt: BadValue,
+     * FailedToParse, TypeMismatch, PathNotViable, ConflictingUpdateOperators, DollarPrefixedFieldName,
+     * InvalidIdField, NotSingleValueField, InvalidDBRef, EmptyFieldName, DottedFieldName, ImmutableField,
+     * DocumentValidationFailure, and the legacy "cannot traverse" codes.
+     */
+    private static final Set<Integer> DOCUMENT = Set.of(2, 9, 14, 28, 40, 52, 53, 54, 55, 56, 57, 66, 121,
+            16836, 16837);
+    private static final Set<String> RETRYABLE_LABELS = Set.of("RetryableWriteError", "TransientTransactionError");
     private static final Pattern DUPLICATE_INDEX = Pattern.compile("index: (\\S+) dup key");
 
     private MongoErrors() {
@@ -85,6 +102,10 @@ public final class MongoErrors {
         if (!(e instanceof MongoException m)) {
             return new TransientException(what + ": unexpected " + e, e, false);
         }
+        if (m instanceof MongoOperationTimeoutException) {
+            // timeoutMS ran out: a slow operation or an unreachable server, who else is affected is unknown
+            return new TransientException(what + ": timed out: " + m.getMessage(), m, false);
+        }
         int code = codeOf(m);
         if (m instanceof MongoSecurityException || CONFIGURATION.contains(code)) {
             return new InvalidConfigurationException(what + ": MongoDB refuses it for a reason of configuration"
@@ -98,7 +119,8 @@ public final class MongoErrors {
             return new CannotApplyException(CannotApplyException.Kind.TOO_LARGE,
                     what + ": too large: the document would pass MongoDB's 16 MB limit (code " + code + ")", m);
         }
-        if (m instanceof MongoWriteException w) {
+        if (m instanceof MongoWriteException w && DOCUMENT.contains(code)
+                && RETRYABLE_LABELS.stream().noneMatch(m::hasErrorLabel)) {
             return new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: " + what
                     + ": MongoDB refuses the write on this document (code " + code + "): " + w.getError().getMessage(), m);
         }
@@ -111,6 +133,9 @@ public final class MongoErrors {
     }
 
     private static boolean isBackendDown(MongoException e, int code) {
+        if (e instanceof MongoOperationTimeoutException) {
+            return false;   // a subclass of MongoTimeoutException, but it may be this one slow operation
+        }
         return e instanceof MongoTimeoutException          // no server selectable in time
                 || e instanceof MongoSocketOpenException   // connection refused
                 || e instanceof MongoServerUnavailableException

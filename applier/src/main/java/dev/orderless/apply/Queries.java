@@ -105,10 +105,6 @@ final class Queries {
     }
 
     /**
-     * {@code $pull} from the live array the entries whose key is one of {@code keys} and whose seq is not
-     * at or above {@code seq} (a missing or non-numeric seq counts as 0, as {@link Stored} reads it).
-     */
-    /**
      * Pulls from {@code set}'s live array every entry that has a key and whose seq is not at or above
      * {@code seq} (a missing or non-numeric seq counts as below, as {@link Stored#seqAtLeast} decides):
      * the same entries {@link DeletePlan} tombstones, with no key list, so the command stays small.

@@ -7,8 +7,10 @@ import static com.mongodb.client.model.Updates.combine;
 import static com.mongodb.client.model.Updates.inc;
 import static com.mongodb.client.model.Updates.set;
 
-import com.mongodb.MongoException;
+import com.mongodb.ReadConcern;
+import com.mongodb.ReadPreference;
 import com.mongodb.client.MongoCollection;
+import dev.orderless.CannotApplyException;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.TransientException;
 import io.micrometer.core.instrument.Counter;
@@ -39,11 +41,14 @@ import org.slf4j.LoggerFactory;
  *       filter {@code {_id, _v: <read>}}; if a concurrent write moved {@code _v}, start again.
  * </ol>
  * Live elements, registers and {@code _floor} are never touched: the observable state does not change.
+ * Reads go to the primary; a document that cannot be compacted (one written by something else, say) is
+ * skipped with a WARN naming it, so one document never stops a pass.
  */
 public final class TombstoneCompactor {
     private static final Logger log = LoggerFactory.getLogger(TombstoneCompactor.class);
 
     private final MongoCollection<BsonDocument> collection;
+    private final MongoCollection<BsonDocument> reads;
     private final CollectionSchema schema;
     private final Duration grace;
     private final ApplierOptions options;
@@ -59,6 +64,7 @@ public final class TombstoneCompactor {
                     + " the oldest delivery (TTL + retries + dead-letter replay), was " + grace);
         }
         this.collection = collection;
+        this.reads = collection.withReadPreference(ReadPreference.primary()).withReadConcern(ReadConcern.LOCAL);
         this.schema = schema;
         this.grace = grace;
         this.options = options;
@@ -85,16 +91,25 @@ public final class TombstoneCompactor {
         List<Bson> anyOld = new ArrayList<>();
         schema.sets().forEach(set -> anyOld.add(Queries.tombstonesBefore(set, cutoff)));
         Compaction total = new Compaction(0, 0);
+        List<String> ids = new ArrayList<>();
         try {
-            List<String> ids = new ArrayList<>();
-            collection.find(anyOld.size() == 1 ? anyOld.get(0) : or(anyOld))
+            reads.find(anyOld.size() == 1 ? anyOld.get(0) : or(anyOld))
                     .projection(include(StoredFields.ID))
-                    .forEach(doc -> ids.add(doc.getString(StoredFields.ID).getValue()));
-            for (String id : ids) {
-                total = total.plus(compact(id));
-            }
-        } catch (MongoException e) {
+                    .forEach(doc -> {
+                        BsonValue id = doc.get(StoredFields.ID);
+                        if (id != null && id.isString()) {
+                            ids.add(id.asString().getValue());   // orderless writes string ids only
+                        }
+                    });
+        } catch (RuntimeException e) {
             throw MongoErrors.translate("compaction scan", e);
+        }
+        for (String id : ids) {
+            try {
+                total = total.plus(compact(id));
+            } catch (CannotApplyException e) {
+                log.warn("compaction skipped '{}': {}", id, e.getMessage());   // one document never stops the pass
+            }
         }
         return total;
     }
@@ -105,8 +120,8 @@ public final class TombstoneCompactor {
         for (int attempt = 1; attempt <= options.maxAttempts(); attempt++) {
             BsonDocument doc;
             try {
-                doc = collection.find(eq(StoredFields.ID, entity)).first();
-            } catch (MongoException e) {
+                doc = reads.find(eq(StoredFields.ID, entity)).first();
+            } catch (RuntimeException e) {
                 throw MongoErrors.translate("compact '" + entity + "'", e);
             }
             if (doc == null) {
@@ -141,7 +156,7 @@ public final class TombstoneCompactor {
                     log.debug("compacted '{}': dropped {} tombstones, _gcFloor now {}", entity, count, gcFloor);
                     return new Compaction(1, count);
                 }
-            } catch (MongoException e) {
+            } catch (RuntimeException e) {
                 throw MongoErrors.translate("compact '" + entity + "'", e);
             }
         }

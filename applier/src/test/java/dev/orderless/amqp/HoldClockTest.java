@@ -13,11 +13,11 @@ class HoldClockTest {
     private static final TransientException DROPPED = new TransientException("connection dropped mid-operation");
     private static final TransientException DOWN = new TransientException("no server selectable", null, true);
 
-    private final AtomicInteger pings = new AtomicInteger();
+    private final AtomicInteger probes = new AtomicInteger();
 
     private HoldClock clock(boolean mongoAnswers, Duration maxHold) {
         return new HoldClock(() -> {
-            pings.incrementAndGet();
+            probes.incrementAndGet();
             return mongoAnswers;
         }, maxHold);
     }
@@ -51,7 +51,7 @@ class HoldClockTest {
         clock.completed();
 
         assertThat(hold.heldTooLong(DROPPED)).isTrue();
-        assertThat(pings).as("another delivery's answer is enough").hasValue(0);
+        assertThat(probes).as("another delivery's answer is enough").hasValue(0);
     }
 
     @Test
@@ -65,7 +65,7 @@ class HoldClockTest {
     }
 
     @Test
-    void with_nobody_else_trying_the_ping_decides() {
+    void with_nobody_else_trying_the_write_probe_decides() {
         HoldClock answering = clock(true, AT_ONCE);
         HoldClock.Hold held = answering.hold();
         held.heldTooLong(DROPPED);
@@ -102,18 +102,34 @@ class HoldClockTest {
         clock.hold().heldTooLong(DOWN);
 
         assertThat(mine.heldTooLong(DROPPED)).isFalse();
-        assertThat(pings).hasValue(0);
+        assertThat(probes).hasValue(0);
     }
 
     @Test
-    void others_failing_too_with_none_answered_counts_as_down_even_if_a_read_answers() {
+    void two_messages_failing_on_their_own_do_not_hold_each_other_up_when_writes_are_accepted() {
         HoldClock clock = clock(true, AT_ONCE);
         HoldClock.Hold mine = clock.hold();
         HoldClock.Hold theirs = clock.hold();
-        mine.heldTooLong(DROPPED);
-        theirs.heldTooLong(DROPPED);
+        for (int i = 0; i < 2; i++) {
+            mine.heldTooLong(DROPPED);
+            theirs.heldTooLong(DROPPED);
+        }
+
+        assertThat(mine.heldTooLong(DROPPED)).isTrue();
+        assertThat(theirs.heldTooLong(DROPPED)).isTrue();
+    }
+
+    @Test
+    void others_failing_too_with_writes_refused_counts_as_down() {
+        HoldClock clock = clock(false, AT_ONCE);
+        HoldClock.Hold mine = clock.hold();
+        HoldClock.Hold theirs = clock.hold();
+        for (int i = 0; i < 3; i++) {
+            mine.heldTooLong(DROPPED);
+            theirs.heldTooLong(DROPPED);
+        }
 
         assertThat(mine.heldTooLong(DROPPED)).isFalse();
-        assertThat(pings).as("writes failing for everyone: a read answering proves nothing").hasValue(0);
+        assertThat(probes).as("the write probe decides").hasPositiveValue();
     }
 }

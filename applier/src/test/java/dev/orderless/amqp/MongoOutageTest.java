@@ -26,7 +26,8 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 /**
  * MongoDB goes away mid-run (every connection cut by a proxy, new ones refused) and comes back: nothing
  * is lost, acked, or dead-lettered while it is gone, even when it is gone several times longer than the
- * consumer's maxHold; the consumers back off, then finish by themselves.
+ * consumer's maxHold; the consumers back off, then finish by themselves. And the other side of it:
+ * messages that fail on their own while MongoDB serves are not mistaken for an outage.
  */
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
 class MongoOutageTest {
@@ -143,6 +144,25 @@ class MongoOutageTest {
             assertThat(fixture.count("orderless.consume.dead_lettered", "reason", "bad_input")).isEqualTo(bad.get());
             assertThat(fixture.acked()).isEqualTo(good.size());
             fixture.assertConverged(good);
+        }
+    }
+
+    @Test
+    void two_messages_failing_on_their_own_with_nothing_else_to_do_do_not_hold_each_other_up(ConnectionFactory cf)
+            throws Exception {
+        List<Operation> alone = List.of(Operation.assign("alone-1", 1, "name", new org.bson.BsonString("Ada")),
+                Operation.assign("alone-2", 1, "name", new org.bson.BsonString("Bea")));
+
+        try (ConsumerFixture fixture = new ConsumerFixture(cf, db.getCollection("entities", BsonDocument.class), "alone")) {
+            // each consumer holds one message that MongoDB drops while it serves everything else: neither
+            // failure may count as evidence that MongoDB is down for the other (the write probe answers)
+            proxy.dropWhenClientSends("alone-");
+            fixture.start(fixture.options(2).withPrefetch(1).withMaxHold(MAX_HOLD));
+            fixture.publish(alone);
+
+            fixture.awaitHandled(alone.size(), Duration.ofMinutes(1));
+            assertThat(fixture.count("orderless.consume.dead_lettered", "reason", "held_too_long")).isEqualTo(2);
+            assertThat(fixture.acked()).isZero();
         }
     }
 }

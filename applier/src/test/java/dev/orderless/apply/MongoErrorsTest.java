@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoConnectionPoolClearedException;
+import com.mongodb.MongoOperationTimeoutException;
 import com.mongodb.MongoSocketOpenException;
 import com.mongodb.MongoSocketReadException;
 import com.mongodb.MongoTimeoutException;
@@ -45,6 +46,31 @@ class MongoErrorsTest {
         assertTransientOnly(new MongoSocketReadException("Prematurely reached end of stream", SERVER));
         assertTransientOnly(new MongoConnectionPoolClearedException(new ServerId(new ClusterId(), SERVER), null));
         assertTransientOnly(command(50, "MaxTimeMSExpired"));
+    }
+
+    @Test
+    void a_network_or_replica_set_code_on_a_write_means_down_never_no_progress() {
+        for (int code : new int[] {6, 7, 89, 133, 189, 262, 9001, 10107, 11602}) {
+            assertDown(write(code, "code " + code));
+        }
+    }
+
+    @Test
+    void a_write_error_not_known_to_depend_on_the_document_is_transient_never_no_progress() {
+        for (int code : new int[] {24, 50, 112, 8000, 11601, 123456}) {
+            assertTransientOnly(write(code, "code " + code));
+        }
+    }
+
+    @Test
+    void a_write_error_labelled_retryable_is_transient_whatever_its_code() {
+        assertTransientOnly(write(2, "BadValue", java.util.Set.of("RetryableWriteError")));
+    }
+
+    @Test
+    void an_operation_timeout_is_transient_but_not_proof_of_an_outage_although_it_is_a_timeout_exception() {
+        assertTransientOnly(new MongoOperationTimeoutException("Operation exceeded the timeout limit"));
+        assertThat(MongoErrors.isBackendDown(new MongoOperationTimeoutException("timeoutMS"))).isFalse();
     }
 
     @Test
@@ -110,6 +136,10 @@ class MongoErrorsTest {
     }
 
     private static MongoWriteException write(int code, String message) {
-        return new MongoWriteException(new WriteError(code, message, new BsonDocument()), SERVER, java.util.Set.of());
+        return write(code, message, java.util.Set.of());
+    }
+
+    private static MongoWriteException write(int code, String message, java.util.Set<String> labels) {
+        return new MongoWriteException(new WriteError(code, message, new BsonDocument()), SERVER, labels);
     }
 }

@@ -170,8 +170,19 @@ class NoProgressTest {
     }
 
     @Test
-    void ping_says_whether_mongodb_answers() {
-        assertThat(applier.ping()).isTrue();
+    void the_write_probe_says_whether_mongodb_accepts_writes_and_writes_nothing() {
+        assertThat(applier.answersWrites()).isTrue();
+        assertThat(students.countDocuments()).isZero();
+    }
+
+    @Test
+    void a_codec_registry_that_cannot_encode_the_queries_is_refused_at_create() {
+        MongoCollection<BsonDocument> bare = students.withCodecRegistry(
+                org.bson.codecs.configuration.CodecRegistries.fromProviders(new org.bson.codecs.BsonValueCodecProvider()));
+
+        assertThatThrownBy(() -> GuardedApplier.create(bare, Students.SCHEMA))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("codec registry").hasMessageContaining("ValueCodecProvider");
     }
 
     private void assertNoProgress(org.assertj.core.api.ThrowableAssert.ThrowingCallable apply, String expected) {
