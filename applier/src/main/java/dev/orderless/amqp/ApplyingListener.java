@@ -83,6 +83,9 @@ final class ApplyingListener implements ChannelAwareMessageListener {
                 requeue(channel, tag, op);
                 return;
             }
+            if (attempt > 1) {
+                hold.beforeRetry();
+            }
             TransientException failure;
             try {
                 Outcome outcome = applier.apply(op);

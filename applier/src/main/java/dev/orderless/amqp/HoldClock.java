@@ -62,6 +62,18 @@ final class HoldClock {
     final class Hold {
         private Mark lastFailure;
         private long servingSince = -1;
+        private Boolean probed;   // the write probe's answer for the current interval, if asked
+
+        /**
+         * Called before each retry, after the pause: if nothing else tells yet whether MongoDB served since
+         * the last failure, asks the write probe now rather than right after the failure, when the driver,
+         * having just lost a connection, may still be looking for the server.
+         */
+        void beforeRetry() {
+            Mark previous = lastFailure;
+            probed = previous == null || completed.get() > previous.completed() || sawDown.get() > previous.sawDown()
+                    ? null : probe.getAsBoolean();
+        }
 
         /** Judges the interval since the previous failure; true if the message has now held past maxHold. */
         boolean heldTooLong(TransientException failure) {
@@ -72,11 +84,13 @@ final class HoldClock {
             Mark previous = lastFailure;
             Mark now = mark();
             lastFailure = now;
+            Boolean probedThisInterval = probed;
+            probed = null;
             if (previous == null) {
                 return false;
             }
-            if (!serving(previous, now)) {
-                down();
+            if (!serving(previous, now, probedThisInterval)) {
+                servingSince = -1;   // this interval proves nothing; others judge theirs by their own evidence
                 return false;
             }
             if (servingSince < 0) {
@@ -93,6 +107,7 @@ final class HoldClock {
             sawDown.incrementAndGet();
             lastFailure = mark();
             servingSince = -1;
+            probed = null;
         }
 
         /** Seconds this message has held while MongoDB was serving, for the reason. */
@@ -105,13 +120,13 @@ final class HoldClock {
         return new Hold();
     }
 
-    private boolean serving(Mark previous, Mark now) {
+    private boolean serving(Mark previous, Mark now, Boolean probed) {
         if (now.completed() > previous.completed()) {
             return true;
         }
         if (now.sawDown() > previous.sawDown()) {
             return false;
         }
-        return probe.getAsBoolean();
+        return probed != null ? probed : probe.getAsBoolean();
     }
 }

@@ -49,10 +49,12 @@ import org.bson.codecs.configuration.CodecConfigurationException;
 public final class MongoErrors {
     /**
      * Codes a server or a network gives while it cannot serve anyone: host unreachable or not found,
-     * network timeout, not primary, recovering, shutting down, read preference unsatisfiable, disk full.
+     * network timeout, not primary, recovering, shutting down, read preference unsatisfiable, disk full,
+     * user writes blocked (371; a write that changes nothing passes, so the hold clock's probe cannot
+     * see it), temporarily unavailable under cache pressure (365), an Atlas refusal such as a quota (8000).
      */
-    private static final Set<Integer> DOWN = Set.of(6, 7, 89, 91, 133, 189, 202, 262, 9001, 10058, 10107, 11600,
-            11602, 13435, 13436, 14031);
+    private static final Set<Integer> DOWN = Set.of(6, 7, 89, 91, 133, 189, 202, 262, 365, 371, 8000, 9001, 10058,
+            10107, 11600, 11602, 13435, 13436, 14031);
     /** Codes of a set-up that refuses every write: fix the configuration, retrying cannot help. */
     private static final Set<Integer> CONFIGURATION = Set.of(13, 18, 61, 79, 100, 166);
     /** BSONObjectTooLarge, BSONObjectTooLarge (update), and DocumentTooLarge-style codes. */

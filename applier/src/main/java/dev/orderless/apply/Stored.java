@@ -47,11 +47,17 @@ final class Stored {
         }
         return switch (v.getBsonType()) {
             case INT32, INT64 -> v.asNumber().longValue() >= seq;
-            case DOUBLE -> v.asDouble().getValue() >= seq;   // NaN is never at or above
+            case DOUBLE -> {
+                // exactly, as MongoDB compares a double with a long (past 2^53 a cast would round)
+                double d = v.asDouble().getValue();
+                yield Double.isNaN(d) ? false : Double.isInfinite(d) ? d > 0
+                        : new java.math.BigDecimal(d).compareTo(java.math.BigDecimal.valueOf(seq)) >= 0;
+            }
             case DECIMAL128 -> {
                 org.bson.types.Decimal128 d = v.asDecimal128().getValue();
-                yield !d.isNaN() && (d.isInfinite() ? !d.isNegative()
-                        : d.bigDecimalValue().compareTo(java.math.BigDecimal.valueOf(seq)) >= 0);
+                // seqs are positive: any negative value (-0 included, which BigDecimal refuses) is below
+                yield !d.isNaN() && !d.isNegative() && (d.isInfinite()
+                        || d.bigDecimalValue().compareTo(java.math.BigDecimal.valueOf(seq)) >= 0);
             }
             default -> false;
         };

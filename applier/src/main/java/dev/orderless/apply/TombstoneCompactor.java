@@ -109,6 +109,11 @@ public final class TombstoneCompactor {
                 total = total.plus(compact(id));
             } catch (CannotApplyException e) {
                 log.warn("compaction skipped '{}': {}", id, e.getMessage());   // one document never stops the pass
+            } catch (TransientException e) {
+                if (e.backendDown()) {
+                    throw e;
+                }
+                log.warn("compaction skipped '{}' this pass: {}", id, e.getMessage());
             }
         }
         return total;
@@ -126,6 +131,10 @@ public final class TombstoneCompactor {
             }
             if (doc == null) {
                 return new Compaction(0, 0);
+            }
+            if (Stored.version(doc) == null || !doc.get(StoredFields.VERSION).isInt64()) {
+                throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: '" + entity
+                        + "' has no int64 _v, so it was not written by orderless and cannot be compacted");
             }
             long gcFloor = Stored.gcFloor(doc);
             long count = 0;

@@ -52,6 +52,19 @@ class CompactionTest {
     }
 
     @Test
+    void a_foreign_document_is_skipped_and_the_pass_goes_on() {
+        students.insertOne(new BsonDocument("_id", new org.bson.BsonString("a-foreign"))
+                .append("_v", new org.bson.BsonString("x"))
+                .append("deleted_classes", new org.bson.BsonArray(List.of(new BsonDocument("name",
+                        new org.bson.BsonString("CS 101")).append("seq", new org.bson.BsonInt64(1))))));
+        applier.apply(unenroll("s1", 2, "CS 101"));
+        clock.advance(GRACE.plusMinutes(1));
+
+        assertThat(compactor.compactAll()).isEqualTo(new TombstoneCompactor.Compaction(1, 1));
+        assertThat(stored("s1").getArray("deleted_classes")).isEmpty();
+    }
+
+    @Test
     void compaction_drops_old_tombstones_and_leaves_the_observable_state_unchanged() {
         List<Operation> history = new ArrayList<>();
         long seq = 0;

@@ -50,14 +50,14 @@ class MongoErrorsTest {
 
     @Test
     void a_network_or_replica_set_code_on_a_write_means_down_never_no_progress() {
-        for (int code : new int[] {6, 7, 89, 133, 189, 262, 9001, 10107, 11602}) {
+        for (int code : new int[] {6, 7, 89, 133, 189, 262, 365, 371, 8000, 9001, 10107, 11602}) {
             assertDown(write(code, "code " + code));
         }
     }
 
     @Test
     void a_write_error_not_known_to_depend_on_the_document_is_transient_never_no_progress() {
-        for (int code : new int[] {24, 50, 112, 8000, 11601, 123456}) {
+        for (int code : new int[] {24, 50, 112, 11601, 123456}) {
             assertTransientOnly(write(code, "code " + code));
         }
     }
