@@ -32,8 +32,10 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
  *       then is dead-lettered as {@code held too long} with its last error (see {@link HoldClock}). A
  *       refusal for a reason of configuration holds like an outage, with an ERROR line per retry.
  *       Stopping ends the wait and hands the message back unacked.
- *   <li>If the dead-letter publish fails, the message is handed back unacked after a pause: it is never
- *       acked unless it was applied, found stale, or safely dead-lettered.
+ *   <li>A dead letter is acked once the recoverer says the dead-letter queue has it, which may be later
+ *       (during a broker resource alarm): the thread goes on meanwhile. If the dead-letter publish fails,
+ *       the message is handed back unacked after a pause: it is never acked unless it was applied, found
+ *       stale, or safely dead-lettered.
  * </ol>
  */
 final class ApplyingListener implements ChannelAwareMessageListener {
@@ -138,21 +140,39 @@ final class ApplyingListener implements ChannelAwareMessageListener {
         }
     }
 
-    private void deadLetter(Message message, Channel channel, DeadLetterReason category, String reason)
-            throws IOException {
+    /**
+     * Hands the message to the recoverer and goes on; it is acked once the dead letter is safe, or handed
+     * back if it could not be sent (possibly later, from another thread: see {@link DeadLetterRecoverer}).
+     */
+    private void deadLetter(Message message, Channel channel, DeadLetterReason category, String reason) {
         long tag = message.getMessageProperties().getDeliveryTag();
+        java.util.concurrent.CompletableFuture<Void> sent;
         try {
-            recoverer.recover(message, channel, reason);
-        } catch (IOException | RuntimeException e) {
-            log.error("dead-letter publish failed, handing the message back: {} ({})", e.toString(), reason);
-            backoff.pause(1);
-            channel.basicNack(tag, false, true);
-            metrics.requeued();
-            return;
+            sent = recoverer.recover(message, channel, reason).toCompletableFuture();
+        } catch (RuntimeException e) {
+            sent = java.util.concurrent.CompletableFuture.failedFuture(e);
         }
-        channel.basicAck(tag, false);
-        metrics.deadLettered(category);
-        log.warn("dead-lettered to {}: {}", options.deadLetterQueue(), reason);
+        if (sent.isCompletedExceptionally()) {
+            backoff.pause(1);   // a recoverer that fails at once must not become a redelivery loop
+        }
+        sent.whenComplete((ok, failure) -> settle(channel, tag, category, reason, failure));
+    }
+
+    private void settle(Channel channel, long tag, DeadLetterReason category, String reason, Throwable failure) {
+        try {
+            if (failure == null) {
+                channel.basicAck(tag, false);
+                metrics.deadLettered(category);
+                log.warn("dead-lettered to {}: {}", options.deadLetterQueue(), reason);
+            } else {
+                channel.basicNack(tag, false, true);
+                metrics.requeued();
+                log.error("dead-letter publish failed, handed the message back: {} ({})", failure.getMessage(), reason);
+            }
+        } catch (IOException | RuntimeException e) {
+            // the consumer's channel closed meanwhile: the broker redelivers the message
+            log.warn("could not settle a dead-lettered message ({}); the broker redelivers it: {}", e, reason);
+        }
     }
 
     private void requeue(Channel channel, long tag, Operation op) throws IOException {

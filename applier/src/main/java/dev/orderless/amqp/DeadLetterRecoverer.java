@@ -1,14 +1,18 @@
 package dev.orderless.amqp;
 
 import com.rabbitmq.client.Channel;
-import java.io.IOException;
+import java.util.concurrent.CompletionStage;
 import org.springframework.amqp.core.Message;
 
 /**
- * Sends a message that can never be applied to the dead-letter queue, with its reason. Called before the
- * original is acked: if this throws, the original is not acked and comes back later, so nothing is lost.
+ * Sends a message that can never be applied to the dead-letter queue, with its reason. The consumer acks
+ * the original only when the returned stage completes normally, and hands it back (unacked, to come again)
+ * if it completes exceptionally, so nothing is lost. The stage may complete later, from another thread
+ * (once the broker confirmed it, or once a resource alarm cleared); the consumer goes on with the next
+ * message meanwhile. Never publish on {@code consumerChannel}: a broker blocking publishers would stop
+ * that channel's acks too; it is given to tell whether the original is still held.
  */
 @FunctionalInterface
 public interface DeadLetterRecoverer {
-    void recover(Message message, Channel channel, String reason) throws IOException;
+    CompletionStage<Void> recover(Message message, Channel consumerChannel, String reason);
 }

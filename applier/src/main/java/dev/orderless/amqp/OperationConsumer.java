@@ -6,6 +6,7 @@ import dev.orderless.message.Envelope;
 import dev.orderless.message.OperationDecoder;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,14 +35,21 @@ import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 public final class OperationConsumer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(OperationConsumer.class);
 
+    private static final Duration DEAD_LETTER_CONFIRM_TIMEOUT = Duration.ofSeconds(10);
+
     private final SimpleMessageListenerContainer container;
     private final CountDownLatch stop;
     private final ConsumerOptions options;
+    private final DeadLetterPublisher deadLetters;   // null if the builder was given a recoverer
+    private final BrokerBlocking ownWatcher;          // null unless this consumer made it
 
-    private OperationConsumer(SimpleMessageListenerContainer container, CountDownLatch stop, ConsumerOptions options) {
+    private OperationConsumer(SimpleMessageListenerContainer container, CountDownLatch stop, ConsumerOptions options,
+                              DeadLetterPublisher deadLetters, BrokerBlocking ownWatcher) {
         this.container = container;
         this.stop = stop;
         this.options = options;
+        this.deadLetters = deadLetters;
+        this.ownWatcher = ownWatcher;
     }
 
     public static Builder builder(ConnectionFactory connectionFactory, GuardedApplier applier) {
@@ -59,13 +67,24 @@ public final class OperationConsumer implements AutoCloseable {
     /**
      * Stops consuming: messages waiting on a MongoDB retry are handed back at once; messages being applied
      * get up to {@link ConsumerOptions#shutdownTimeout()} to finish; whatever is still unacked is
-     * requeued by the broker when the channels close.
+     * requeued by the broker when the channels close. Dead letters already sent get up to the shutdown
+     * timeout for their confirms first (so their originals are acked, not dead-lettered again later);
+     * parked ones are dropped, and their originals come back.
      */
     @Override
     public void close() {
         stop.countDown();
+        if (deadLetters != null) {
+            deadLetters.awaitConfirms(options.shutdownTimeout());
+        }
         container.stop();
         container.destroy();
+        if (deadLetters != null) {
+            deadLetters.close();
+        }
+        if (ownWatcher != null) {
+            ownWatcher.close();
+        }
         log.info("consumer on '{}' stopped", options.queue());
     }
 
@@ -77,6 +96,8 @@ public final class OperationConsumer implements AutoCloseable {
         private ConsumerOptions options;
         private MeterRegistry meters = new SimpleMeterRegistry();
         private DeadLetterRecoverer recoverer;
+        private BrokerBlocking blocking;
+        private BrokerBlocking ownWatcher;
 
         private Builder(ConnectionFactory connectionFactory, GuardedApplier applier) {
             if (connectionFactory == null || applier == null) {
@@ -102,6 +123,15 @@ public final class OperationConsumer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Shares a watcher of the factory's publisher connection (see {@link BrokerBlocking}); by default
+         * the consumer makes its own, which learns of a block only from its start on.
+         */
+        public Builder brokerBlocking(BrokerBlocking blocking) {
+            this.blocking = blocking;
+            return this;
+        }
+
         /** Replaces the default republish-to-DLQ recoverer. */
         public Builder recoverer(DeadLetterRecoverer recoverer) {
             this.recoverer = recoverer;
@@ -118,8 +148,8 @@ public final class OperationConsumer implements AutoCloseable {
             requireQueue(options.queue());
             requireQueue(options.deadLetterQueue());
             CountDownLatch stop = new CountDownLatch(1);
-            DeadLetterRecoverer dlq = recoverer != null ? recoverer
-                    : new RepublishingRecoverer(options.queue(), options.deadLetterQueue(), 10_000);
+            DeadLetterPublisher publisher = recoverer != null ? null : deadLetterPublisher();
+            DeadLetterRecoverer dlq = recoverer != null ? recoverer : publisher;
             ApplyingListener listener = new ApplyingListener(applier, decoder, dlq, options,
                     new ConsumerMetrics(meters, options.queue()), new Backoff(options.retryInitial(), options.retryMax(), stop));
             SimpleMessageListenerContainer container = new SimpleMessageListenerContainer(connectionFactory);
@@ -135,7 +165,28 @@ public final class OperationConsumer implements AutoCloseable {
             container.start();
             log.info("consuming '{}' with {} consumers, prefetch {}, dead letters to '{}'", options.queue(),
                     options.consumers(), options.prefetch(), options.deadLetterQueue());
-            return new OperationConsumer(container, stop, options);
+            return new OperationConsumer(container, stop, options, publisher, ownWatcher);
+        }
+
+        /**
+         * Dead letters go out on the factory's publisher connection: while RabbitMQ blocks publishers
+         * (a resource alarm), a connection that also consumed would stop acking too.
+         */
+        private DeadLetterPublisher deadLetterPublisher() {
+            ConnectionFactory publishing = connectionFactory.getPublisherConnectionFactory();
+            if (publishing == null) {
+                log.warn("the connection factory has no separate publisher connection; dead letters share the"
+                        + " consumers' connection, and a RabbitMQ resource alarm will stop their acks: use a"
+                        + " CachingConnectionFactory");
+                publishing = connectionFactory;
+            }
+            BrokerBlocking watcher = blocking;
+            if (watcher == null) {
+                ownWatcher = BrokerBlocking.watch(publishing, meters, "dead-letters-" + options.queue());
+                watcher = ownWatcher;
+            }
+            return new DeadLetterPublisher(publishing, watcher, options.queue(), options.deadLetterQueue(),
+                    DEAD_LETTER_CONFIRM_TIMEOUT, meters);
         }
 
         private void requireQueue(String queue) {

@@ -1,6 +1,7 @@
 package dev.orderless.publish;
 
 import dev.orderless.InvalidConfigurationException;
+import dev.orderless.amqp.BrokerBlocking;
 import dev.orderless.apply.Operation;
 import dev.orderless.message.Envelope;
 import java.util.ArrayList;
@@ -25,9 +26,15 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
  * taken.
  *
  * <ol>
- *   <li>Send up to {@link PublisherOptions#window()} messages, each with its own correlation.
- *   <li>Wait for every confirm. Confirmed and routed: done. Nacked, returned, timed out, or refused by a
- *       broken connection: not taken.
+ *   <li>Send up to {@link PublisherOptions#window()} messages, each with its own correlation, on the
+ *       connection factory's publisher connection (so a process that also consumes keeps acking while the
+ *       broker blocks publishers).
+ *   <li>Wait for every confirm, {@link PublisherOptions#confirmTimeout()} for the whole window. Confirmed
+ *       and routed: done. Nacked, returned, timed out, or refused by a broken connection: not taken.
+ *   <li>While RabbitMQ blocks publishing (a memory or disk alarm, seen through {@link BrokerBlocking}),
+ *       nothing more is sent; if the block outlasts the window's confirm timeout, the publish fails with
+ *       {@link BrokerBlockedException} ("broker is blocking publishers: low on disk ..."), never hanging
+ *       and never re-sending into the block.
  *   <li>Re-send what was not taken after a pause, up to {@link PublisherOptions#maxAttempts()} sends;
  *       then throw {@link PublishFailedException} listing it. A re-send may duplicate a message the broker
  *       did take but never confirmed; the seq makes that harmless.
@@ -38,13 +45,16 @@ public final class ConfirmingPublisher {
     private static final Logger log = LoggerFactory.getLogger(ConfirmingPublisher.class);
 
     private final RabbitTemplate template;
+    private final BrokerBlocking blocking;
     private final String exchange;
     private final String routingKey;
     private final PublisherOptions options;
     private final Envelope envelope = new Envelope();
 
-    private ConfirmingPublisher(RabbitTemplate template, String exchange, String routingKey, PublisherOptions options) {
+    private ConfirmingPublisher(RabbitTemplate template, BrokerBlocking blocking, String exchange, String routingKey,
+                                PublisherOptions options) {
         this.template = template;
+        this.blocking = blocking;
         this.exchange = exchange;
         this.routingKey = routingKey;
         this.options = options;
@@ -55,8 +65,27 @@ public final class ConfirmingPublisher {
         return create(connectionFactory, "", queue, options);
     }
 
+    /** As {@link #toQueue(ConnectionFactory, String, PublisherOptions)}, sharing a watcher of the factory's connections. */
+    public static ConfirmingPublisher toQueue(ConnectionFactory connectionFactory, String queue, PublisherOptions options,
+                                              BrokerBlocking blocking) {
+        return create(connectionFactory, "", queue, options, blocking);
+    }
+
+    /** A publisher with its own {@link BrokerBlocking} watcher on the factory's publisher connection. */
     public static ConfirmingPublisher create(ConnectionFactory connectionFactory, String exchange, String routingKey,
                                              PublisherOptions options) {
+        return create(connectionFactory, exchange, routingKey, options, null);
+    }
+
+    /**
+     * A publisher that learns of blocked connections from {@code blocking}. The broker says "blocked" once,
+     * to the watchers a connection has then: a publisher made later, on a connection the broker already
+     * blocks, sees it only through a watcher made earlier, so make one per connection factory at start-up
+     * and share it ({@code BrokerBlocking.watch(factory.getPublisherConnectionFactory(), meters, "publisher")}).
+     * Null makes one.
+     */
+    public static ConfirmingPublisher create(ConnectionFactory connectionFactory, String exchange, String routingKey,
+                                             PublisherOptions options, BrokerBlocking blocking) {
         if (connectionFactory == null || exchange == null || routingKey == null || options == null) {
             throw new InvalidConfigurationException("publisher: connectionFactory, exchange, routingKey and options are required");
         }
@@ -67,7 +96,11 @@ public final class ConfirmingPublisher {
         }
         RabbitTemplate template = new RabbitTemplate(connectionFactory);
         template.setMandatory(true);
-        return new ConfirmingPublisher(template, exchange, routingKey, options);
+        ConnectionFactory publishing = connectionFactory.getPublisherConnectionFactory();
+        template.setUsePublisherConnection(publishing != null);
+        BrokerBlocking watcher = blocking != null ? blocking
+                : BrokerBlocking.watch(publishing != null ? publishing : connectionFactory, options.meters(), "publisher");
+        return new ConfirmingPublisher(template, watcher, exchange, routingKey, options);
     }
 
     /** Publishes one operation and returns once the broker confirmed it. */
@@ -110,14 +143,18 @@ public final class ConfirmingPublisher {
 
     private void publishWindow(List<Outgoing> pending) {
         for (int attempt = 1; ; attempt++) {
+            long deadline = System.nanoTime() + options.confirmTimeout().toNanos();
             List<Sent> sent = new ArrayList<>(pending.size());
-            for (Outgoing message : pending) {
-                sent.add(send(message));
+            for (int i = 0; i < pending.size(); i++) {
+                if (!unblockedBy(deadline)) {
+                    throw blocked(sent, pending.subList(i, pending.size()));
+                }
+                sent.add(send(pending.get(i)));
             }
             List<Outgoing> notTaken = new ArrayList<>();
             String lastReason = null;
             for (Sent s : sent) {
-                String reason = s.await(options.confirmTimeout().toMillis());
+                String reason = s.await(Math.max(0, deadline - System.nanoTime()));
                 if (reason != null) {
                     notTaken.add(s.message());
                     lastReason = reason;
@@ -126,16 +163,49 @@ public final class ConfirmingPublisher {
             if (notTaken.isEmpty()) {
                 return;
             }
+            if (blocking.reason().isPresent()) {
+                throw blocked(List.of(), notTaken);
+            }
             if (attempt >= options.maxAttempts()) {
                 throw new PublishFailedException(notTaken.size() + " operation(s) not taken by the broker after "
                         + attempt + " attempts (last reason: " + lastReason + "); first: " + notTaken.get(0),
-                        notTaken.stream().map(Outgoing::op).filter(java.util.Objects::nonNull).toList());
+                        ops(notTaken));
             }
             log.warn("{} operation(s) not taken by the broker ({}); sending them again, attempt {} of {}",
                     notTaken.size(), lastReason, attempt + 1, options.maxAttempts());
             pause();
             pending = notTaken;
         }
+    }
+
+    /** True once the broker does not block publishing, waiting at most until {@code deadline}. */
+    private boolean unblockedBy(long deadline) {
+        try {
+            return blocking.awaitUnblocked(java.time.Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PublishFailedException("interrupted while the broker blocks publishers", List.of());
+        }
+    }
+
+    /** The block outlasted the confirm timeout: everything not confirmed yet is reported, nothing dropped. */
+    private BrokerBlockedException blocked(List<Sent> sent, List<Outgoing> unsent) {
+        List<Outgoing> notConfirmed = new ArrayList<>();
+        for (Sent s : sent) {
+            if (s.await(0) != null) {
+                notConfirmed.add(s.message());
+            }
+        }
+        notConfirmed.addAll(unsent);
+        String reason = blocking.reason().orElse("blocked");
+        return new BrokerBlockedException(reason, "broker is blocking publishers: " + reason + "; "
+                + notConfirmed.size() + " operation(s) not confirmed within " + options.confirmTimeout().toMillis()
+                + " ms (first: " + (notConfirmed.isEmpty() ? "none" : notConfirmed.get(0)) + "); they were not"
+                + " dropped: publish them again once the alarm clears", ops(notConfirmed));
+    }
+
+    private static List<Operation> ops(List<Outgoing> outgoing) {
+        return outgoing.stream().map(Outgoing::op).filter(java.util.Objects::nonNull).toList();
     }
 
     private Sent send(Outgoing outgoing) {
@@ -164,12 +234,12 @@ public final class ConfirmingPublisher {
 
     /** One message on its way: its outcome is null once confirmed and routed, else why not. */
     private record Sent(Outgoing message, CorrelationData correlation, String sendFailure) {
-        String await(long timeoutMillis) {
+        String await(long timeoutNanos) {
             if (sendFailure != null) {
                 return sendFailure;
             }
             try {
-                CorrelationData.Confirm confirm = correlation.getFuture().get(timeoutMillis, TimeUnit.MILLISECONDS);
+                CorrelationData.Confirm confirm = correlation.getFuture().get(timeoutNanos, TimeUnit.NANOSECONDS);
                 // a return says more than the nack some brokers send with it, so it is reported first
                 ReturnedMessage returned = correlation.getReturned();
                 if (returned != null) {
@@ -181,7 +251,7 @@ public final class ConfirmingPublisher {
                 }
                 return "nacked by the broker" + (confirm.reason() == null ? "" : ": " + confirm.reason());
             } catch (TimeoutException e) {
-                return "no confirm within " + timeoutMillis + " ms";
+                return "no confirm within the window's confirm timeout";
             } catch (ExecutionException e) {
                 return "confirm failed: " + e.getCause();
             } catch (InterruptedException e) {

@@ -1,18 +1,24 @@
 package dev.orderless.publish;
 
 import dev.orderless.InvalidConfigurationException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 
 /**
  * How a {@link ConfirmingPublisher} waits and retries. Immutable; start from {@link #ofDefaults()}.
  *
- * @param confirmTimeout how long to wait for the broker's confirm of one message
+ * @param confirmTimeout how long to wait for the broker's confirms of one window of messages; also how
+ *                       long a publish waits for a broker that blocks publishers (resource alarm)
+ *                       before it fails with {@link BrokerBlockedException}
  * @param maxAttempts    sends per message before it is reported as failed
  * @param retryPause     pause before re-sending what was not confirmed
  * @param window         messages sent before waiting for their confirms (bounds memory and lets the
  *                       broker push back)
+ * @param meters         where blocked time is counted ({@code orderless.amqp.blocked.seconds{role=publisher}})
  */
-public record PublisherOptions(Duration confirmTimeout, int maxAttempts, Duration retryPause, int window) {
+public record PublisherOptions(Duration confirmTimeout, int maxAttempts, Duration retryPause, int window,
+                               MeterRegistry meters) {
     public PublisherOptions {
         if (confirmTimeout == null || confirmTimeout.isNegative() || confirmTimeout.isZero()) {
             throw new InvalidConfigurationException("publisher options: confirmTimeout must be positive, was " + confirmTimeout);
@@ -26,26 +32,33 @@ public record PublisherOptions(Duration confirmTimeout, int maxAttempts, Duratio
         if (window < 1 || window > 100_000) {
             throw new InvalidConfigurationException("publisher options: window must be between 1 and 100000, was " + window);
         }
+        if (meters == null) {
+            throw new InvalidConfigurationException("publisher options: meters must not be null");
+        }
     }
 
-    /** 10 s per confirm, 5 attempts, 200 ms between, 1,000 in flight. */
+    /** 10 s for a window's confirms, 5 attempts, 200 ms between, 1,000 in flight, a private meter registry. */
     public static PublisherOptions ofDefaults() {
-        return new PublisherOptions(Duration.ofSeconds(10), 5, Duration.ofMillis(200), 1000);
+        return new PublisherOptions(Duration.ofSeconds(10), 5, Duration.ofMillis(200), 1000, new SimpleMeterRegistry());
+    }
+
+    public PublisherOptions withMeters(MeterRegistry meters) {
+        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters);
     }
 
     public PublisherOptions withConfirmTimeout(Duration confirmTimeout) {
-        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window);
+        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters);
     }
 
     public PublisherOptions withMaxAttempts(int maxAttempts) {
-        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window);
+        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters);
     }
 
     public PublisherOptions withRetryPause(Duration retryPause) {
-        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window);
+        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters);
     }
 
     public PublisherOptions withWindow(int window) {
-        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window);
+        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters);
     }
 }

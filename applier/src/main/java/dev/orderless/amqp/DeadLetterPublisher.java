@@ -1,0 +1,301 @@
+package dev.orderless.amqp;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ConfirmListener;
+import com.rabbitmq.client.ShutdownSignalException;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+
+/**
+ * The default {@link DeadLetterRecoverer}: republishes to the dead-letter queue on a connection of its
+ * own (the factory's publisher connection), never on the consumer's, so that a broker blocking
+ * publishers during a resource alarm cannot stop the consumer's acks. Works on any AMQP 0-9-1 broker.
+ *
+ * <ol>
+ *   <li>While the broker blocks publishing ({@link BrokerBlocking}), a dead letter is parked, not sent:
+ *       its original stays unacked (so parking is bounded by the consumers' prefetch) and the consumer
+ *       goes on with the next message. When blocking ends, the parked letters are sent.
+ *   <li>Otherwise it is published, mandatory and in confirm mode, with a header naming it. The original
+ *       is acked when the broker confirms it; it is handed back if the broker nacks or returns it (the
+ *       dead-letter queue is gone), if the channel closes first, or if no confirm comes within the
+ *       confirm timeout counted only while the broker is not blocking (a letter sent just before an
+ *       alarm waits for its confirm, so it is never sent twice).
+ *   <li>A parked letter whose consumer channel closed (the consumer stopped) is dropped: the broker
+ *       redelivers its original, which is dead-lettered then.
+ * </ol>
+ * The original body, properties and headers are kept; these headers are added: {@value #REASON} (one
+ * line, at most {@value #MAX_REASON} characters, so it always fits the frame), {@value #ORIGINAL_QUEUE}
+ * and {@value #DEAD_LETTERED_AT}. Exactly once in effect, except when the publisher channel fails with
+ * letters unconfirmed: those are handed back and may reach the dead-letter queue twice.
+ */
+final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DeadLetterPublisher.class);
+    static final String REASON = "x-orderless-reason";
+    static final String ORIGINAL_QUEUE = "x-orderless-original-queue";
+    static final String DEAD_LETTERED_AT = "x-orderless-dead-lettered-at";
+    static final String LETTER_ID = "x-orderless-dead-letter-id";
+    static final int MAX_REASON = 200;
+    private static final Duration FAILURE_PAUSE = Duration.ofSeconds(1);
+
+    private final ConnectionFactory factory;
+    private final String queue;
+    private final String deadLetterQueue;
+    private final long confirmTimeoutNanos;
+    private final BrokerBlocking blocking;
+    private final Runnable onUnblocked;
+    private final ScheduledExecutorService settle;
+    private final ArrayDeque<Letter> parked = new ArrayDeque<>();                       // guarded by this
+    private final ConcurrentSkipListMap<Long, Letter> unconfirmed = new ConcurrentSkipListMap<>();
+    private final Map<String, String> returned = new java.util.concurrent.ConcurrentHashMap<>();
+    private Channel channel;                                                          // guarded by this
+    private boolean closed;                                                           // guarded by this
+    private volatile long unblockedAtNanos = System.nanoTime();
+
+    /** One dead letter on its way; {@code done} completes once the broker has it. */
+    private record Letter(String id, AMQP.BasicProperties properties, byte[] body, Channel consumerChannel,
+                          CompletableFuture<Void> done, long[] sentAtNanos) {
+    }
+
+    DeadLetterPublisher(ConnectionFactory factory, BrokerBlocking blocking, String queue, String deadLetterQueue,
+                        Duration confirmTimeout, MeterRegistry meters) {
+        this.factory = factory;
+        this.blocking = blocking;
+        this.queue = queue;
+        this.deadLetterQueue = deadLetterQueue;
+        this.confirmTimeoutNanos = confirmTimeout.toNanos();
+        this.settle = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "orderless-dead-letters-" + queue);
+            t.setDaemon(true);
+            return t;
+        });
+        settle.scheduleWithFixedDelay(this::expire, 1, 1, TimeUnit.SECONDS);
+        this.onUnblocked = () -> {
+            unblockedAtNanos = System.nanoTime();
+            if (!settle.isShutdown()) {
+                settle.execute(this::sendParked);
+            }
+        };
+        blocking.onUnblocked(onUnblocked);
+        Gauge.builder("orderless.consume.dead_letters.parked", this, DeadLetterPublisher::parkedCount)
+                .description("dead letters waiting for the broker to stop blocking publishers")
+                .tag("queue", queue).register(meters);
+    }
+
+    @Override
+    public CompletionStage<Void> recover(Message message, Channel consumerChannel, String reason) {
+        Letter letter = letter(message, consumerChannel, reason);
+        synchronized (this) {
+            if (closed) {
+                letter.done().completeExceptionally(new IOException("consumer stopping"));
+            } else if (blocking.reason().isPresent()) {
+                parked.add(letter);
+                log.info("dead letter parked while RabbitMQ blocks publishers ({}): {}", blocking.reason().get(), reason);
+            } else {
+                send(letter);
+            }
+        }
+        return letter.done();
+    }
+
+    private Letter letter(Message message, Channel consumerChannel, String reason) {
+        MessageProperties in = message.getMessageProperties();
+        String id = UUID.randomUUID().toString();
+        Map<String, Object> headers = new HashMap<>(in.getHeaders());
+        headers.put(REASON, shortReason(reason));
+        headers.put(ORIGINAL_QUEUE, queue);
+        headers.put(DEAD_LETTERED_AT, Instant.now().toString());
+        headers.put(LETTER_ID, id);
+        AMQP.BasicProperties out = new AMQP.BasicProperties.Builder()
+                .contentType(in.getContentType()).contentEncoding(in.getContentEncoding())
+                .messageId(in.getMessageId()).correlationId(in.getCorrelationId()).type(in.getType())
+                .deliveryMode(2).headers(headers).build();
+        return new Letter(id, out, message.getBody(), consumerChannel, new CompletableFuture<>(), new long[1]);
+    }
+
+    /** Publishes one letter; called holding the monitor, so publishes are serialized on the one channel. */
+    private void send(Letter letter) {
+        long seq = -1;
+        try {
+            Channel ch = channel();
+            seq = ch.getNextPublishSeqNo();
+            letter.sentAtNanos()[0] = System.nanoTime();
+            unconfirmed.put(seq, letter);
+            ch.basicPublish("", deadLetterQueue, true, letter.properties(), letter.body());
+        } catch (IOException | RuntimeException e) {
+            unconfirmed.remove(seq);
+            fail(letter, "dead-letter publish failed: " + e);
+            dropChannel();
+        }
+    }
+
+    private Channel channel() throws IOException {
+        if (channel != null && channel.isOpen()) {
+            return channel;
+        }
+        // a channel of the client's own, not one of Spring's cached (and perhaps confirm-correlating) ones
+        Channel ch = factory.createConnection().getDelegate().createChannel();
+        ch.confirmSelect();
+        ch.addReturnListener(r -> {
+            Object id = r.getProperties().getHeaders() == null ? null : r.getProperties().getHeaders().get(LETTER_ID);
+            if (id != null) {
+                returned.put(id.toString(), r.getReplyText() + " (" + r.getReplyCode() + ")");
+            }
+        });
+        ch.addConfirmListener(new ConfirmListener() {
+            @Override
+            public void handleAck(long seq, boolean multiple) {
+                confirmed(seq, multiple, true);
+            }
+
+            @Override
+            public void handleNack(long seq, boolean multiple) {
+                confirmed(seq, multiple, false);
+            }
+        });
+        ch.addShutdownListener(this::channelClosed);
+        channel = ch;
+        return ch;
+    }
+
+    private void confirmed(long seq, boolean multiple, boolean ack) {
+        List<Letter> letters = new ArrayList<>();
+        if (multiple) {
+            var upTo = unconfirmed.headMap(seq, true);
+            letters.addAll(upTo.values());
+            upTo.clear();
+        } else {
+            Letter one = unconfirmed.remove(seq);
+            if (one != null) {
+                letters.add(one);
+            }
+        }
+        for (Letter letter : letters) {
+            String returnedWhy = returned.remove(letter.id());
+            if (returnedWhy != null) {
+                fail(letter, "dead-letter queue '" + deadLetterQueue + "' did not take it: " + returnedWhy);
+            } else if (!ack) {
+                fail(letter, "the broker nacked the dead-letter publish");
+            } else {
+                settleLater(() -> letter.done().complete(null));
+            }
+        }
+    }
+
+    private void channelClosed(ShutdownSignalException cause) {
+        List<Letter> lost = new ArrayList<>(unconfirmed.values());
+        unconfirmed.clear();
+        lost.forEach(letter -> fail(letter, "dead-letter channel closed before the confirm: " + cause.getMessage()));
+    }
+
+    /** Fails letters whose confirm is overdue, counting only time the broker was not blocking. */
+    private void expire() {
+        if (blocking.reason().isPresent()) {
+            return;
+        }
+        long now = System.nanoTime();
+        for (var e : unconfirmed.entrySet()) {
+            Letter letter = e.getValue();
+            if (now - Math.max(letter.sentAtNanos()[0], unblockedAtNanos) > confirmTimeoutNanos
+                    && unconfirmed.remove(e.getKey(), letter)) {
+                fail(letter, "no confirm for the dead-letter publish within "
+                        + Duration.ofNanos(confirmTimeoutNanos).toMillis() + " ms");
+            }
+        }
+    }
+
+    private synchronized void sendParked() {
+        while (!parked.isEmpty() && !closed && blocking.reason().isEmpty()) {
+            Letter letter = parked.poll();
+            if (letter.consumerChannel().isOpen()) {
+                send(letter);
+            } else {
+                letter.done().completeExceptionally(new IOException("consumer channel closed; redelivered instead"));
+            }
+        }
+    }
+
+    /** Hands the original back after a pause, so a failing publish does not become a redelivery loop. */
+    private void fail(Letter letter, String why) {
+        try {
+            settle.schedule(() -> letter.done().completeExceptionally(new IOException(why)),
+                    FAILURE_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+            letter.done().completeExceptionally(new IOException(why));
+        }
+    }
+
+    /** Settles off the connection's thread; after close, where it happens to be. */
+    private void settleLater(Runnable action) {
+        try {
+            settle.execute(action);
+        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+            action.run();
+        }
+    }
+
+    private synchronized int parkedCount() {
+        return parked.size();
+    }
+
+    private synchronized void dropChannel() {
+        Channel ch = channel;
+        channel = null;
+        if (blocking.reason().isPresent()) {
+            return;   // a close would wait for a broker that reads nothing; the connection's end closes it
+        }
+        if (ch != null && ch.isOpen()) {
+            try {
+                ch.close();
+            } catch (IOException | java.util.concurrent.TimeoutException | RuntimeException e) {
+                log.debug("closing the dead-letter channel: {}", e.toString());
+            }
+        }
+    }
+
+    /** Waits, at most {@code atMost}, for letters already sent to be confirmed; parked letters stay parked. */
+    void awaitConfirms(Duration atMost) {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        while (!unconfirmed.isEmpty() && System.nanoTime() < deadline && blocking.reason().isEmpty()) {
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+    }
+
+    /** Drops parked letters (their originals go back to the queue with the consumer's channel) and stops. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            closed = true;
+            parked.forEach(l -> l.done().completeExceptionally(new IOException("consumer stopped")));
+            parked.clear();
+        }
+        blocking.removeOnUnblocked(onUnblocked);
+        dropChannel();
+        settle.shutdown();
+    }
+
+    static String shortReason(String reason) {
+        String line = reason == null ? "unknown" : reason.replaceAll("[\\r\\n\\t]+", " ").strip();
+        return line.length() <= MAX_REASON ? line : line.substring(0, MAX_REASON - 3) + "...";
+    }
+}

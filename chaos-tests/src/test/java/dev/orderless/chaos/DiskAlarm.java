@@ -1,0 +1,111 @@
+package dev.orderless.chaos;
+
+import dev.orderless.backends.RabbitBackend;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+
+/**
+ * A RabbitMQ disk alarm raised on purpose: {@code rabbitmqctl set_disk_free_limit 10000GB} makes the broker
+ * block every publishing connection, as a full disk would. {@link #close()} puts the limit back, and so
+ * does a JVM shutdown hook if the test run dies first: a broker left in alarm would block every later
+ * run on this machine.
+ */
+final class DiskAlarm implements AutoCloseable {
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(60);
+    private final String originalLimit;
+    private final Thread restoreOnExit;
+    private boolean closed;
+
+    private DiskAlarm(String originalLimit) {
+        this.originalLimit = originalLimit;
+        this.restoreOnExit = new Thread(this::restore, "restore-rabbitmq-disk-limit");
+    }
+
+    /**
+     * Why an alarm cannot be raised here, or empty if it can: it needs a real RabbitMQ on this machine and
+     * its {@code rabbitmqctl} (the embedded Qpid broker has no resource alarms).
+     */
+    static Optional<String> unavailable(RabbitBackend rabbit) {
+        if (rabbit.kind() != RabbitBackend.Kind.EXTERNAL) {
+            return Optional.of("the " + rabbit.kind().name().toLowerCase() + " broker's alarms cannot be raised from"
+                    + " here (embedded Qpid has none); set RABBITMQ_URI to a local RabbitMQ");
+        }
+        String host = rabbit.uri().getHost();
+        if (!"localhost".equals(host) && !"127.0.0.1".equals(host)) {
+            return Optional.of("RabbitMQ at " + host + " is not on this machine, so rabbitmqctl cannot reach it");
+        }
+        try {
+            run("rabbitmqctl", "eval", "rabbit_disk_monitor:get_disk_free_limit().");
+            return Optional.empty();
+        } catch (IOException | RuntimeException e) {
+            return Optional.of("rabbitmqctl does not work here: " + e.getMessage());
+        }
+    }
+
+    /** Raises the alarm and waits (bounded) until the broker reports it. */
+    static DiskAlarm raise() throws IOException {
+        String limit = run("rabbitmqctl", "eval", "rabbit_disk_monitor:get_disk_free_limit().").strip();
+        if (!limit.matches("\\d+")) {
+            throw new IOException("unexpected disk free limit from rabbitmqctl: " + limit);
+        }
+        DiskAlarm alarm = new DiskAlarm(limit);
+        Runtime.getRuntime().addShutdownHook(alarm.restoreOnExit);
+        run("rabbitmqctl", "set_disk_free_limit", "10000GB");
+        Awaitility.await("disk alarm raised").atMost(COMMAND_TIMEOUT).pollInterval(Duration.ofMillis(500))
+                .until(DiskAlarm::active);
+        return alarm;
+    }
+
+    static boolean active() throws IOException {
+        return run("rabbitmqctl", "eval", "rabbit_alarm:get_alarms().").contains("disk");
+    }
+
+    /** Puts the original limit back and waits (bounded) until the alarm clears. */
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        restore();
+        try {
+            Runtime.getRuntime().removeShutdownHook(restoreOnExit);
+        } catch (IllegalStateException e) {
+            // the JVM is shutting down: the hook runs anyway
+        }
+        Awaitility.await("disk alarm cleared").atMost(COMMAND_TIMEOUT).pollInterval(Duration.ofMillis(500))
+                .until(() -> !active());
+    }
+
+    private void restore() {
+        try {
+            run("rabbitmqctl", "set_disk_free_limit", originalLimit);
+        } catch (IOException | RuntimeException e) {
+            System.err.println("[alarm] could not restore RabbitMQ's disk free limit to " + originalLimit
+                    + ": run `rabbitmqctl set_disk_free_limit " + originalLimit + "` (" + e.getMessage() + ")");
+        }
+    }
+
+    private static String run(String... command) throws IOException {
+        Process p = new ProcessBuilder(List.of(command)).redirectErrorStream(true).start();
+        try {
+            if (!p.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IOException(String.join(" ", command) + " did not finish in " + COMMAND_TIMEOUT.toSeconds() + " s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted running " + String.join(" ", command), e);
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.exitValue() != 0) {
+            throw new IOException(String.join(" ", command) + " failed (" + p.exitValue() + "): " + out.strip());
+        }
+        return out;
+    }
+}

@@ -1,0 +1,126 @@
+package dev.orderless.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import dev.orderless.amqp.BrokerBlocking;
+import dev.orderless.amqp.ConsumerOptions;
+import dev.orderless.amqp.OperationConsumer;
+import dev.orderless.amqp.QueueTopology;
+import dev.orderless.apply.CollectionSchema;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.apply.Operation;
+import dev.orderless.backends.RabbitBackend;
+import dev.orderless.demo.Poison;
+import dev.orderless.publish.BrokerBlockedException;
+import dev.orderless.publish.ConfirmingPublisher;
+import dev.orderless.publish.PublisherOptions;
+import dev.orderless.testing.MongoExtension;
+import dev.orderless.testing.RabbitExtension;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+
+/**
+ * RabbitMQ blocks publishers (a disk alarm, raised for real with rabbitmqctl): consumers keep applying
+ * and acking, dead letters are parked rather than sent into the block, a publisher fails within its
+ * confirm timeout with a specific exception, and after the alarm every poison message is in the
+ * dead-letter queue exactly once. Runs only against a real RabbitMQ on this machine.
+ */
+@ExtendWith({MongoExtension.class, RabbitExtension.class})
+class ResourceAlarmTest {
+    private static final int GOOD = 300;
+    private static final int POISON = 20;
+    private static final CollectionSchema SCHEMA = CollectionSchema.builder().register("name").build();
+
+    @Test
+    void consumers_drain_and_publishers_fail_fast_while_rabbitmq_blocks_publishers(
+            RabbitBackend rabbit, ConnectionFactory cf, MongoDatabase db) throws Exception {
+        Optional<String> unavailable = DiskAlarm.unavailable(rabbit);
+        unavailable.ifPresent(why -> System.out.println("[alarm] skipped: " + why));
+        assumeTrue(unavailable.isEmpty(), () -> unavailable.orElse(""));
+        String queue = RabbitExtension.uniqueQueue("alarm");
+        QueueTopology.declare(cf, queue, queue + ".dlq");
+        List<Operation> good = new ArrayList<>();
+        for (int i = 0; i < GOOD; i++) {
+            good.add(Operation.assign("a" + i, 1, "name", new BsonString("n" + i)));
+        }
+        MongoCollection<BsonDocument> entities = db.getCollection("alarm", BsonDocument.class);
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        // one watcher of the publisher connection for the whole process: the broker says "blocked" once
+        BrokerBlocking blocking = BrokerBlocking.watch(cf.getPublisherConnectionFactory(), meters, "publisher");
+        ConfirmingPublisher before = ConfirmingPublisher.toQueue(cf, queue, PublisherOptions.ofDefaults(), blocking);
+        before.publishAll(good);
+        before.publishRaw(Poison.messages(POISON));
+        PublisherOptions fast = PublisherOptions.ofDefaults().withConfirmTimeout(Duration.ofSeconds(2)).withMeters(meters);
+
+        long publishFailedAfterMillis;
+        String publishFailure;
+        double parked;
+        try (DiskAlarm alarm = DiskAlarm.raise();
+             OperationConsumer consumer = OperationConsumer.builder(cf, GuardedApplier.create(entities, SCHEMA))
+                     .options(ConsumerOptions.ofDefaults(queue).withConsumers(2).withPrefetch(50)).meters(meters)
+                     .brokerBlocking(blocking).start()) {
+            Awaitility.await("every good message applied and acked during the alarm").atMost(Duration.ofMinutes(1))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> counted(meters, "orderless.consume.outcomes") == GOOD && messages(cf, queue) == 0);
+            assertThat(counted(meters, "orderless.consume.dead_lettered")).as("nothing sent into the block").isZero();
+            assertThat(messages(cf, queue + ".dlq")).isZero();
+
+            ConfirmingPublisher during = ConfirmingPublisher.toQueue(cf, queue, fast, blocking);
+            long started = System.nanoTime();
+            CompletableFuture<Void> publish = CompletableFuture.runAsync(
+                    () -> during.publish(Operation.assign("late", 1, "name", new BsonString("x"))));
+            assertThatThrownBy(() -> publish.get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(BrokerBlockedException.class)
+                    .hasMessageContaining("broker is blocking publishers");
+            publishFailedAfterMillis = Duration.ofNanos(System.nanoTime() - started).toMillis();
+            publishFailure = publish.handle((ok, e) -> e.getCause().getMessage()).get();
+            parked = gauge(meters, "orderless.consume.dead_letters.parked");
+            assertThat(parked).as("dead letters parked, the rest sent just before the block").isPositive();
+
+            alarm.close();
+            Awaitility.await("the parked dead letters sent once the alarm cleared").atMost(Duration.ofMinutes(1))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> counted(meters, "orderless.consume.dead_lettered") == POISON
+                            && messages(cf, queue) == 0 && messages(cf, queue + ".dlq") == POISON);
+        }
+        blocking.close();
+        long dlq = messages(cf, queue + ".dlq");
+        double blockedSeconds = meters.get("orderless.amqp.blocked.seconds").tag("role", "publisher").functionCounter().count();
+        System.out.printf("[alarm] disk alarm on %s: %d good applied and acked during it, %.0f of %d dead letters parked;"
+                + " a publish failed after %d ms (confirm timeout %d ms): %s; publisher blocked %.1f s;"
+                + " DLQ after: %d for %d poison%n", rabbit.description(), GOOD, parked, POISON, publishFailedAfterMillis,
+                fast.confirmTimeout().toMillis(), publishFailure.lines().findFirst().orElse(""), blockedSeconds, dlq, POISON);
+        assertThat(dlq).as("each poison message once, no good message").isEqualTo(POISON);
+        assertThat(entities.countDocuments()).isGreaterThanOrEqualTo(GOOD);
+        assertThat(blockedSeconds).isPositive();
+    }
+
+    private static double counted(SimpleMeterRegistry meters, String name) {
+        return meters.find(name).counters().stream().mapToDouble(c -> c.count()).sum();
+    }
+
+    private static double gauge(SimpleMeterRegistry meters, String name) {
+        return meters.find(name).gauges().stream().mapToDouble(g -> g.value()).sum();
+    }
+
+    private static long messages(ConnectionFactory cf, String queue) {
+        var info = new RabbitAdmin(cf).getQueueInfo(queue);
+        return info == null ? -1 : info.getMessageCount();
+    }
+}
