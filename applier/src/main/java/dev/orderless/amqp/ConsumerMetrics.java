@@ -19,6 +19,8 @@ import java.util.Map;
  *   <li>{@code orderless.consume.requeued{queue}}: messages handed back unacked (shutdown, or a
  *       dead-letter publish that failed).
  * </ul>
+ * Registered elsewhere: {@code orderless.consume.dead_letters.parked{queue}} ({@link DeadLetterPublisher})
+ * and {@code orderless.amqp.blocked.*} ({@link BrokerBlocking}).
  */
 final class ConsumerMetrics {
     enum DeadLetterReason {

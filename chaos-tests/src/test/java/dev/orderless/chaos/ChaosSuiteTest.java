@@ -216,6 +216,26 @@ class ChaosSuiteTest {
 
     @Test
     @Order(10)
+    void broker_resource_alarm(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        java.util.Optional<String> unavailable = DiskAlarm.unavailable(r);
+        if (unavailable.isPresent()) {
+            SUMMARY.add(String.format("%-26s skipped: %s", "broker resource alarm", unavailable.get()));
+            return;
+        }
+        scenario("broker resource alarm", 10, m, r, cf, db, (rig, ops) -> {
+            int messages = rig.publish(ops, true, 0.1, 20);
+            standardConsumersAndFeeders(rig);
+            progress(rig, messages, 0.2);
+            try (DiskAlarm alarm = DiskAlarm.raise()) {
+                // publishing is blocked for everyone; consuming must go on, poison parked unacked
+                progress(rig, messages, 0.9);
+            }
+            return "disk alarm raised mid-drain, 90% drained in it, 20 poison";
+        });
+    }
+
+    @Test
+    @Order(11)
     void the_suite_covered_at_least_20000_operations() {
         assertThat(TOTAL_OPS[0]).isGreaterThanOrEqualTo(20_000);
     }

@@ -40,6 +40,10 @@ public final class Main {
         } catch (InvalidConfigurationException e) {
             System.err.println("error: " + e.getMessage());
             return 2;
+        } catch (dev.orderless.publish.PublishFailedException e) {
+            // one line, no stack: "broker is blocking publishers: low on disk; ..." says what to check
+            System.err.println("error: " + e.getMessage());
+            return 1;
         } catch (Exception e) {
             System.err.println("error: " + e);
             e.printStackTrace();
