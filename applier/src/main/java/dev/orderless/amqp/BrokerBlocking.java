@@ -33,7 +33,7 @@ public final class BrokerBlocking implements AutoCloseable {
     private ConnectionFactory factory;
     private ConnectionListener connectionListener;
     private BlockedListener blockedListener;
-    private final List<Connection> watched = new CopyOnWriteArrayList<>();
+    private final java.util.Set<Connection> watched = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final Object lock = new Object();
     private final List<Runnable> onUnblocked = new CopyOnWriteArrayList<>();
     private String reason;              // guarded by lock; null while not blocked
@@ -66,8 +66,15 @@ public final class BrokerBlocking implements AutoCloseable {
         blocking.connectionListener = new ConnectionListener() {
             @Override
             public void onCreate(Connection connection) {
-                connection.addBlockedListener(listener);
-                blocking.watched.add(connection);
+                blocking.unblocked();   // a new connection starts unblocked; the broker says again if not
+                if (blocking.watched.add(connection)) {
+                    connection.addBlockedListener(listener);
+                }
+            }
+
+            @Override
+            public void onShutDown(com.rabbitmq.client.ShutdownSignalException signal) {
+                blocking.unblocked();   // the blocked connection is gone (a broker restart, say)
             }
 
             @Override
@@ -116,7 +123,13 @@ public final class BrokerBlocking implements AutoCloseable {
     @Override
     public void close() {
         factory.removeConnectionListener(connectionListener);
-        watched.forEach(c -> c.removeBlockedListener(blockedListener));
+        for (Connection c : watched) {
+            try {
+                c.removeBlockedListener(blockedListener);
+            } catch (RuntimeException e) {
+                log.debug("connection already gone: {}", e.toString());   // a destroyed factory's proxy
+            }
+        }
         watched.clear();
         onUnblocked.clear();
     }

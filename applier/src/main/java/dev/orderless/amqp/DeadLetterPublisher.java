@@ -8,12 +8,9 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -24,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 
 /**
@@ -44,18 +40,11 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
  *   <li>A parked letter whose consumer channel closed (the consumer stopped) is dropped: the broker
  *       redelivers its original, which is dead-lettered then.
  * </ol>
- * The original body, properties and headers are kept; these headers are added: {@value #REASON} (one
- * line, at most {@value #MAX_REASON} characters, so it always fits the frame), {@value #ORIGINAL_QUEUE}
- * and {@value #DEAD_LETTERED_AT}. Exactly once in effect, except when the publisher channel fails with
+ * The original body, properties and headers are kept, with {@link DeadLetterHeaders} added. Exactly once in effect, except when the publisher channel fails with
  * letters unconfirmed: those are handed back and may reach the dead-letter queue twice.
  */
 final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterPublisher.class);
-    static final String REASON = "x-orderless-reason";
-    static final String ORIGINAL_QUEUE = "x-orderless-original-queue";
-    static final String DEAD_LETTERED_AT = "x-orderless-dead-lettered-at";
-    static final String LETTER_ID = "x-orderless-dead-letter-id";
-    static final int MAX_REASON = 200;
     private static final Duration FAILURE_PAUSE = Duration.ofSeconds(1);
 
     private final ConnectionFactory factory;
@@ -66,11 +55,24 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
     private final Runnable onUnblocked;
     private final ScheduledExecutorService settle;
     private final ArrayDeque<Letter> parked = new ArrayDeque<>();                       // guarded by this
-    private final ConcurrentSkipListMap<Long, Letter> unconfirmed = new ConcurrentSkipListMap<>();
-    private final Map<String, String> returned = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Letters sent and not confirmed, by channel generation and publish seq (seqs restart per channel). */
+    private final ConcurrentSkipListMap<Sent, Letter> unconfirmed = new ConcurrentSkipListMap<>();
+    /** Letters handed in and not settled yet (the original not yet acked or handed back), parked ones included. */
+    private final java.util.concurrent.atomic.AtomicInteger unsettled = new java.util.concurrent.atomic.AtomicInteger();
+    private long generation;                                                          // guarded by this
+    private final java.util.Map<String, String> returned = new java.util.concurrent.ConcurrentHashMap<>();
     private Channel channel;                                                          // guarded by this
     private boolean closed;                                                           // guarded by this
     private volatile long unblockedAtNanos = System.nanoTime();
+
+    /** Where a letter went: the channel's generation and its publish seq on that channel. */
+    private record Sent(long generation, long seq) implements Comparable<Sent> {
+        @Override
+        public int compareTo(Sent other) {
+            int byGeneration = Long.compare(generation, other.generation);
+            return byGeneration != 0 ? byGeneration : Long.compare(seq, other.seq);
+        }
+    }
 
     /** One dead letter on its way; {@code done} completes once the broker has it. */
     private record Letter(String id, AMQP.BasicProperties properties, byte[] body, Channel consumerChannel,
@@ -105,8 +107,10 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
     @Override
     public CompletionStage<Void> recover(Message message, Channel consumerChannel, String reason) {
         Letter letter = letter(message, consumerChannel, reason);
+        unsettled.incrementAndGet();
         synchronized (this) {
             if (closed) {
+                unsettled.decrementAndGet();
                 letter.done().completeExceptionally(new IOException("consumer stopping"));
             } else if (blocking.reason().isPresent()) {
                 parked.add(letter);
@@ -119,33 +123,33 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
     }
 
     private Letter letter(Message message, Channel consumerChannel, String reason) {
-        MessageProperties in = message.getMessageProperties();
         String id = UUID.randomUUID().toString();
-        Map<String, Object> headers = new HashMap<>(in.getHeaders());
-        headers.put(REASON, shortReason(reason));
-        headers.put(ORIGINAL_QUEUE, queue);
-        headers.put(DEAD_LETTERED_AT, Instant.now().toString());
-        headers.put(LETTER_ID, id);
-        AMQP.BasicProperties out = new AMQP.BasicProperties.Builder()
-                .contentType(in.getContentType()).contentEncoding(in.getContentEncoding())
-                .messageId(in.getMessageId()).correlationId(in.getCorrelationId()).type(in.getType())
-                .deliveryMode(2).headers(headers).build();
-        return new Letter(id, out, message.getBody(), consumerChannel, new CompletableFuture<>(), new long[1]);
+        return new Letter(id, DeadLetterHeaders.properties(message, queue, reason, id), message.getBody(),
+                consumerChannel, new CompletableFuture<>(), new long[1]);
     }
 
     /** Publishes one letter; called holding the monitor, so publishes are serialized on the one channel. */
     private void send(Letter letter) {
-        long seq = -1;
+        Sent sent = null;
         try {
             Channel ch = channel();
-            seq = ch.getNextPublishSeqNo();
+            sent = new Sent(generation, ch.getNextPublishSeqNo());
             letter.sentAtNanos()[0] = System.nanoTime();
-            unconfirmed.put(seq, letter);
+            unconfirmed.put(sent, letter);
             ch.basicPublish("", deadLetterQueue, true, letter.properties(), letter.body());
-        } catch (IOException | RuntimeException e) {
-            unconfirmed.remove(seq);
+        } catch (IOException | com.rabbitmq.client.AlreadyClosedException e) {
+            forget(sent);
             fail(letter, "dead-letter publish failed: " + e);
-            dropChannel();
+            dropChannel();   // the channel is broken: the next letter opens a new one
+        } catch (RuntimeException e) {
+            forget(sent);
+            fail(letter, "dead-letter publish failed: " + e);   // this letter's fault (a header, say), not the channel's
+        }
+    }
+
+    private void forget(Sent sent) {
+        if (sent != null) {
+            unconfirmed.remove(sent);
         }
     }
 
@@ -157,35 +161,36 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
         Channel ch = factory.createConnection().getDelegate().createChannel();
         ch.confirmSelect();
         ch.addReturnListener(r -> {
-            Object id = r.getProperties().getHeaders() == null ? null : r.getProperties().getHeaders().get(LETTER_ID);
+            Object id = r.getProperties().getHeaders() == null ? null : r.getProperties().getHeaders().get(DeadLetterHeaders.LETTER_ID);
             if (id != null) {
                 returned.put(id.toString(), r.getReplyText() + " (" + r.getReplyCode() + ")");
             }
         });
+        long gen = ++generation;
         ch.addConfirmListener(new ConfirmListener() {
             @Override
             public void handleAck(long seq, boolean multiple) {
-                confirmed(seq, multiple, true);
+                confirmed(gen, seq, multiple, true);
             }
 
             @Override
             public void handleNack(long seq, boolean multiple) {
-                confirmed(seq, multiple, false);
+                confirmed(gen, seq, multiple, false);
             }
         });
-        ch.addShutdownListener(this::channelClosed);
+        ch.addShutdownListener(cause -> channelClosed(gen, cause));
         channel = ch;
         return ch;
     }
 
-    private void confirmed(long seq, boolean multiple, boolean ack) {
+    private void confirmed(long gen, long seq, boolean multiple, boolean ack) {
         List<Letter> letters = new ArrayList<>();
         if (multiple) {
-            var upTo = unconfirmed.headMap(seq, true);
+            var upTo = unconfirmed.subMap(new Sent(gen, 0), true, new Sent(gen, seq), true);
             letters.addAll(upTo.values());
             upTo.clear();
         } else {
-            Letter one = unconfirmed.remove(seq);
+            Letter one = unconfirmed.remove(new Sent(gen, seq));
             if (one != null) {
                 letters.add(one);
             }
@@ -197,14 +202,18 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
             } else if (!ack) {
                 fail(letter, "the broker nacked the dead-letter publish");
             } else {
-                settleLater(() -> letter.done().complete(null));
+                settleLater(() -> {
+                    letter.done().complete(null);   // runs the consumer's ack
+                    unsettled.decrementAndGet();
+                });
             }
         }
     }
 
-    private void channelClosed(ShutdownSignalException cause) {
-        List<Letter> lost = new ArrayList<>(unconfirmed.values());
-        unconfirmed.clear();
+    private void channelClosed(long gen, ShutdownSignalException cause) {
+        var ofChannel = unconfirmed.subMap(new Sent(gen, 0), true, new Sent(gen, Long.MAX_VALUE), true);
+        List<Letter> lost = new ArrayList<>(ofChannel.values());
+        ofChannel.clear();
         lost.forEach(letter -> fail(letter, "dead-letter channel closed before the confirm: " + cause.getMessage()));
     }
 
@@ -230,6 +239,7 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
             if (letter.consumerChannel().isOpen()) {
                 send(letter);
             } else {
+                unsettled.decrementAndGet();
                 letter.done().completeExceptionally(new IOException("consumer channel closed; redelivered instead"));
             }
         }
@@ -237,11 +247,14 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
 
     /** Hands the original back after a pause, so a failing publish does not become a redelivery loop. */
     private void fail(Letter letter, String why) {
+        Runnable handBack = () -> {
+            letter.done().completeExceptionally(new IOException(why));   // runs the consumer's nack
+            unsettled.decrementAndGet();
+        };
         try {
-            settle.schedule(() -> letter.done().completeExceptionally(new IOException(why)),
-                    FAILURE_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
+            settle.schedule(handBack, FAILURE_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException stopped) {
-            letter.done().completeExceptionally(new IOException(why));
+            handBack.run();
         }
     }
 
@@ -273,10 +286,13 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
         }
     }
 
-    /** Waits, at most {@code atMost}, for letters already sent to be confirmed; parked letters stay parked. */
+    /**
+     * Waits, at most {@code atMost} and only while the broker does not block, until every letter sent is
+     * settled (confirmed and its original acked, or handed back); parked letters stay parked.
+     */
     void awaitConfirms(Duration atMost) {
         long deadline = System.nanoTime() + atMost.toNanos();
-        while (!unconfirmed.isEmpty() && System.nanoTime() < deadline && blocking.reason().isEmpty()) {
+        while (unsettled.get() > parkedCount() && System.nanoTime() < deadline && blocking.reason().isEmpty()) {
             java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }
     }
@@ -286,16 +302,14 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
     public void close() {
         synchronized (this) {
             closed = true;
-            parked.forEach(l -> l.done().completeExceptionally(new IOException("consumer stopped")));
+            parked.forEach(l -> {
+                unsettled.decrementAndGet();
+                l.done().completeExceptionally(new IOException("consumer stopped"));
+            });
             parked.clear();
         }
         blocking.removeOnUnblocked(onUnblocked);
         dropChannel();
         settle.shutdown();
-    }
-
-    static String shortReason(String reason) {
-        String line = reason == null ? "unknown" : reason.replaceAll("[\\r\\n\\t]+", " ").strip();
-        return line.length() <= MAX_REASON ? line : line.substring(0, MAX_REASON - 3) + "...";
     }
 }

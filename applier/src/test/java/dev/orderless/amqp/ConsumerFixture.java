@@ -122,7 +122,7 @@ final class ConsumerFixture implements AutoCloseable {
         Map<String, String> reasons = new LinkedHashMap<>();
         for (Message m = template.receive(deadLetterQueue, 2000); m != null; m = template.receive(deadLetterQueue, 500)) {
             reasons.put(Envelope.toString(m.getBody()),
-                    String.valueOf(m.getMessageProperties().getHeaders().get(DeadLetterPublisher.REASON)));
+                    String.valueOf(m.getMessageProperties().getHeaders().get(DeadLetterHeaders.REASON)));
         }
         return reasons;
     }

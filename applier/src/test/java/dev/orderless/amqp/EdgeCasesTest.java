@@ -164,7 +164,7 @@ class EdgeCasesTest {
             outcome = deadLetterReasonTag(fixture, before, after);
             Message m = template.receive(fixture.deadLetterQueue, 10_000);
             assertThat(m).as("a dead letter for " + outcome).isNotNull();
-            reason = String.valueOf(m.getMessageProperties().getHeaders().get(DeadLetterPublisher.REASON));
+            reason = String.valueOf(m.getMessageProperties().getHeaders().get(DeadLetterHeaders.REASON));
         }
         BsonDocument stored = direct.find(eq("_id", goodEntity)).first();
         boolean goodApplied = stored != null && stored.getString("name", new BsonString("")).getValue().equals("ok");

@@ -1,0 +1,46 @@
+package dev.orderless.amqp;
+
+import com.rabbitmq.client.AMQP;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+
+/**
+ * What a dead letter carries: the original body, properties and headers, and these headers added:
+ * <ul>
+ *   <li>{@value #REASON}: why, one line, at most {@value #MAX_REASON} characters (a stack trace would
+ *       overflow the AMQP frame and make the republish itself fail);
+ *   <li>{@value #ORIGINAL_QUEUE} and {@value #DEAD_LETTERED_AT};
+ *   <li>{@value #LETTER_ID}: names this publish, so a return from the broker finds its letter.
+ * </ul>
+ */
+final class DeadLetterHeaders {
+    static final String REASON = "x-orderless-reason";
+    static final String ORIGINAL_QUEUE = "x-orderless-original-queue";
+    static final String DEAD_LETTERED_AT = "x-orderless-dead-lettered-at";
+    static final String LETTER_ID = "x-orderless-dead-letter-id";
+    static final int MAX_REASON = 200;
+
+    private DeadLetterHeaders() {
+    }
+
+    static AMQP.BasicProperties properties(Message message, String queue, String reason, String id) {
+        MessageProperties in = message.getMessageProperties();
+        Map<String, Object> headers = new HashMap<>(in.getHeaders());
+        headers.put(REASON, shortReason(reason));
+        headers.put(ORIGINAL_QUEUE, queue);
+        headers.put(DEAD_LETTERED_AT, Instant.now().toString());
+        headers.put(LETTER_ID, id);
+        return new AMQP.BasicProperties.Builder()
+                .contentType(in.getContentType()).contentEncoding(in.getContentEncoding())
+                .messageId(in.getMessageId()).correlationId(in.getCorrelationId()).type(in.getType())
+                .deliveryMode(2).headers(headers).build();
+    }
+
+    static String shortReason(String reason) {
+        String line = reason == null ? "unknown" : reason.replaceAll("[\\r\\n\\t]+", " ").strip();
+        return line.length() <= MAX_REASON ? line : line.substring(0, MAX_REASON - 3) + "...";
+    }
+}
