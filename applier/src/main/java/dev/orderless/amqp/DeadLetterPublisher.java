@@ -11,13 +11,19 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.Message;
@@ -58,9 +64,9 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
     /** Letters sent and not confirmed, by channel generation and publish seq (seqs restart per channel). */
     private final ConcurrentSkipListMap<Sent, Letter> unconfirmed = new ConcurrentSkipListMap<>();
     /** Letters handed in and not settled yet (the original not yet acked or handed back), parked ones included. */
-    private final java.util.concurrent.atomic.AtomicInteger unsettled = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger unsettled = new AtomicInteger();
     private long generation;                                                          // guarded by this
-    private final java.util.Map<String, String> returned = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, String> returned = new ConcurrentHashMap<>();
     private Channel channel;                                                          // guarded by this
     private boolean closed;                                                           // guarded by this
     private volatile long unblockedAtNanos = System.nanoTime();
@@ -253,7 +259,7 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
         };
         try {
             settle.schedule(handBack, FAILURE_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+        } catch (RejectedExecutionException stopped) {
             handBack.run();
         }
     }
@@ -262,7 +268,7 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
     private void settleLater(Runnable action) {
         try {
             settle.execute(action);
-        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+        } catch (RejectedExecutionException stopped) {
             action.run();
         }
     }
@@ -280,7 +286,7 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
         if (ch != null && ch.isOpen()) {
             try {
                 ch.close();
-            } catch (IOException | java.util.concurrent.TimeoutException | RuntimeException e) {
+            } catch (IOException | TimeoutException | RuntimeException e) {
                 log.debug("closing the dead-letter channel: {}", e.toString());
             }
         }
@@ -293,7 +299,7 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
     void awaitConfirms(Duration atMost) {
         long deadline = System.nanoTime() + atMost.toNanos();
         while (unsettled.get() > parkedCount() && System.nanoTime() < deadline && blocking.reason().isEmpty()) {
-            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }
     }
 
