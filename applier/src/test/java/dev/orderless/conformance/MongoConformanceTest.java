@@ -27,6 +27,7 @@ import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
 import com.mongodb.client.model.changestream.FullDocument;
+import dev.orderless.backends.EmbeddedMongo;
 import dev.orderless.backends.KnownDifference;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.testing.MongoExtension;
@@ -48,6 +49,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.Document;
+import org.bson.conversions.Bson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -66,11 +68,13 @@ class MongoConformanceTest {
     private static final AtomicReference<String> BACKEND = new AtomicReference<>("?");
 
     private MongoBackend backend;
+    private MongoDatabase db;
     private MongoCollection<BsonDocument> docs;
 
     @BeforeEach
     void setUp(MongoBackend backend, MongoDatabase db) {
         this.backend = backend;
+        this.db = db;
         BACKEND.set(backend.description());
         this.docs = db.getCollection("conformance", BsonDocument.class);
     }
@@ -416,6 +420,33 @@ class MongoConformanceTest {
         } catch (MongoException e) {
             assertThat(differs(KnownDifference.NO_DATABASE_WATCH)).as("refused: " + e.getMessage()).isTrue();
         }
+    }
+
+    @Test
+    void a_guarded_update_on_a_large_collection_examines_one_document() {
+        List<BsonDocument> many = new ArrayList<>();
+        for (int i = 0; i < 5_000; i++) {
+            many.add(doc("e" + i).append("_v", new BsonInt64(1)));
+        }
+        docs.insertMany(many);
+        Bson guarded = and(eq("_id", "e4321"), not(gte("_floor", 5L)), not(elemMatch("classes", eq("name", "CS 101"))),
+                or(elemMatch("deleted_classes", eq("name", "CS 101")), not(gte("_gcFloor", 5L))));
+        Bson update = combine(push("classes", entry("CS 101", 5)), inc("_v", 1L));
+
+        long examined;
+        if (backend instanceof EmbeddedMongo embedded) {
+            // counted by the embedded server's query path (its _id lookup hook)
+            long before = embedded.documentsExamined(docs.getNamespace().getDatabaseName(), docs.getNamespace().getCollectionName());
+            assertThat(docs.updateOne(guarded, update).getModifiedCount()).isEqualTo(1);
+            examined = embedded.documentsExamined(docs.getNamespace().getDatabaseName(), docs.getNamespace().getCollectionName())
+                    - before;
+        } else {
+            Document explained = db.runCommand(new Document("explain", new Document("update", docs.getNamespace().getCollectionName())
+                    .append("updates", List.of(new Document("q", guarded.toBsonDocument()).append("u", update.toBsonDocument()))))
+                    .append("verbosity", "executionStats"));
+            examined = explained.get("executionStats", Document.class).get("totalDocsExamined", Number.class).longValue();
+        }
+        assertThat(examined).as("documents examined by a guarded update among 5,000").isEqualTo(1);
     }
 
     private boolean differs(KnownDifference difference) {

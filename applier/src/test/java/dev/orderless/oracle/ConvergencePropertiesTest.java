@@ -35,9 +35,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The convergence guarantee as properties: for random histories of add, remove, assign and delete over
  * few entities and elements, the documents the guarded applier stores equal the oracle's, whatever the
- * delivery order, duplication and number of threads. Every history is applied to a collection of its
- * own (mongo-java-server scans a collection for compound filters, so small collections keep the run
- * fast). A failure prints the smallest failing history and the seed that replays it; the counts of
+ * delivery order, duplication and number of threads. All the histories of a property share one
+ * collection: each names its own entities (a prefix per history), and a guarded filter pins {@code _id},
+ * so a history sees only its own documents and the collection's size costs nothing. A failure prints the smallest failing history and the seed that replays it; the counts of
  * tries, deliveries and outcomes are printed at the end.
  */
 @ExtendWith(MongoExtension.class)
@@ -61,13 +61,14 @@ class ConvergencePropertiesTest {
     @Test
     void every_delivery_order_of_a_short_history_converges(MongoDatabase db) {
         String property = "every order of 1..5 ops (1 thread)";
+        Store store = Store.in(db);
         run(property, 250, random -> Histories.steps(random, 1, 5, 2), (steps, trySeed) -> {
             List<Integer> positions = IntStream.range(0, steps.size()).boxed().toList();
             for (List<Integer> order : Histories.permutations(positions)) {
                 String prefix = nextPrefix();
                 List<Operation> history = Histories.operations(steps, prefix);
                 List<Operation> delivered = order.stream().map(history::get).toList();
-                check(db, prefix, history, applier -> applyFrom(1, applier, property, delivered));
+                check(store, history, applier -> applyFrom(1, applier, property, delivered));
             }
         });
     }
@@ -84,11 +85,12 @@ class ConvergencePropertiesTest {
 
     private static void shuffledWithDuplicates(MongoDatabase db, int tries, int threads) {
         String property = "shuffled 10..60 ops + 20% duplicates (" + threads + (threads == 1 ? " thread)" : " threads)");
+        Store store = Store.in(db);
         run(property, tries, random -> Histories.steps(random, 10, 60, 3), (steps, trySeed) -> {
             String prefix = nextPrefix();
             List<Operation> history = Histories.operations(steps, prefix);
             List<Operation> delivered = Histories.delivery(history, 0.2, new Random(trySeed));
-            check(db, prefix, history, applier -> applyFrom(threads, applier, property, delivered));
+            check(store, history, applier -> applyFrom(threads, applier, property, delivered));
         });
     }
 
@@ -98,19 +100,21 @@ class ConvergencePropertiesTest {
         PropertyCheck.forAll(property, tries, generator).check(check);
     }
 
-    /** Applies to a fresh collection, checks it against the oracle, and drops it. */
-    private static void check(MongoDatabase db, String prefix, List<Operation> history, Applying applying)
-            throws Exception {
-        MongoCollection<BsonDocument> collection = db.getCollection(prefix, BsonDocument.class);
-        try {
-            applying.apply(GuardedApplier.create(collection, Histories.SCHEMA));
-            Map<String, EntityState> expected = ORACLE.replay(history);
-            // every entity an operation names is in the oracle's map, so no other document can belong here
-            Map<String, EntityState> stored = EntityState.readAll(collection.find(in("_id", expected.keySet())),
-                    Histories.SCHEMA);
-            assertThat(stored).as("history %s", history).isEqualTo(expected);
-        } finally {
-            collection.drop();
+    /** Applies a history to the property's collection and checks its entities against the oracle. */
+    private static void check(Store store, List<Operation> history, Applying applying) throws Exception {
+        applying.apply(store.applier());
+        Map<String, EntityState> expected = ORACLE.replay(history);
+        // every entity an operation names is in the oracle's map, and no other history names them
+        Map<String, EntityState> stored = EntityState.readAll(store.collection().find(in("_id", expected.keySet())),
+                Histories.SCHEMA);
+        assertThat(stored).as("history %s", history).isEqualTo(expected);
+    }
+
+    /** The property's collection, shared by its histories, and the applier on it. */
+    private record Store(MongoCollection<BsonDocument> collection, GuardedApplier applier) {
+        static Store in(MongoDatabase db) {
+            MongoCollection<BsonDocument> collection = db.getCollection("histories", BsonDocument.class);
+            return new Store(collection, GuardedApplier.create(collection, Histories.SCHEMA));
         }
     }
 

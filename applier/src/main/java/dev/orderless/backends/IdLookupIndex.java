@@ -1,0 +1,89 @@
+package dev.orderless.backends;
+
+import de.bwaldvogel.mongo.backend.IndexKey;
+import de.bwaldvogel.mongo.backend.memory.index.MemoryUniqueIndex;
+import de.bwaldvogel.mongo.bson.BsonRegularExpression;
+import de.bwaldvogel.mongo.bson.Document;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The {@code _id} index of the embedded server, able to answer any filter that pins {@code _id}, as
+ * MongoDB's does. mongo-java-server 1.47's unique index takes a query only when the query's keys are
+ * exactly the index's keys ({@code AbstractUniqueIndex.canHandle}), so {@code {_id: x, _v: 3}} or
+ * {@code {$and: [{_id: x}, ...]}} (every guarded filter) falls through to a scan of the whole collection.
+ *
+ * <p>The lookup:
+ * <ol>
+ *   <li>Find an {@code _id} condition the whole filter implies: {@code _id} at the top level, or in an
+ *       element of a top-level {@code $and} (searched depth first). {@code {$eq: v}} counts as {@code v}.
+ *   <li>Hand that condition alone, {@code {_id: condition}}, to mongo-java-server's own index, which
+ *       decides, exactly as for a plain {@code _id} query, whether it can serve it and which positions
+ *       match.
+ *   <li>The collection then matches the whole filter on those candidates.
+ * </ol>
+ * Every document the whole filter matches satisfies its {@code _id} conjunct, so it is among the
+ * candidates: the results are those of the plain {@code _id} query narrowed by the rest of the filter,
+ * never fewer. Conditions under {@code $or}, {@code $nor} or {@code $not} are not implied and are left to
+ * the scan.
+ */
+final class IdLookupIndex extends MemoryUniqueIndex {
+    static final String ID = "_id";
+
+    IdLookupIndex(String name, List<IndexKey> keys, boolean sparse) {
+        super(name, keys, sparse);
+    }
+
+    /** Whether this is the {@code _id} index this class is for (a single ascending or descending key). */
+    static boolean isIdIndex(List<IndexKey> keys) {
+        return keys.size() == 1 && ID.equals(keys.get(0).getKey());
+    }
+
+    @Override
+    public boolean canHandle(Document query) {
+        return lookup(query).isPresent();
+    }
+
+    @Override
+    public Iterable<Integer> getPositions(Document query) {
+        return super.getPositions(lookup(query).orElseThrow(() ->
+                new IllegalStateException("no _id condition the _id index can serve in " + query)));
+    }
+
+    /** {@code {_id: condition}} for an {@code _id} condition that {@code query} implies and the index serves. */
+    private Optional<Document> lookup(Document query) {
+        if (query.containsKey(ID)) {
+            Document alone = new Document(ID, plainEquality(query.get(ID)));
+            if (super.canHandle(alone)) {
+                return Optional.of(alone);
+            }
+        }
+        if (query.get("$and") instanceof List<?> conjuncts) {
+            for (Object conjunct : conjuncts) {
+                if (conjunct instanceof Document clause) {
+                    Optional<Document> found = lookup(clause);
+                    if (found.isPresent()) {
+                        return found;
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The condition itself, or for {@code {$eq: v}} the plain {@code v} when that means the same: not a
+     * regular expression, document or array, which mean something else when written bare.
+     */
+    private static Object plainEquality(Object condition) {
+        if (condition instanceof Document operators && operators.size() == 1 && operators.containsKey("$eq")) {
+            Object value = operators.get("$eq");
+            boolean sameBare = !(value instanceof Map<?, ?>) && !(value instanceof Collection<?>)
+                    && !BsonRegularExpression.isRegularExpression(value);
+            return sameBare ? value : condition;
+        }
+        return condition;
+    }
+}
