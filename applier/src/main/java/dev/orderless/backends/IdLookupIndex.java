@@ -1,6 +1,7 @@
 package dev.orderless.backends;
 
 import de.bwaldvogel.mongo.backend.IndexKey;
+import de.bwaldvogel.mongo.backend.KeyValue;
 import de.bwaldvogel.mongo.backend.memory.index.MemoryUniqueIndex;
 import de.bwaldvogel.mongo.bson.BsonRegularExpression;
 import de.bwaldvogel.mongo.bson.Document;
@@ -48,15 +49,22 @@ final class IdLookupIndex extends MemoryUniqueIndex {
 
     @Override
     public Iterable<Integer> getPositions(Document query) {
-        return super.getPositions(lookup(query).orElseThrow(() ->
-                new IllegalStateException("no _id condition the _id index can serve in " + query)));
+        Document alone = lookup(query).orElseThrow(() ->
+                new IllegalStateException("no _id condition the _id index can serve in " + query));
+        if (alone.get(ID) instanceof String id) {
+            // the common case, an entity id: a string is its own index key (mongo-java-server normalises
+            // only numbers, documents and arrays), so skip the general path and its per-call streams
+            Integer position = getPosition(new KeyValue(id));
+            return position == null ? List.of() : List.of(position);
+        }
+        return super.getPositions(alone);
     }
 
     /** {@code {_id: condition}} for an {@code _id} condition that {@code query} implies and the index serves. */
     private Optional<Document> lookup(Document query) {
         if (query.containsKey(ID)) {
             Document alone = new Document(ID, plainEquality(query.get(ID)));
-            if (super.canHandle(alone)) {
+            if (alone.get(ID) instanceof String || super.canHandle(alone)) {
                 return Optional.of(alone);
             }
         }
