@@ -1,16 +1,12 @@
 package dev.orderless.chaos;
 
 import static com.mongodb.client.model.Filters.eq;
-import static com.mongodb.client.model.Updates.addToSet;
-import static com.mongodb.client.model.Updates.pull;
-import static com.mongodb.client.model.Updates.set;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
-import com.mongodb.client.model.UpdateOptions;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.amqp.QueueTopology;
@@ -34,15 +30,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.Awaitility;
 import org.bson.BsonDocument;
-import org.bson.BsonString;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
@@ -60,7 +50,6 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
  * The table is printed and written to {@code chaos-tests/target/benchmark.md}.
  */
 class Benchmark {
-    private static final int ENTITIES = 1000;
     private final StringBuilder md = new StringBuilder();
 
     @Test
@@ -78,9 +67,11 @@ class Benchmark {
                 line("");
                 MongoDatabase fast = direct.getDatabase(MongoBackend.freshDatabaseName("bench"));
                 MongoDatabase delayed = slow.getDatabase(MongoBackend.freshDatabaseName("bench_slow"));
-                applierThroughput(fast, delayed);
+                applierThroughput(fast, delayed, mongo);
+                ScaleBenchmark.collectionSize(fast, mongo, this::line);
                 churn(fast);
                 endToEnd(fast, rabbit);
+                ScaleBenchmark.demoAtScale(this::line);
                 fast.drop();
                 direct.getDatabase(delayed.getName()).drop();
             }
@@ -90,98 +81,39 @@ class Benchmark {
         System.out.println("[bench] written to " + out.toAbsolutePath());
     }
 
-    private void applierThroughput(MongoDatabase fast, MongoDatabase delayed) throws Exception {
+    private void applierThroughput(MongoDatabase fast, MongoDatabase delayed, MongoBackend mongo) throws Exception {
         line("## Guarded applier vs unguarded plain upserts, and scaling with consumers");
         line("");
         line("Ops: a random mix of add / remove / assign over %d entities, unique seqs. Unguarded: the same ops as"
-                + " plain `$addToSet` / `$pull` / `$set` upserts (no order guarantee). Latency: 1 ms each way through"
-                + " a TCP proxy (2 ms per round trip).", ENTITIES);
+                + " plain `$addToSet` / `$pull` / `$set` upserts (no order guarantee), run in alternating slices with the"
+                + " guarded ones after a warm-up of both. Latency: 1 ms each way through a TCP proxy (2 ms per round"
+                + " trip). CPU: microseconds per op of the applying threads and, on the embedded MongoDB, of its server"
+                + " threads (guarded / unguarded).", ApplierBenchmark.ENTITIES);
         line("");
-        line("| added latency | consumers | guarded ops/s | unguarded ops/s | guarded / unguarded | guarded N / guarded 1 | round trips per guarded op |");
-        line("|---|---|---|---|---|---|---|");
-        measureApplier(fast, 1, 2000, null);   // warm-up, not reported
+        line("| added latency | consumers | guarded ops/s | unguarded ops/s | guarded / unguarded | guarded N / guarded 1"
+                + " | round trips per guarded op | applying CPU µs/op | server CPU µs/op |");
+        line("|---|---|---|---|---|---|---|---|---|");
+        for (int i = 0; i < 3; i++) {   // warm-up of both sides, not reported
+            ApplierBenchmark.measure(fast, mongo, 1, 4000);
+            ApplierBenchmark.measure(fast, mongo, 4, 4000);
+        }
         for (boolean latency : new boolean[] {false, true}) {
             MongoDatabase db = latency ? delayed : fast;
-            int ops = latency ? 1600 : 4000;
+            int ops = latency ? 1600 : 8000;
             double single = 0;
             for (int threads : new int[] {1, 2, 4, 8}) {
-                SimpleMeterRegistry meters = new SimpleMeterRegistry();
-                double guarded = measureApplier(db, threads, ops, meters);
-                double plain = measureApplier(db, threads, ops, null);
+                ApplierBenchmark.Measured m = ApplierBenchmark.measure(db, mongo, threads, ops);
                 if (threads == 1) {
-                    single = guarded;
+                    single = m.guardedRate();
                 }
-                // every write that matched nothing is followed by one read: round trips = applied + 2 x retries
-                double applied = meters.get("orderless.apply.outcomes").tag("outcome", "applied").counter().count();
-                double retries = meters.get("orderless.apply.retries").counter().count();
-                line("| %s | %d | %,.0f | %,.0f | %.2f | %.2f | %.2f |", latency ? "2 ms" : "none", threads, guarded, plain,
-                        guarded / plain, guarded / single, (applied + 2 * retries) / ops);
+                line("| %s | %d | %,.0f | %,.0f | %.2f | %.2f | %.2f | %.0f / %.0f | %s |", latency ? "2 ms" : "none", threads,
+                        m.guardedRate(), m.plainRate(), m.guardedRate() / m.plainRate(), m.guardedRate() / single,
+                        m.roundTripsPerOp(), m.guardedClientMicros(), m.plainClientMicros(),
+                        Double.isNaN(m.guardedServerMicros()) ? "n/a"
+                                : String.format("%.0f / %.0f", m.guardedServerMicros(), m.plainServerMicros()));
             }
         }
         line("");
-    }
-
-    /**
-     * ops/s for {@code ops} operations applied from {@code threads} threads, on a fresh collection: guarded
-     * (counted in {@code meters}) or, with no meters, as plain upserts.
-     */
-    private double measureApplier(MongoDatabase db, int threads, int ops, SimpleMeterRegistry meters) throws Exception {
-        boolean guarded = meters != null;
-        MongoCollection<BsonDocument> coll = db.getCollection("a" + System.nanoTime(), BsonDocument.class);
-        GuardedApplier applier = GuardedApplier.create(coll, Enrollment.STUDENT_SCHEMA,
-                ApplierOptions.ofDefaults().withMeters(guarded ? meters : new SimpleMeterRegistry()));
-        List<Operation> work = mixedOps(ops, new Random(ops + threads));
-        AtomicLong next = new AtomicLong();
-        UpdateOptions upsert = new UpdateOptions().upsert(true);
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<?>> workers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            workers.add(pool.submit(() -> {
-                start.await();
-                for (long i = next.getAndIncrement(); i < work.size(); i = next.getAndIncrement()) {
-                    Operation op = work.get((int) i);
-                    if (guarded) {
-                        applier.apply(op);
-                    } else {
-                        plainUpsert(coll, op, upsert);
-                    }
-                }
-                return null;
-            }));
-        }
-        long began = System.nanoTime();
-        start.countDown();
-        for (Future<?> w : workers) {
-            w.get(10, TimeUnit.MINUTES);
-        }
-        double seconds = (System.nanoTime() - began) / 1e9;
-        pool.shutdownNow();
-        coll.drop();
-        return ops / seconds;
-    }
-
-    private static void plainUpsert(MongoCollection<BsonDocument> coll, Operation op, UpdateOptions upsert) {
-        if (op instanceof Operation.Add add) {
-            coll.updateOne(eq("_id", op.entity()), addToSet("classes", new BsonDocument("name", new BsonString(add.element()))), upsert);
-        } else if (op instanceof Operation.Remove remove) {
-            coll.updateOne(eq("_id", op.entity()), pull("classes", new BsonDocument("name", new BsonString(remove.element()))), upsert);
-        } else if (op instanceof Operation.Assign assign) {
-            coll.updateOne(eq("_id", op.entity()), set("name", assign.value()), upsert);
-        }
-    }
-
-    private static List<Operation> mixedOps(int count, Random random) {
-        List<Operation> ops = new ArrayList<>(count);
-        for (int i = 1; i <= count; i++) {
-            String entity = "s" + random.nextInt(ENTITIES);
-            String course = "C" + random.nextInt(10);
-            int kind = random.nextInt(10);
-            ops.add(kind < 5 ? Operation.add(entity, i, "classes", course)
-                    : kind < 8 ? Operation.remove(entity, i, "classes", course)
-                    : Operation.assign(entity, i, "name", new BsonString("N" + i)));
-        }
-        return ops;
     }
 
     private void churn(MongoDatabase db) {
@@ -304,7 +236,7 @@ class Benchmark {
     private static void publish(CachingConnectionFactory cf, String queue, int messages) {
         Envelope envelope = new Envelope();
         List<byte[]> bodies = new ArrayList<>();
-        for (Operation op : mixedOps(messages, new Random(5))) {
+        for (Operation op : ApplierBenchmark.mixedOps(messages, ApplierBenchmark.ENTITIES, 1, new Random(5))) {
             bodies.add(envelope.encode(op));
         }
         ConfirmingPublisher.toQueue(cf, queue, PublisherOptions.ofDefaults()).publishRaw(bodies);
