@@ -12,9 +12,10 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * mongo-java-server's in-memory collection, counting the documents its query path examines: the
- * candidates an index gave, or every document when it scans. That is the figure MongoDB reports as
- * {@code totalDocsExamined} in {@code explain}, for finds, counts, updates and deletes. Change streams and
- * aggregations read the collection by other paths and are not counted.
+ * candidates an index gave, or every document when it scans (even where a limit stops the scan early).
+ * For finds, updates and deletes that is the figure MongoDB reports as {@code totalDocsExamined} in
+ * {@code explain}. mongo-java-server's aggregations (the driver's {@code countDocuments} among them) and
+ * its change-stream update lookups read the whole collection through the same path, and count as scans.
  */
 final class CountingMemoryCollection extends MemoryCollection {
     private final LongAdder examined = new LongAdder();
@@ -43,6 +44,11 @@ final class CountingMemoryCollection extends MemoryCollection {
         List<Integer> candidates = new ArrayList<>();
         positions.forEach(candidates::add);
         examined.add(candidates.size());
+        if (candidates.isEmpty()) {
+            // a scan would have matched the filter against some document, and refused a malformed one
+            // ("unknown top level operator"); with no candidate, match it against an empty one instead
+            documentMatchesQuery(new Document(), query);
+        }
         return super.matchDocuments(query, candidates, orderBy, numberToSkip, limit, batchSize, fieldSelector);
     }
 }

@@ -19,16 +19,18 @@ import java.util.Optional;
  * <p>The lookup:
  * <ol>
  *   <li>Find an {@code _id} condition the whole filter implies: {@code _id} at the top level, or in an
- *       element of a top-level {@code $and} (searched depth first). {@code {$eq: v}} counts as {@code v}.
+ *       element of a top-level {@code $and} (searched depth first), that is a plain value, {@code {$eq: v}}
+ *       or {@code {$in: [v, ...]}} with plain values (not null, a regular expression, a document or an
+ *       array, which this index does not look up exactly; those are left to the scan).
  *   <li>Hand that condition alone, {@code {_id: condition}}, to mongo-java-server's own index, which
- *       decides, exactly as for a plain {@code _id} query, whether it can serve it and which positions
- *       match.
- *   <li>The collection then matches the whole filter on those candidates.
+ *       finds its positions as for a plain {@code _id} query.
+ *   <li>The collection then matches the whole filter on those candidates (and, when there are none,
+ *       on an empty document, so that a malformed filter is still refused).
  * </ol>
  * Every document the whole filter matches satisfies its {@code _id} conjunct, so it is among the
  * candidates: the results are those of the plain {@code _id} query narrowed by the rest of the filter,
  * never fewer. Conditions under {@code $or}, {@code $nor} or {@code $not} are not implied and are left to
- * the scan.
+ * the scan. A query that is {@code _id} alone is mongo-java-server's own case and is handled as before.
  */
 final class IdLookupIndex extends MemoryUniqueIndex {
     static final String ID = "_id";
@@ -60,18 +62,40 @@ final class IdLookupIndex extends MemoryUniqueIndex {
         return super.getPositions(alone);
     }
 
-    /** {@code {_id: condition}} for an {@code _id} condition that {@code query} implies and the index serves. */
+    /**
+     * {@code {_id: condition}} for an {@code _id} condition that {@code query} implies and the index serves:
+     * mongo-java-server's own case (the query is {@code _id} alone) exactly as before; otherwise only a
+     * plain value or an {@code $in} of plain values, whose index lookup finds every match. Anything
+     * else (regular expressions, documents, arrays, null), whose lookup by this index is not exact, is
+     * left to the scan.
+     */
     private Optional<Document> lookup(Document query) {
+        if (query.size() == 1 && query.containsKey(ID) && super.canHandle(query)) {
+            return Optional.of(query);
+        }
+        return implied(query);
+    }
+
+    private static Optional<Document> implied(Document query) {
         if (query.containsKey(ID)) {
-            Document alone = new Document(ID, plainEquality(query.get(ID)));
-            if (alone.get(ID) instanceof String || super.canHandle(alone)) {
-                return Optional.of(alone);
+            Object condition = query.get(ID);
+            if (condition instanceof Document operators && operators.size() == 1
+                    && (operators.containsKey("$eq") || operators.containsKey("$in"))) {
+                Object operand = operators.values().iterator().next();
+                if (operators.containsKey("$eq") && isPlain(operand)) {
+                    return Optional.of(new Document(ID, operand));
+                }
+                if (operand instanceof Collection<?> values && values.stream().allMatch(IdLookupIndex::isPlain)) {
+                    return Optional.of(new Document(ID, operators));
+                }
+            } else if (isPlain(condition)) {
+                return Optional.of(new Document(ID, condition));
             }
         }
         if (query.get("$and") instanceof List<?> conjuncts) {
             for (Object conjunct : conjuncts) {
                 if (conjunct instanceof Document clause) {
-                    Optional<Document> found = lookup(clause);
+                    Optional<Document> found = implied(clause);
                     if (found.isPresent()) {
                         return found;
                     }
@@ -81,17 +105,9 @@ final class IdLookupIndex extends MemoryUniqueIndex {
         return Optional.empty();
     }
 
-    /**
-     * The condition itself, or for {@code {$eq: v}} the plain {@code v} when that means the same: not a
-     * regular expression, document or array, which mean something else when written bare.
-     */
-    private static Object plainEquality(Object condition) {
-        if (condition instanceof Document operators && operators.size() == 1 && operators.containsKey("$eq")) {
-            Object value = operators.get("$eq");
-            boolean sameBare = !(value instanceof Map<?, ?>) && !(value instanceof Collection<?>)
-                    && !BsonRegularExpression.isRegularExpression(value);
-            return sameBare ? value : condition;
-        }
-        return condition;
+    /** A value the index finds exactly: not null, a regular expression, a document or an array. */
+    private static boolean isPlain(Object value) {
+        return value != null && !(value instanceof Map<?, ?>) && !(value instanceof Collection<?>)
+                && !BsonRegularExpression.isRegularExpression(value);
     }
 }

@@ -10,12 +10,14 @@ import static com.mongodb.client.model.Updates.inc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.UpdateOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 import org.junit.jupiter.api.AfterAll;
@@ -123,8 +125,27 @@ class EmbeddedMongoTest {
 
     @Test
     void numeric_ids_match_across_number_types_as_a_plain_id_query_does() {
+        assertThat(examinedBy(() -> find(and(eq("_id", 7L), eq("_v", 1L))))).as(HOOK_GONE).isEqualTo(1);
         assertThat(find(and(eq("_id", 7L), eq("_v", 1L)))).hasSize(1);
         assertThat(find(and(eq("_id", 7.0), eq("_v", 1L)))).hasSize(1);
+    }
+
+    @Test
+    void a_regular_expression_in_an_id_list_is_left_to_the_scan_and_finds_every_match() {
+        Bson filter = and(in("_id", Pattern.compile("^e12[0-9]$"), "e5"), eq("_v", 1L));
+
+        assertThat(find(filter)).hasSize(11);
+        assertThat(find(and(in("_id", Pattern.compile("^e12$"), Pattern.compile("^e13$")), eq("_v", 1L)))).hasSize(2);
+    }
+
+    @Test
+    void a_malformed_filter_is_refused_even_when_no_document_has_the_id() {
+        Bson malformed = new Document("$bogus", 1).append("_id", "no-such-id");
+
+        assertThatThrownBy(() -> find(malformed)).isInstanceOf(MongoException.class).hasMessageContaining("$bogus");
+        assertThatThrownBy(() -> docs.updateOne(malformed, inc("hits", 1), new UpdateOptions().upsert(true)))
+                .isInstanceOf(MongoException.class);
+        assertThat(find(eq("_id", "no-such-id"))).isEmpty();
     }
 
     @Test

@@ -6,6 +6,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
+import dev.orderless.backends.Backends;
 import dev.orderless.backends.EmbeddedMongo;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.demo.Enrollment;
@@ -35,7 +36,8 @@ final class ScaleBenchmark {
     }
 
     private static final int[] SIZES = {1_000, 10_000, 100_000};
-    private static final int OPS = 3_000;
+    private static final int OPS = 1_500;
+    private static final int ROUNDS = 6;
 
     private ScaleBenchmark() {
     }
@@ -45,9 +47,9 @@ final class ScaleBenchmark {
         out.line("");
         out.line("A collection filled with N entities (copies of a document the applier wrote), then the same random add /"
                 + " remove / assign ops on every size, over entities spread across the collection, from 1 consumer:"
-                + " %,d ops per size in each of three rounds, interleaved (1k, 10k, 100k, then 100k, 10k, 1k, then 1k,"
-                + " 10k, 100k). Documents examined: counted by the embedded server's query path, MongoDB's"
-                + " `totalDocsExamined` (n/a on other backends).", OPS);
+                + " %,d ops per size in each of %d rounds, the sizes in a different order each round, so that pauses and"
+                + " warm-up fall on all of them. Documents examined: counted by the embedded server's query path,"
+                + " MongoDB's `totalDocsExamined` (n/a on other backends).", OPS, ROUNDS);
         out.line("");
         out.line("| entities in the collection | guarded ops/s | ratio to 1k | documents examined per op |");
         out.line("|---|---|---|---|");
@@ -59,10 +61,12 @@ final class ScaleBenchmark {
             sized.put(entities, new Sized(coll, applier));
         }
         System.gc();   // the fill's garbage should not land on whichever size runs first
-        for (int round = 0; round < 3; round++) {
+        for (int round = 0; round < ROUNDS; round++) {
             long seq = 1_000 + round * OPS;
             for (int i = 0; i < SIZES.length; i++) {
-                int entities = SIZES[round % 2 == 0 ? i : SIZES.length - 1 - i];
+                // orders 012, 210, 120, 021, 201, 102: each size runs first, second and last twice
+                int k = (round % 2 == 0 ? i : SIZES.length - 1 - i) + round / 2;
+                int entities = SIZES[k % SIZES.length];
                 Sized s = sized.get(entities);
                 List<Operation> ops = spread(ApplierBenchmark.mixedOps(OPS, SIZES[0], seq, new Random(seq)), entities);
                 long examined = examined(mongo, s.coll);
@@ -147,47 +151,59 @@ final class ScaleBenchmark {
         out.line("## The demo as the number of students grows");
         out.line("");
         out.line("`run` with its defaults beside `run --students 100000 --ops 20000`, each in a JVM of its own on the"
-                + " backends chosen as for the tests. Throughput: messages from first publish to last ack. View lag:"
-                + " from the last ack until every roster matched the students.");
+                + " backends chosen as for the tests. Each action picks one of the students at random, so the second run"
+                + " writes as many student documents as it has distinct actors. Throughput: messages from first publish"
+                + " to last ack. View lag: from the last ack until every roster matched the students.");
         out.line("");
-        out.line("| run | messages/s | ratio to default | view lag | result |");
-        out.line("|---|---|---|---|---|");
+        out.line("| run | student documents | messages/s | ratio to default | view lag | result |");
+        out.line("|---|---|---|---|---|---|");
         Demo small = demo();
         Demo large = demo("--students", "100000", "--ops", "20000");
-        out.line("| `run` (200 students, 5,000 actions) | %,.0f | 1.00 | %s | %s |", small.rate, small.viewLag, small.result);
-        out.line("| `run --students 100000 --ops 20000` | %,.0f | %.2f | %s | %s |", large.rate, large.rate / small.rate,
-                large.viewLag, large.result);
+        out.line("| `run` (200 students, 5,000 actions) | %,d | %,.0f | 1.00 | %s | %s |", small.students, small.rate,
+                small.viewLag, small.result);
+        out.line("| `run --students 100000 --ops 20000` | %,d | %,.0f | %.2f | %s | %s |", large.students, large.rate,
+                large.rate / small.rate, large.viewLag, large.result);
         out.line("");
     }
 
-    private record Demo(double rate, String viewLag, String result) {
+    private record Demo(double rate, int students, String viewLag, String result) {
     }
 
     private static final Pattern RATE = Pattern.compile("throughput\\s+([\\d,]+) messages/s");
-    private static final Pattern LAG = Pattern.compile("view lag\\s+(\\S+ s)");
-    private static final Pattern RESULT = Pattern.compile("RESULT converged=(\\S+) .* lost=(\\d+) rosters_consistent=(\\S+)");
+    private static final Pattern LAG = Pattern.compile("view lag\\s+([\\d.]+ s)");
+    private static final Pattern RESULT = Pattern.compile(
+            "RESULT converged=(\\S+) entities=(\\d+) .* lost=(\\d+) rosters_consistent=(\\S+)");
 
     private static Demo demo(String... options) throws Exception {
         Path stdout = Files.createTempFile("orderless-demo", ".out");
         Path stderr = Files.createTempFile("orderless-demo", ".err");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run"));
+                "-Duser.language=en", "-Duser.country=US"));   // the output is parsed: fixed number format
+        for (String property : List.of(Backends.MODE, Backends.MONGODB_URI, Backends.RABBITMQ_URI)) {
+            // the backends chosen for this run reach the tests as system properties (surefire, -D); pass them on
+            if (System.getProperty(property) != null) {
+                command.add("-D" + property + "=" + System.getProperty(property));
+            }
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "run"));
         command.addAll(List.of(options));
+        String shown = String.join(" ", List.of(options));
         Process process = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
         try {
             if (!process.waitFor(10, TimeUnit.MINUTES)) {
-                throw new IllegalStateException("the demo " + command.subList(4, command.size()) + " did not finish in 10 minutes");
+                throw new IllegalStateException("the demo run " + shown + " did not finish in 10 minutes");
             }
             String text = Files.readString(stdout);
             Matcher rate = RATE.matcher(text);
             Matcher lag = LAG.matcher(text);
             Matcher result = RESULT.matcher(text);
             if (!rate.find() || !result.find()) {
-                throw new IllegalStateException("the demo " + command.subList(4, command.size()) + " printed no result (exit "
+                throw new IllegalStateException("the demo run " + shown + " printed no result (exit "
                         + process.exitValue() + "):\n" + text + "\n" + Files.readString(stderr));
             }
-            return new Demo(Double.parseDouble(rate.group(1).replace(",", "")), lag.find() ? lag.group(1) : "not consistent",
-                    "converged=" + result.group(1) + " lost=" + result.group(2) + " rosters_consistent=" + result.group(3));
+            return new Demo(Double.parseDouble(rate.group(1).replace(",", "")), Integer.parseInt(result.group(2)),
+                    lag.find() ? lag.group(1) : "not consistent",
+                    "converged=" + result.group(1) + " lost=" + result.group(3) + " rosters_consistent=" + result.group(4));
         } finally {
             process.destroyForcibly();
             Files.deleteIfExists(stdout);
