@@ -70,10 +70,13 @@ final class IdLookupIndex extends MemoryUniqueIndex {
      * left to the scan.
      */
     private Optional<Document> lookup(Document query) {
-        if (query.size() == 1 && query.containsKey(ID) && super.canHandle(query)) {
-            return Optional.of(query);
+        // implied first: for a plain value it gives what mongo-java-server's own case would, without the
+        // streams super.canHandle builds on every call (reads by _id are on the hot path)
+        Optional<Document> implied = implied(query);
+        if (implied.isPresent() || query.size() != 1 || !query.containsKey(ID)) {
+            return implied;
         }
-        return implied(query);
+        return super.canHandle(query) ? Optional.of(query) : Optional.empty();
     }
 
     private static Optional<Document> implied(Document query) {

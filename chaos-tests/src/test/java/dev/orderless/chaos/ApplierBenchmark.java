@@ -28,6 +28,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 
@@ -82,7 +83,7 @@ final class ApplierBenchmark {
         final LongAdder clientCpu = new LongAdder();
         long serverCpu;
 
-        void add(List<Operation> part, int threads, MongoBackend mongo, java.util.function.Consumer<Operation> apply)
+        void add(List<Operation> part, int threads, MongoBackend mongo, Consumer<Operation> apply)
                 throws Exception {
             AtomicLong next = new AtomicLong();
             ExecutorService pool = Executors.newFixedThreadPool(threads);
