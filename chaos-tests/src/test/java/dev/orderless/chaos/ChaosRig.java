@@ -1,5 +1,7 @@
 package dev.orderless.chaos;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.mongodb.ConnectionString;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
@@ -33,12 +35,15 @@ import dev.orderless.view.ViewFeeder;
 import dev.orderless.view.ViewProjection;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import org.awaitility.Awaitility;
 import org.bson.BsonDocument;
 import org.springframework.amqp.core.Message;
@@ -73,6 +78,7 @@ final class ChaosRig implements AutoCloseable {
     private final MongoDatabase proxied;
     private final MongoLeaseProvider leases;
     private int poisonPublished;
+    private final Set<String> poisonBodies = new HashSet<>();
     private int published;
 
     ChaosRig(MongoBackend mongo, RabbitBackend rabbit, ConnectionFactory directRabbit, MongoDatabase direct, long seed) {
@@ -113,8 +119,9 @@ final class ChaosRig implements AutoCloseable {
         if (shuffle) {
             Collections.shuffle(messages, random);
         }
-        for (byte[] p : Poison.messages(poison)) {
+        for (byte[] p : Poison.messages(poison, poisonPublished)) {
             messages.add(random.nextInt(messages.size() + 1), p);
+            poisonBodies.add(new String(p, StandardCharsets.UTF_8));
         }
         poisonPublished += poison;
         published += messages.size();
@@ -210,7 +217,7 @@ final class ChaosRig implements AutoCloseable {
     }
 
     /** What the scenario ends with (the view was checked on the way: verify fails if it differs). */
-    record Verdict(int published, long diverged, long lost, long deadLettered, int poison) {
+    record Verdict(int published, long diverged, long lost, long deadLettered, long deadLetteredTwice, int poison) {
     }
 
     Verdict verify(List<Operation> ops) {
@@ -221,12 +228,19 @@ final class ChaosRig implements AutoCloseable {
         Map<String, EntityState> expected = new ReferenceModel(Enrollment.STUDENT_SCHEMA).replay(ops);
         long diverged = ReferenceModel.diverged(expected,
                 EntityState.readAll(students.find(), Enrollment.STUDENT_SCHEMA)).size();
-        long deadLettered = 0;
+        // Dead-lettering is at least once: a consumer killed between the dead letter's confirm and the
+        // original's ack gets the original back and dead-letters it again. Count distinct bodies (each
+        // poison body is unique), and refuse anything in the dead-letter queue that was not poison.
+        Set<String> deadLettered = new HashSet<>();
+        int letters = 0;
         RabbitTemplate template = new RabbitTemplate(directRabbit);
         for (Message m = template.receive(deadLetterQueue, 1000); m != null; m = template.receive(deadLetterQueue, 300)) {
-            deadLettered++;
+            String body = new String(m.getBody(), StandardCharsets.UTF_8);
+            assertThat(poisonBodies).as("a dead letter that is not poison: %s", body).contains(body);
+            deadLettered.add(body);
+            letters++;
         }
-        return new Verdict(published, diverged, lost, deadLettered, poisonPublished);
+        return new Verdict(published, diverged, lost, deadLettered.size(), letters - deadLettered.size(), poisonPublished);
     }
 
     @Override
