@@ -48,6 +48,7 @@ import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 import org.junit.jupiter.api.AfterAll;
@@ -359,6 +360,58 @@ class MongoConformanceTest {
                 assertThat(update.getNamespace()).isEqualTo(docs.getNamespace());
             }
         }
+    }
+
+    @Test
+    void a_delete_event_carries_the_deleted_id_in_its_document_key_and_no_document() {
+        docs.insertOne(doc("e1"));
+        try (MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor =
+                     docs.watch().fullDocument(FullDocument.UPDATE_LOOKUP).cursor()) {
+            docs.deleteOne(eq("_id", "e1"));
+            ChangeStreamDocument<BsonDocument> delete = next(cursor, 1).get(0);
+
+            assertThat(delete.getOperationType()).isEqualTo(com.mongodb.client.model.changestream.OperationType.DELETE);
+            assertThat(delete.getDocumentKey()).isEqualTo(new BsonDocument("_id", new BsonString("e1")));
+            assertThat(delete.getFullDocument()).isNull();
+        }
+    }
+
+    @Test
+    void a_change_stream_takes_a_project_stage_that_drops_updateDescription() {
+        docs.insertOne(doc("e1"));
+        try (MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor = docs.watch(List.of(
+                        com.mongodb.client.model.Aggregates.project(
+                                com.mongodb.client.model.Projections.exclude("updateDescription"))))
+                .fullDocument(FullDocument.UPDATE_LOOKUP).cursor()) {
+            docs.updateOne(eq("_id", "e1"), set("v", 2L));
+            ChangeStreamDocument<BsonDocument> update = next(cursor, 1).get(0);
+
+            assertThat(update.getUpdateDescription()).isNull();
+            assertThat(update.getFullDocument().getNumber("v").longValue()).isEqualTo(2);
+            assertThat(update.getResumeToken()).isNotNull();
+        }
+    }
+
+    @Test
+    void listCollections_reports_a_uuid_that_a_recreated_collection_does_not_share() {
+        docs.insertOne(doc("e1"));
+        BsonValue before = uuidOf(db, "conformance");
+        docs.drop();
+        docs.insertOne(doc("e1"));
+        BsonValue after = uuidOf(db, "conformance");
+
+        assertThat(before).isNotNull();
+        assertThat(after).isNotNull().isNotEqualTo(before);
+        assertThat(uuidOf(db, "conformance")).as("stable while the collection lives").isEqualTo(after);
+    }
+
+    private static BsonValue uuidOf(MongoDatabase db, String name) {
+        for (BsonDocument info : db.listCollections(BsonDocument.class).filter(eq("name", name))) {
+            if (info.getString("name").getValue().equals(name)) {
+                return info.isDocument("info") ? info.getDocument("info").get("uuid") : null;
+            }
+        }
+        return null;
     }
 
     @Test
