@@ -126,6 +126,14 @@ public final class GuardedApplier {
     }
 
     /**
+     * The collection it writes, set up for reads that must see its writes (the primary, read concern
+     * local): a view feeder reads what a source contributed through it.
+     */
+    public MongoCollection<BsonDocument> reads() {
+        return reads;
+    }
+
+    /**
      * Applies {@code op} at most once, whatever has been applied before.
      *
      * @return {@link Outcome#APPLIED} or why not

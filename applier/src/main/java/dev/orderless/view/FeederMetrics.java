@@ -8,8 +8,12 @@ import java.util.Map;
 
 /**
  * {@code orderless.view.events{resource}}, {@code orderless.view.writes{resource,outcome}},
- * {@code orderless.view.commits}, {@code orderless.view.bootstraps{reason}} and
- * {@code orderless.view.leadership{event=acquired|lost|released}}.
+ * {@code orderless.view.commits}, {@code orderless.view.bootstraps{reason}},
+ * {@code orderless.view.leadership{event=acquired|lost|released}}, {@code orderless.view.dead_lettered}
+ * (poison events recorded and skipped), {@code orderless.view.attempts_failed} (one event's failed tries),
+ * {@code orderless.view.source_deletes} (hard deletes of source documents carried to the view) and
+ * {@code orderless.view.failures{reason}} (terms that ended in an error: {@code transient} hands over,
+ * anything else is {@code FAILED}).
  */
 final class FeederMetrics {
     private final Counter events;
@@ -21,6 +25,11 @@ final class FeederMetrics {
     private final Counter acquired;
     private final Counter lost;
     private final Counter released;
+    private final Counter deadLettered;
+    private final Counter attemptsFailed;
+    private final Counter sourceDeletes;
+    private final MeterRegistry meters;
+    private final String resource;
 
     FeederMetrics(MeterRegistry meters, String resource) {
         events = Counter.builder("orderless.view.events").tag("resource", resource).register(meters);
@@ -37,6 +46,29 @@ final class FeederMetrics {
         acquired = leadership(meters, resource, "acquired");
         lost = leadership(meters, resource, "lost");
         released = leadership(meters, resource, "released");
+        deadLettered = Counter.builder("orderless.view.dead_lettered").tag("resource", resource).register(meters);
+        attemptsFailed = Counter.builder("orderless.view.attempts_failed").tag("resource", resource).register(meters);
+        sourceDeletes = Counter.builder("orderless.view.source_deletes").tag("resource", resource).register(meters);
+        this.meters = meters;
+        this.resource = resource;
+    }
+
+    void deadLettered() {
+        deadLettered.increment();
+    }
+
+    void attemptFailed() {
+        attemptsFailed.increment();
+    }
+
+    void sourceDeleted() {
+        sourceDeletes.increment();
+    }
+
+    /** A term ended in an error; {@code reason} is a short tag: transient, failed, bug. */
+    void failure(String reason) {
+        Counter.builder("orderless.view.failures").tag("resource", resource).tag("reason", reason).register(meters)
+                .increment();
     }
 
     private static Counter leadership(MeterRegistry meters, String resource, String event) {

@@ -16,18 +16,44 @@ import java.util.UUID;
  *                       post-batch token on this interval too, so its position never falls off the oplog
  * @param pollWait       how long one poll of the change stream waits for an event
  * @param standbyPoll    how often a standby tries to take the lease
- * @param bootstrap      how to start when no resume token is stored
+ * @param bootstrap      how to rebuild when there is no resumable position
  * @param lease          lease timing; a dead active feeder is replaced within about one ttl
+ * @param poison         what to do with a change event that still fails after {@code poisonAttempts}
+ * @param poisonAttempts how many times one event is tried before {@code poison} decides (at least 1)
  */
 public record FeederOptions(String resource, String owner, int commitEvery, Duration commitInterval, Duration pollWait,
-                            Duration standbyPoll, Bootstrap bootstrap, LeaseOptions lease) {
+                            Duration standbyPoll, Bootstrap bootstrap, LeaseOptions lease, PoisonPolicy poison,
+                            int poisonAttempts) {
 
-    /** Starting without a stored resume token, without missing a write made before the start. */
+    /**
+     * How to rebuild the view's position when there is no resumable one: no token was ever committed, or
+     * the committed one fell off the oplog (history lost). Never from "now", never across a gap.
+     */
     public enum Bootstrap {
-        /** Open the change stream, then scan the source collection, then drain the stream (any backend). */
+        /**
+         * Open the change stream, then scan the source collection, then drain the stream (any backend).
+         * With no resumable token this is the only correct rebuild: a document last written before the
+         * oplog's oldest entry is in no change event, only in the collection.
+         */
         SCAN,
-        /** Start the change stream at the oldest oplog entry (a real replica set; reads local.oplog.rs). */
+        /**
+         * Replay the oplog from its oldest entry (a real replica set; reads local.oplog.rs), but only when
+         * that entry is older than the last committed position, so nothing between the two is skipped.
+         * Otherwise (no position committed yet, or the oplog no longer reaches back to it) it falls back to
+         * {@link #SCAN}, and says so in the log.
+         */
         OPLOG_START
+    }
+
+    /** What happens to a change event that fails every attempt (its projection throws, its view write is refused). */
+    public enum PoisonPolicy {
+        /**
+         * Record it (source id, {@code _v}, reason, time) in the dead-letter collection beside the view, count
+         * it, log it at ERROR, and go on. The next good version of that source document heals the view.
+         */
+        DEAD_LETTER,
+        /** Stop the feeder: {@link ViewFeeder.State#FAILED}, with the source id and reason in the failure. */
+        FAIL
     }
 
     public FeederOptions {
@@ -46,36 +72,56 @@ public record FeederOptions(String resource, String owner, int commitEvery, Dura
         if (bootstrap == null || lease == null) {
             throw new InvalidConfigurationException("feeder options: bootstrap and lease must not be null");
         }
+        if (poison == null) {
+            throw new InvalidConfigurationException("feeder options: poison policy must not be null");
+        }
+        if (poisonAttempts < 1 || poisonAttempts > 100) {
+            throw new InvalidConfigurationException("feeder options: poisonAttempts must be between 1 and 100, was "
+                    + poisonAttempts);
+        }
         if (pollWait.compareTo(lease.ttl().dividedBy(2)) >= 0) {
             throw new InvalidConfigurationException("feeder options: pollWait (" + pollWait
                     + ") must be well below half the lease ttl (" + lease.ttl() + "), or the lease lapses while polling");
         }
     }
 
-    /** Commit every 100 events or 1 s, poll 200 ms, standby retries every second, scan bootstrap, 10 s leases. */
+    /**
+     * Commit every 100 events or 1 s, poll 200 ms, standby retries every second, scan bootstrap, 10 s
+     * leases, a poison event dead-lettered after 3 attempts.
+     */
     public static FeederOptions ofDefaults(String resource) {
         return new FeederOptions(resource, defaultOwner(), 100, Duration.ofSeconds(1), Duration.ofMillis(200),
-                Duration.ofSeconds(1), Bootstrap.SCAN, LeaseOptions.ofDefaults());
+                Duration.ofSeconds(1), Bootstrap.SCAN, LeaseOptions.ofDefaults(), PoisonPolicy.DEAD_LETTER, 3);
     }
 
     public FeederOptions withOwner(String owner) {
-        return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease);
+        return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
+                poison, poisonAttempts);
     }
 
     public FeederOptions withCommit(int every, Duration interval) {
-        return new FeederOptions(resource, owner, every, interval, pollWait, standbyPoll, bootstrap, lease);
+        return new FeederOptions(resource, owner, every, interval, pollWait, standbyPoll, bootstrap, lease,
+                poison, poisonAttempts);
     }
 
     public FeederOptions withPolling(Duration pollWait, Duration standbyPoll) {
-        return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease);
+        return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
+                poison, poisonAttempts);
     }
 
     public FeederOptions withBootstrap(Bootstrap bootstrap) {
-        return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease);
+        return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
+                poison, poisonAttempts);
     }
 
     public FeederOptions withLease(LeaseOptions lease) {
-        return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease);
+        return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
+                poison, poisonAttempts);
+    }
+
+    public FeederOptions withPoison(PoisonPolicy poison, int attempts) {
+        return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
+                poison, attempts);
     }
 
     private static void positive(String parameter, Duration value) {

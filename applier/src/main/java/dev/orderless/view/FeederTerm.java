@@ -3,27 +3,28 @@ package dev.orderless.view;
 import static com.mongodb.client.model.Filters.ne;
 
 import com.mongodb.MongoException;
+import com.mongodb.ReadConcern;
+import com.mongodb.ReadPreference;
 import com.mongodb.client.ChangeStreamIterable;
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoCursor;
+import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.Aggregates;
+import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
 import com.mongodb.client.model.changestream.FullDocument;
 import com.mongodb.client.model.changestream.OperationType;
 import dev.orderless.InvalidConfigurationException;
-import dev.orderless.apply.GuardedApplier;
-import dev.orderless.apply.Operation;
-import dev.orderless.apply.Outcome;
-import dev.orderless.apply.StoredFields;
 import dev.orderless.lease.Lease;
 import java.time.Clock;
-
 import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
@@ -36,19 +37,24 @@ import org.slf4j.LoggerFactory;
  * One term as the active feeder, from taking the lease to losing, releasing or stopping.
  *
  * <ol>
- *   <li>Open the change stream (full documents): after the stored resume token if there is one; if that
- *       token is no longer resumable (history lost), or there is none, bootstrap: open the stream first,
- *       then scan the source and project every document, then drain the stream (figures 4a/4b: a write
- *       made before the start, or before a crashed predecessor processed it, is still seen; the overlap
- *       is harmless because view writes are guarded).
- *   <li>For each event: project the full document at its {@code _v} (unless this term already projected
- *       that version) and apply every view operation. If a
- *       view write was stale, read the lease: a successor may have written newer data (figure 3); if the
- *       lease is gone, stop at once.
- *   <li>Every {@code commitEvery} events or {@code commitInterval}, commit the resume token (also a quiet
+ *   <li>Read the committed {@link Position}. If it belongs to another source collection (the source was
+ *       dropped and recreated, its uuid changed), stop with {@link FeederStoppedException} saying what to
+ *       do: the view holds the old source's entries.
+ *   <li>Open the change stream (full documents, {@code updateDescription} projected away, so an event
+ *       stays far from 16 MB): after the committed token if there is one. With no token, or one that is no
+ *       longer resumable (history lost), rebuild: open the stream first, then scan the source from the
+ *       primary with majority read concern and project every document, then drain the stream (a write
+ *       made before the start, or before a crashed predecessor processed it, is still seen; the overlap is
+ *       harmless because view writes are guarded). {@code OPLOG_START} replays the oplog instead, only
+ *       when it still reaches back to the last committed change.
+ *   <li>For each event, the {@link Projector}: a document is projected, a delete takes back what the
+ *       source contributed, a poison event is tried, then dead-lettered or fatal.
+ *   <li>Every {@code commitEvery} events or {@code commitInterval}, commit the position (also a quiet
  *       stream's post-batch token) to the lease document, only while owner and fence still match.
  *   <li>Drop, rename or invalidate of the source: stop with {@link FeederStoppedException}.
  * </ol>
+ * An empty poll that came back early (the embedded server does not wait for data) is waited out to the
+ * poll wait, so an idle feeder does not spin.
  */
 final class FeederTerm {
     private static final Logger log = LoggerFactory.getLogger(FeederTerm.class);
@@ -57,32 +63,24 @@ final class FeederTerm {
     private static final Set<OperationType> FATAL = Set.of(OperationType.DROP, OperationType.RENAME,
             OperationType.DROP_DATABASE, OperationType.INVALIDATE);
 
+    private final MongoDatabase database;
     private final MongoCollection<BsonDocument> source;
-    private final GuardedApplier view;
-    private final ViewProjection projection;
+    private final Projector projector;
     private final FeederOptions options;
     private final FeederMetrics metrics;
     private final Optional<MongoClient> client;
     private final Lease lease;
     private final Clock clock;
-    /**
-     * The last {@code _v} this term projected per source document. With full-document lookup, a burst of
-     * events for one document all carry its latest version; projecting it again would only write
-     * duplicates (and read the lease for each), so such events are skipped. Bounded; forgetting an entry
-     * only costs a harmless re-projection.
-     */
-    private final Map<BsonValue, Long> projected = new LinkedHashMap<>(1024, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<BsonValue, Long> eldest) {
-            return size() > 100_000;
-        }
-    };
+    private Optional<BsonValue> sourceUuid = Optional.empty();
+    private Optional<BsonValue> committedUuid = Optional.empty();
+    private Optional<BsonTimestamp> lastClusterTime = Optional.empty();
+    private boolean committedAny;
 
-    FeederTerm(MongoCollection<BsonDocument> source, GuardedApplier view, ViewProjection projection,
-               FeederOptions options, FeederMetrics metrics, Optional<MongoClient> client, Lease lease) {
+    FeederTerm(MongoDatabase database, MongoCollection<BsonDocument> source, Projector projector, FeederOptions options,
+               FeederMetrics metrics, Optional<MongoClient> client, Lease lease) {
+        this.database = database;
         this.source = source;
-        this.view = view;
-        this.projection = projection;
+        this.projector = projector;
         this.options = options;
         this.metrics = metrics;
         this.client = client;
@@ -90,43 +88,62 @@ final class FeederTerm {
         this.clock = options.lease().clock();
     }
 
+    /** True once this term committed a position: it made progress. */
+    boolean committedAny() {
+        return committedAny;
+    }
+
     /**
      * Runs until {@code running} turns false (returns), the lease is lost or the source is gone (throws).
      * On the way out, if {@code clean}, the latest position is committed for the successor.
      */
     void run(BooleanSupplier running, BooleanSupplier clean) {
-        MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor = open();
+        Optional<Position> stored = lease.position().map(Position::read);
+        sourceUuid = SourceIdentity.uuid(database, source.getNamespace().getCollectionName());
+        committedUuid = stored.flatMap(Position::source);
+        SourceIdentity.requireSame(options.resource(), source, committedUuid, sourceUuid, lease);
+        lastClusterTime = stored.flatMap(Position::clusterTime);
+        MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor;
         try {
-            BsonDocument committed = lease.position().orElse(null);
+            cursor = open(stored, running);
+        } catch (StoppedDuringScan e) {
+            return;   // nothing to commit: a partial scan is no position
+        }
+        try {
+            BsonDocument committed = stored.map(Position::token).orElse(null);
             long sinceCommit = 0;
             Instant lastCommit = clock.instant();
             while (running.getAsBoolean()) {
                 alive("poll");
                 ChangeStreamDocument<BsonDocument> event;
+                long polled = System.nanoTime();
                 try {
                     event = cursor.tryNext();
                 } catch (MongoException e) {
                     if (!historyLost(e)) {
                         throw e;
                     }
-                    log.warn("'{}': change stream history lost while reading ({}); rebuilding from a scan",
-                            options.resource(), e.getMessage());
+                    log.warn("'{}': change stream history lost while reading ({}); rebuilding", options.resource(),
+                            e.getMessage());
                     cursor.close();
-                    cursor = bootstrap(true);
+                    try {
+                        cursor = bootstrap(true, running);
+                    } catch (StoppedDuringScan stopped) {
+                        return;
+                    }
                     continue;
                 }
                 if (event != null) {
                     handle(event);
                     sinceCommit++;
+                } else {
+                    idle(polled, running);
                 }
                 boolean due = sinceCommit >= options.commitEvery()
                         || !clock.instant().isBefore(lastCommit.plus(options.commitInterval()));
                 BsonDocument token = cursor.getResumeToken();
                 if (due && token != null && !token.equals(committed)) {
-                    if (!lease.commit(token)) {
-                        throw new LeaseLostException("commit");
-                    }
-                    metrics.commit();
+                    commit(token, "commit");
                     committed = token;
                     sinceCommit = 0;
                     lastCommit = clock.instant();
@@ -137,7 +154,7 @@ final class FeederTerm {
             // a clean stop: hand the successor the latest position, so it replays as little as possible
             BsonDocument token = cursor.getResumeToken();
             if (clean.getAsBoolean() && token != null && !token.equals(committed) && lease.isHeld()
-                    && lease.commit(token)) {
+                    && lease.commit(position(token))) {
                 metrics.commit();
             }
         } finally {
@@ -145,95 +162,111 @@ final class FeederTerm {
         }
     }
 
-    private MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> open() {
-        Optional<BsonDocument> token = lease.position();
-        if (token.isPresent()) {
+    private void commit(BsonDocument token, String when) {
+        if (!lease.commit(position(token))) {
+            throw new LeaseLostException(when);
+        }
+        metrics.commit();
+        committedAny = true;
+    }
+
+    private BsonDocument position(BsonDocument token) {
+        if (sourceUuid.isEmpty()) {   // the source did not exist yet when the term began
+            sourceUuid = SourceIdentity.uuid(database, source.getNamespace().getCollectionName());
+            SourceIdentity.requireSame(options.resource(), source, committedUuid, sourceUuid, lease);
+        }
+        return new Position(token, sourceUuid, lastClusterTime).toDocument();
+    }
+
+    /** An empty poll that returned well before the poll wait is waited out, so an idle feeder does not spin. */
+    private void idle(long polledAtNanos, BooleanSupplier running) {
+        long wait = options.pollWait().toNanos();
+        long deadline = polledAtNanos + wait;
+        while (running.getAsBoolean() && System.nanoTime() < deadline - wait / 4) {
+            LockSupport.parkNanos(Math.min(deadline - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(50)));
+        }
+    }
+
+    private MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> open(Optional<Position> stored,
+                                                                             BooleanSupplier running) {
+        if (stored.isPresent()) {
             try {
                 log.info("'{}': resuming after the committed token (fence {})", options.resource(), lease.fence());
-                return stream().resumeAfter(token.get()).cursor();
+                return stream().resumeAfter(stored.get().token()).cursor();
             } catch (MongoException e) {
                 if (!historyLost(e)) {
                     throw e;
                 }
-                log.warn("'{}': the committed resume token is no longer resumable ({}); rebuilding from a scan,"
-                        + " never from now", options.resource(), e.getMessage());
-                return bootstrap(true);
+                log.warn("'{}': the committed resume token is no longer resumable ({}); rebuilding, never from now",
+                        options.resource(), e.getMessage());
+                return bootstrap(true, running);
             }
         }
-        return bootstrap(false);
+        return bootstrap(false, running);
     }
 
-    private MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> bootstrap(boolean historyLost) {
+    private MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> bootstrap(boolean historyLost,
+                                                                                  BooleanSupplier running) {
         if (options.bootstrap() == FeederOptions.Bootstrap.OPLOG_START) {
-            BsonTimestamp oldest = oldestOplogEntry();
-            log.info("'{}': no usable resume token; starting at the oldest oplog entry {}", options.resource(), oldest);
-            MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor = stream().startAtOperationTime(oldest).cursor();
-            metrics.bootstrap(historyLost);
-            return cursor;
+            Optional<BsonTimestamp> from = OplogReach.startAt(options.resource(), lastClusterTime, this::oldestOplogEntry);
+            if (from.isPresent()) {
+                log.info("'{}': replaying the oplog from {} (the last committed change)", options.resource(), from.get());
+                metrics.bootstrap(historyLost);
+                return stream().startAtOperationTime(from.get()).cursor();
+            }
         }
         // open first, so that every write after this point is in the stream; then scan what came before
         MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor = stream().cursor();
-        long scanned = 0;
-        for (BsonDocument doc : source.find()) {
-            alive("scan");
-            project(doc);
-            scanned++;
+        try {
+            long scanned = 0;
+            MongoCollection<BsonDocument> primary = source.withReadPreference(ReadPreference.primary())
+                    .withReadConcern(ReadConcern.MAJORITY);
+            try (MongoCursor<BsonDocument> scan = primary.find().iterator()) {
+                while (scan.hasNext()) {
+                    if (!running.getAsBoolean()) {
+                        throw new StoppedDuringScan();
+                    }
+                    alive("scan");
+                    projector.document(scan.next());
+                    scanned++;
+                }
+            }
+            log.info("'{}': bootstrapped from a scan of {} documents (fence {})", options.resource(), scanned,
+                    lease.fence());
+            metrics.bootstrap(historyLost);
+            BsonDocument token = cursor.getResumeToken();
+            if (token != null) {
+                commit(token, "commit after bootstrap");
+            }
+            return cursor;
+        } catch (RuntimeException | Error e) {
+            cursor.close();
+            throw e;
         }
-        log.info("'{}': bootstrapped from a scan of {} documents (fence {})", options.resource(), scanned, lease.fence());
-        metrics.bootstrap(historyLost);
-        BsonDocument token = cursor.getResumeToken();
-        if (token != null && !lease.commit(token)) {
-            throw new LeaseLostException("commit after bootstrap");
-        }
-        return cursor;
     }
 
     private void handle(ChangeStreamDocument<BsonDocument> event) {
         metrics.event();
+        if (event.getClusterTime() != null) {
+            lastClusterTime = Optional.of(event.getClusterTime());
+        }
         if (FATAL.contains(event.getOperationType())) {
             throw new FeederStoppedException("the source collection '" + source.getNamespace().getCollectionName()
                     + "' saw " + event.getOperationType().getValue() + "; the view feeder '" + options.resource()
-                    + "' stopped. Recreate the source (and clear the view if it should be rebuilt), then restart it");
+                    + "' stopped. " + SourceIdentity.whatToDo(options.resource(), lease));
+        }
+        if (event.getOperationType() == OperationType.DELETE) {
+            BsonDocument key = event.getDocumentKey();
+            projector.deleted(key == null ? null : key.get("_id"));
+            return;
         }
         BsonDocument doc = event.getFullDocument();
         if (doc == null) {
-            // a delete, or a document deleted before the lookup: orderless never deletes entity documents
+            // deleted before the lookup: its delete event follows and takes back what it contributed
             metrics.skipped();
             return;
         }
-        project(doc);
-    }
-
-    private void project(BsonDocument doc) {
-        BsonValue v = doc.get(StoredFields.VERSION);
-        if (v == null || !v.isNumber() || v.asNumber().longValue() <= 0) {
-            metrics.skipped();
-            log.warn("'{}': document {} has no {}; not written by orderless, skipped", options.resource(),
-                    doc.get(StoredFields.ID), StoredFields.VERSION);
-            return;
-        }
-        long version = v.asNumber().longValue();
-        BsonValue id = doc.get(StoredFields.ID);
-        Long already = projected.get(id);
-        if (already != null && already >= version) {
-            metrics.skipped();
-            return;
-        }
-        boolean stale = false;
-        for (Operation op : projection.project(doc, version)) {
-            if (op.seq() != version) {
-                throw new InvalidConfigurationException("view projection for '" + options.resource() + "' returned " + op
-                        + " with seq " + op.seq() + "; every view operation must carry the source _v " + version);
-            }
-            Outcome outcome = view.apply(op);
-            metrics.write(outcome);
-            stale |= !outcome.isApplied();
-        }
-        // a stale write may mean a successor already wrote newer data: are we still the owner?
-        if (stale && !lease.verify()) {
-            throw new LeaseLostException("a stale view write");
-        }
-        projected.put(id, version);
+        projector.document(doc);
     }
 
     private void alive(String when) {
@@ -244,7 +277,8 @@ final class FeederTerm {
     }
 
     private ChangeStreamIterable<BsonDocument> stream() {
-        return source.watch().fullDocument(FullDocument.UPDATE_LOOKUP)
+        return source.watch(List.of(Aggregates.project(Projections.exclude("updateDescription"))))
+                .fullDocument(FullDocument.UPDATE_LOOKUP)
                 .maxAwaitTime(options.pollWait().toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -258,6 +292,15 @@ final class FeederTerm {
                     + " OPLOG_START needs a replica set, use SCAN");
         }
         return first.get("ts", BsonTimestamp.class);
+    }
+
+    /** {@code close()} came during a rebuild's scan: stop at once, commit nothing. */
+    private static final class StoppedDuringScan extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        StoppedDuringScan() {
+            super("stopped during the scan", null, false, false);
+        }
     }
 
     static boolean historyLost(MongoException e) {

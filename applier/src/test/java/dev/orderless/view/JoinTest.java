@@ -50,7 +50,7 @@ class JoinTest {
     }
 
     /** The classes source and both feeders. */
-    private static final class Joined implements AutoCloseable {
+    static final class Joined implements AutoCloseable {
         private final ViewFixture f;
         private final GuardedApplier classWrites;
         private final List<ViewFeeder> feeders;
@@ -61,18 +61,28 @@ class JoinTest {
             MongoCollection<BsonDocument> classes = db.getCollection("classes", BsonDocument.class);
             this.classWrites = GuardedApplier.create(classes, CLASSES);
             ViewFeeder students = f.start(f.options("a"), ViewFixture::rosterOps, new SimpleMeterRegistry());
-            ViewFeeder titles = ViewFeeder.builder(classes, f.rosterWrites,
+            ViewFeeder titles = ViewFeeder.builder(db, "classes", f.rosterWrites,
                             (doc, v) -> List.of(Operation.assign(doc.getString("_id").getValue(), v, "title",
                                     doc.get("title", new BsonString("")))), f.leases)
                     .options(new FeederOptions("view:rosters:titles", "titles", 10, Duration.ofMillis(200),
                             Duration.ofMillis(50), Duration.ofMillis(100), FeederOptions.Bootstrap.SCAN,
-                            f.options("a").lease()))
+                            f.options("a").lease(), FeederOptions.PoisonPolicy.DEAD_LETTER, 3))
                     .start();
             this.feeders = List.of(students, titles);
         }
 
         void title(String course, String title) {
             classWrites.apply(Operation.assign(course, ++seq, "title", new BsonString(title)));
+        }
+
+        /** The roster's title, or null if it has none (or it was cleared). */
+        String titleOf(String course) {
+            BsonDocument roster = f.rosters.find(com.mongodb.client.model.Filters.eq("_id", course)).first();
+            if (roster == null) {
+                return null;
+            }
+            EntityState.Register title = EntityState.of(roster, ViewFixture.ROSTERS).registers().get("title");
+            return title == null || !title.value().isString() ? null : title.value().asString().getValue();
         }
 
         void awaitRoster(String course, String title, String student) {

@@ -138,7 +138,7 @@ class ViewFeederTest {
 
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> feeder.state() == ViewFeeder.State.FAILED);
             assertThat(feeder.failure()).get().extracting(Throwable::getMessage).asString()
-                    .contains("'students' saw drop").contains("Recreate the source");
+                    .contains("'students' saw drop").contains("unset 'position'");
         }
     }
 

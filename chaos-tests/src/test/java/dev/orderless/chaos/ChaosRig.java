@@ -1,5 +1,7 @@
 package dev.orderless.chaos;
 
+import static com.mongodb.client.model.Filters.in;
+import static com.mongodb.client.model.Filters.nin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.ConnectionString;
@@ -45,7 +47,12 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import org.awaitility.Awaitility;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
@@ -79,6 +86,9 @@ final class ChaosRig implements AutoCloseable {
     private final MongoLeaseProvider leases;
     private int poisonPublished;
     private final Set<String> poisonBodies = new HashSet<>();
+    /** Student documents written around orderless: malformed ones (in no roster) and hard-deleted ones (gone). */
+    private final List<BsonValue> malformed = new ArrayList<>();
+    private final Set<String> deleted = new HashSet<>();
     private int published;
 
     ChaosRig(MongoBackend mongo, RabbitBackend rabbit, ConnectionFactory directRabbit, MongoDatabase direct, long seed) {
@@ -129,6 +139,29 @@ final class ChaosRig implements AutoCloseable {
         return messages.size();
     }
 
+    /** Writes malformed student documents around orderless, {@code count} of three kinds; returns how many. */
+    int writeMalformedStudents(int count) {
+        for (int i = 0; i < count; i++) {
+            BsonValue id = i % 3 == 2 ? new BsonInt32(1_000_000 + i) : new BsonString("malformed-" + i);
+            BsonValue classes = i % 3 == 0 ? new BsonString("CS 101")
+                    : new BsonArray(List.of(new BsonDocument("title", new BsonString("no name"))));
+            students.insertOne(new BsonDocument("_id", id).append(Enrollment.CLASSES, classes).append("_v", new BsonInt64(1)));
+            malformed.add(id);
+        }
+        return count;
+    }
+
+    /** Hard-deletes {@code count} random students that exist (a TTL index or an admin would); returns their ids. */
+    List<String> hardDeleteStudents(int count) {
+        List<String> ids = new ArrayList<>();
+        students.find(nin("_id", malformed)).forEach(d -> ids.add(d.getString("_id").getValue()));
+        Collections.shuffle(ids, random);
+        List<String> chosen = ids.subList(0, Math.min(count, ids.size()));
+        students.deleteMany(in("_id", chosen));
+        deleted.addAll(chosen);
+        return chosen;
+    }
+
     Consumer startConsumer(int threads) {
         URI uri = rabbit.uri();
         TcpProxy proxy = TcpProxy.start(uri.getHost(), uri.getPort() < 0 ? 5672 : uri.getPort());
@@ -157,7 +190,7 @@ final class ChaosRig implements AutoCloseable {
 
     ViewFeeder startFeeder(String owner, ViewProjection projection) {
         LeaseOptions lease = LeaseOptions.ofDefaults().withTtl(Duration.ofMillis(1500), Duration.ofMillis(300));
-        ViewFeeder feeder = ViewFeeder.builder(proxied.getCollection(Enrollment.STUDENTS, BsonDocument.class),
+        ViewFeeder feeder = ViewFeeder.builder(proxied, Enrollment.STUDENTS,
                         GuardedApplier.create(proxied.getCollection(Enrollment.ROSTERS, BsonDocument.class),
                                 Enrollment.ROSTER_SCHEMA), projection, leases)
                 .options(FeederOptions.ofDefaults(Enrollment.ROSTER_LEASE).withOwner(owner).withLease(lease)
@@ -224,10 +257,11 @@ final class ChaosRig implements AutoCloseable {
         long lost = queued(queue);
         Awaitility.await("rosters match the students").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200))
                 .until(() -> Rosters.inView(direct.getCollection(Enrollment.ROSTERS, BsonDocument.class))
-                        .equals(Rosters.fromStudents(students)));
+                        .equals(Rosters.fromStudents(students.find(nin("_id", malformed)))));
         Map<String, EntityState> expected = new ReferenceModel(Enrollment.STUDENT_SCHEMA).replay(ops);
+        expected.keySet().removeAll(deleted);
         long diverged = ReferenceModel.diverged(expected,
-                EntityState.readAll(students.find(), Enrollment.STUDENT_SCHEMA)).size();
+                EntityState.readAll(students.find(nin("_id", malformed)), Enrollment.STUDENT_SCHEMA)).size();
         // Dead-lettering is at least once: a consumer killed between the dead letter's confirm and the
         // original's ack gets the original back and dead-letters it again. Count distinct bodies (each
         // poison body is unique), and refuse anything in the dead-letter queue that was not poison.

@@ -237,6 +237,27 @@ class ChaosSuiteTest {
 
     @Test
     @Order(11)
+    void source_documents_deleted_and_malformed(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        scenario("sources deleted, malformed", 11, m, r, cf, db, (rig, ops) -> {
+            standardConsumersAndFeeders(rig);
+            int messages = rig.publish(ops, true, 0.1, 0);
+            progress(rig, messages, 0.3);
+            int bad = rig.writeMalformedStudents(12);
+            progress(rig, messages, 1.0);
+            int gone = rig.hardDeleteStudents(15).size();
+            rig.feeders.get(0).close();   // a hand-over while deletes are in the stream
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> rig.feeders.stream()
+                    .anyMatch(f -> f.state() == ViewFeeder.State.ACTIVE));
+            int later = rig.hardDeleteStudents(5).size();
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> rig.feeders.stream()
+                    .mapToLong(ViewFeeder::deadLettered).max().orElse(0) >= bad);
+            assertThat(rig.feeders.stream().noneMatch(f -> f.state() == ViewFeeder.State.FAILED)).isTrue();
+            return bad + " malformed students, " + (gone + later) + " hard-deleted, a hand-over";
+        });
+    }
+
+    @Test
+    @Order(12)
     void the_suite_covered_at_least_20000_operations() {
         assertThat(TOTAL_OPS[0]).isGreaterThanOrEqualTo(20_000);
     }

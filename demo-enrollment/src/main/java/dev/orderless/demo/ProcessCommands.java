@@ -74,11 +74,18 @@ final class ProcessCommands {
         CountDownLatch stop = stopOnSignal();
         try (ViewFeeder feeder = w.startRosterFeeder(meters)) {
             ViewFeeder.State last = null;
+            long deadLettered = 0;
             while (stop.getCount() > 0) {
                 stop.await(500, java.util.concurrent.TimeUnit.MILLISECONDS);
                 if (feeder.state() != last) {
                     last = feeder.state();
                     out.println("  feeder is " + last + feeder.failure().map(f -> ": " + f.getMessage()).orElse(""));
+                }
+                long letters = feeder.deadLettered();
+                if (letters != deadLettered) {
+                    deadLettered = letters;
+                    out.println("  dead-lettered " + letters + " change events so far (see '" + Enrollment.ROSTERS
+                            + "_dead_letters')");
                 }
                 if (last == ViewFeeder.State.FAILED) {
                     return 1;

@@ -30,8 +30,13 @@ public final class Rosters {
 
     /** class -&gt; student id -&gt; name, derived from the student documents. */
     public static Map<String, Map<String, BsonValue>> fromStudents(MongoCollection<BsonDocument> students) {
+        return fromStudents(students.find());
+    }
+
+    /** class -&gt; student id -&gt; name, derived from these student documents. */
+    public static Map<String, Map<String, BsonValue>> fromStudents(Iterable<BsonDocument> students) {
         Map<String, Map<String, BsonValue>> derived = new TreeMap<>();
-        students.find().forEach(student -> {
+        students.forEach(student -> {
             BsonValue name = student.get(Enrollment.NAME, BsonNull.VALUE);
             for (BsonValue course : student.getArray(Enrollment.CLASSES, new BsonArray())) {
                 derived.computeIfAbsent(course.asDocument().getString("name").getValue(), c -> new TreeMap<>())

@@ -72,7 +72,7 @@ final class Wiring implements AutoCloseable {
 
     ViewFeeder startRosterFeeder(MeterRegistry meters) {
         LeaseOptions lease = LeaseOptions.ofDefaults();
-        return ViewFeeder.builder(students, GuardedApplier.create(rosters, Enrollment.ROSTER_SCHEMA),
+        return ViewFeeder.builder(db, Enrollment.STUDENTS, GuardedApplier.create(rosters, Enrollment.ROSTER_SCHEMA),
                         new ClassRosterProjection(),
                         MongoLeaseProvider.create(db.getCollection("leases", BsonDocument.class), lease))
                 .options(FeederOptions.ofDefaults(Enrollment.ROSTER_LEASE).withLease(lease))

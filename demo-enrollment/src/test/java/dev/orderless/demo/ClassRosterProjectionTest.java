@@ -23,6 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 @ExtendWith(MongoExtension.class)
 class ClassRosterProjectionTest {
+    private MongoDatabase db;
     private MongoCollection<BsonDocument> students;
     private MongoCollection<BsonDocument> rosters;
     private GuardedApplier studentWrites;
@@ -31,6 +32,7 @@ class ClassRosterProjectionTest {
 
     @BeforeEach
     void setUp(MongoDatabase db) {
+        this.db = db;   // each parameter resolution is a fresh database: the feeder must use this one
         students = db.getCollection(Enrollment.STUDENTS, BsonDocument.class);
         rosters = db.getCollection(Enrollment.ROSTERS, BsonDocument.class);
         studentWrites = GuardedApplier.create(students, Enrollment.STUDENT_SCHEMA);
@@ -43,7 +45,7 @@ class ClassRosterProjectionTest {
             apply(Operation.add("s1", ++seq, "classes", course));
         }
         apply(Operation.add("s2", ++seq, "classes", "CS 101"));
-        startFeeder(db);
+        startFeeder();
         awaitConsistent();
 
         apply(Operation.assign("s1", ++seq, "name", new BsonString("Ada Lovelace")));
@@ -57,7 +59,7 @@ class ClassRosterProjectionTest {
 
     @Test
     void unenrolling_and_leaving_school_take_the_student_off_the_rosters(MongoDatabase db) {
-        startFeeder(db);
+        startFeeder();
         apply(Operation.assign("s1", ++seq, "name", new BsonString("Grace")));
         apply(Operation.add("s1", ++seq, "classes", "CS 101"));
         apply(Operation.add("s1", ++seq, "classes", "MA 201"));
@@ -72,9 +74,9 @@ class ClassRosterProjectionTest {
         feeder.close();
     }
 
-    private void startFeeder(MongoDatabase db) {
+    private void startFeeder() {
         LeaseOptions lease = LeaseOptions.ofDefaults().withTtl(Duration.ofSeconds(2), Duration.ofMillis(500));
-        feeder = ViewFeeder.builder(students, GuardedApplier.create(rosters, Enrollment.ROSTER_SCHEMA),
+        feeder = ViewFeeder.builder(db, Enrollment.STUDENTS, GuardedApplier.create(rosters, Enrollment.ROSTER_SCHEMA),
                         new ClassRosterProjection(),
                         MongoLeaseProvider.create(db.getCollection("leases", BsonDocument.class), lease))
                 .options(FeederOptions.ofDefaults(Enrollment.ROSTER_LEASE).withLease(lease)
