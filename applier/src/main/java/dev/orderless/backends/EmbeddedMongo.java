@@ -1,6 +1,7 @@
 package dev.orderless.backends;
 
 import de.bwaldvogel.mongo.MongoServer;
+import dev.orderless.InvalidConfigurationException;
 import java.net.InetSocketAddress;
 import java.util.EnumSet;
 import java.util.Set;
@@ -20,16 +21,37 @@ public final class EmbeddedMongo implements MongoBackend {
     private final MongoServer server;
     private final String connectionString;
 
-    private EmbeddedMongo() {
+    private EmbeddedMongo(int port) {
         this.backend = new IndexedMemoryBackend();
         this.server = new MongoServer(backend);
         server.enableOplog();
-        InetSocketAddress address = server.bind();
+        InetSocketAddress address;
+        try {
+            if (port == 0) {
+                address = server.bind();
+            } else {
+                server.bind("127.0.0.1", port);
+                address = new InetSocketAddress("127.0.0.1", port);
+            }
+        } catch (Exception e) {   // netty throws java.net.BindException unchecked
+            server.shutdownNow();
+            throw new InvalidConfigurationException("embedded MongoDB cannot listen on 127.0.0.1:" + port
+                    + " (is the port in use?): choose another port, or 0 for any free one");
+        }
         this.connectionString = "mongodb://" + address.getHostString() + ":" + address.getPort();
     }
 
+    /** On a free loopback port. */
     public static EmbeddedMongo start() {
-        return new EmbeddedMongo();
+        return new EmbeddedMongo(0);
+    }
+
+    /** On {@code 127.0.0.1:port} ({@code 0}: any free port); a port in use is an {@link InvalidConfigurationException}. */
+    public static EmbeddedMongo start(int port) {
+        if (port < 0 || port > 65_535) {
+            throw new InvalidConfigurationException("port must be between 0 and 65535, was " + port);
+        }
+        return new EmbeddedMongo(port);
     }
 
     @Override

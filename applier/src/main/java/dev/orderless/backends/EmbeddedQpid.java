@@ -1,5 +1,6 @@
 package dev.orderless.backends;
 
+import dev.orderless.InvalidConfigurationException;
 import dev.orderless.OrderlessException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -56,13 +57,26 @@ public final class EmbeddedQpid implements RabbitBackend {
         this.port = port;
     }
 
+    /** On a free loopback port. */
     public static EmbeddedQpid start() {
+        return start(0);
+    }
+
+    /** On {@code 127.0.0.1:port} ({@code 0}: any free port); a port in use is an {@link InvalidConfigurationException}. */
+    public static EmbeddedQpid start(int requestedPort) {
+        if (requestedPort < 0 || requestedPort > 65_535) {
+            throw new InvalidConfigurationException("port must be between 0 and 65535, was " + requestedPort);
+        }
         Path workDir = null;
         try {
+            if (requestedPort != 0 && !isFree(requestedPort)) {
+                throw new InvalidConfigurationException("embedded AMQP broker cannot listen on 127.0.0.1:" + requestedPort
+                        + " (the port is in use): choose another port, or 0 for any free one");
+            }
             workDir = Files.createTempDirectory("orderless-qpid");
             Path config = workDir.resolve("initial-config.json");
             Files.writeString(config, CONFIG, StandardCharsets.UTF_8);
-            int port = freePort();
+            int port = requestedPort == 0 ? freePort() : requestedPort;
             Map<String, Object> context = new HashMap<>();
             context.put("qpid.work_dir", workDir.toString());
             context.put("qpid.amqp_port", String.valueOf(port));
@@ -74,6 +88,8 @@ public final class EmbeddedQpid implements RabbitBackend {
             SystemLauncher launcher = new SystemLauncher();
             launcher.startup(attributes);
             return new EmbeddedQpid(launcher, workDir, port);
+        } catch (InvalidConfigurationException e) {
+            throw e;
         } catch (Exception e) {
             if (workDir != null) {
                 deleteQuietly(workDir);
@@ -115,6 +131,16 @@ public final class EmbeddedQpid implements RabbitBackend {
         try (ServerSocket socket = new ServerSocket(0)) {
             socket.setReuseAddress(true);
             return socket.getLocalPort();
+        }
+    }
+
+    private static boolean isFree(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 

@@ -45,6 +45,35 @@ public final class ReferenceModel {
         return ids;
     }
 
+    /**
+     * How many operations the expected states show an effect of that the stored states lack: what a
+     * lost message leaves behind. An operation is witnessed by its seq where its effect survives: the
+     * floor a delete set, a live element an add made, a tombstone a remove left, a register an assign set.
+     * Operations whose effect a later one overwrote witness nothing, on either side. 0 when the states are equal.
+     */
+    public static long missingEffects(Map<String, EntityState> expected, Map<String, EntityState> stored) {
+        long missing = 0;
+        for (var entry : expected.entrySet()) {
+            java.util.Set<Long> there = witnesses(stored.get(entry.getKey()));
+            missing += witnesses(entry.getValue()).stream().filter(seq -> !there.contains(seq)).count();
+        }
+        return missing;
+    }
+
+    private static java.util.Set<Long> witnesses(EntityState state) {
+        java.util.Set<Long> seqs = new java.util.HashSet<>();
+        if (state == null) {
+            return seqs;
+        }
+        if (state.floor() > 0) {
+            seqs.add(state.floor());
+        }
+        state.live().values().forEach(field -> field.values().forEach(element -> seqs.add(element.seq())));
+        state.tombstones().values().forEach(field -> seqs.addAll(field.values()));
+        state.registers().values().forEach(register -> seqs.add(register.seq()));
+        return seqs;
+    }
+
     private EntityState replayOne(String entity, Collection<Operation> history) {
         Entity state = new Entity();
         List<Operation> ordered = new ArrayList<>(history);

@@ -1,101 +1,82 @@
 package dev.orderless.demo;
 
 import dev.orderless.InvalidConfigurationException;
-import java.util.HashMap;
-import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 
 /**
- * The demo's command line, parsed and checked in one place; a bad value fails with a message that says
- * what to change.
+ * What one demo command was asked to do, checked in one place: every range check is here, and its
+ * message names the option to change. Built by the command-line classes ({@link Cli}); tests build it
+ * directly with {@link #ofDefaults} and the {@code with} copies.
  *
- * @param command   run (default), consume, view or publish
- * @param mongo     --mongo URI (else MONGODB_URI, else embedded)
- * @param rabbit    --rabbit URI (else RABBITMQ_URI, else embedded)
- * @param database  --database (default enrollment)
- * @param queue     --queue (default enrollment.ops; the dead-letter queue is queue + ".dlq")
+ * @param command       run, consume, view, publish or verify
+ * @param mongo         the MongoDB URI (from --mongo or MONGODB_URI); empty: embedded ({@code run} only)
+ * @param rabbit        the AMQP URI (from --rabbit or RABBITMQ_URI); empty: embedded ({@code run} only)
+ * @param database      --database
+ * @param queue         --queue; the dead-letter queue is queue + ".dlq"
  */
 record DemoOptions(String command, int students, int classes, int ops, int consumers, long seed, boolean shuffle,
                    double duplicateRate, int poison, Optional<String> mongo, Optional<String> rabbit, String database,
-                   String queue, int exitWhenIdleSeconds) {
+                   String queue, int exitWhenIdleSeconds, int waitSeconds) {
 
-    private static final Set<String> COMMANDS = Set.of("run", "consume", "view", "publish");
-    private static final Set<String> FLAGS = Set.of("--shuffle");
-    private static final Set<String> VALUED = Set.of("--students", "--classes", "--ops", "--consumers", "--seed",
-            "--duplicate-rate", "--poison", "--mongo", "--rabbit", "--database", "--queue", "--exit-when-idle");
+    DemoOptions {
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(mongo, "mongo");
+        Objects.requireNonNull(rabbit, "rabbit");
+        range("--students", students, 1, 1_000_000);
+        range("--classes", classes, 1, 10_000);
+        range("--ops", ops, 0, 10_000_000);
+        range("--consumers", consumers, 1, 64);
+        range("--poison", poison, 0, 1_000_000);
+        range("--exit-when-idle", exitWhenIdleSeconds, 0, 86_400);
+        range("--wait", waitSeconds, 0, 86_400);
+        if (!(duplicateRate >= 0 && duplicateRate <= 1)) {
+            throw new InvalidConfigurationException("--duplicate-rate must be between 0 and 1, was " + duplicateRate);
+        }
+        if (database.isBlank() || queue.isBlank()) {
+            throw new InvalidConfigurationException((database.isBlank() ? "--database" : "--queue") + " must not be blank");
+        }
+    }
 
-    static DemoOptions parse(String... args) {
-        String command = "run";
-        int i = 0;
-        if (args.length > 0 && !args[0].startsWith("--")) {
-            command = args[0];
-            if (!COMMANDS.contains(command)) {
-                throw new InvalidConfigurationException("unknown command '" + command + "': use run, consume, view or publish");
-            }
-            i = 1;
-        }
-        Map<String, String> values = new HashMap<>();
-        for (; i < args.length; i++) {
-            String arg = args[i];
-            if (FLAGS.contains(arg)) {
-                values.put(arg, "true");
-            } else if (VALUED.contains(arg)) {
-                if (i + 1 >= args.length) {
-                    throw new InvalidConfigurationException(arg + " needs a value");
-                }
-                values.put(arg, args[++i]);
-            } else {
-                throw new InvalidConfigurationException("unknown option '" + arg + "'; options: " + VALUED + " " + FLAGS);
-            }
-        }
-        DemoOptions options = new DemoOptions(command,
-                integer(values, "--students", 200, 1, 1_000_000),
-                integer(values, "--classes", 20, 1, 10_000),
-                integer(values, "--ops", 5000, 0, 10_000_000),
-                integer(values, "--consumers", 4, 1, 64),
-                Long.parseLong(values.getOrDefault("--seed", "1")),
-                values.containsKey("--shuffle"),
-                rate(values),
-                integer(values, "--poison", 0, 0, 1_000_000),
-                Optional.ofNullable(values.get("--mongo")),
-                Optional.ofNullable(values.get("--rabbit")),
-                values.getOrDefault("--database", Enrollment.DATABASE),
-                values.getOrDefault("--queue", Enrollment.QUEUE),
-                integer(values, "--exit-when-idle", 0, 0, 86_400));
-        return options;
+    /** The defaults every command starts from (what {@code --help} shows). */
+    static DemoOptions ofDefaults(String command) {
+        return new DemoOptions(command, 200, 20, 5000, 4, 1, false, 0, 0, Optional.empty(), Optional.empty(),
+                Enrollment.DATABASE, Enrollment.QUEUE, 0, 60);
+    }
+
+    DemoOptions withBackends(Optional<String> mongo, Optional<String> rabbit) {
+        return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds);
+    }
+
+    DemoOptions withPlace(String database, String queue) {
+        return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds);
+    }
+
+    DemoOptions withWorkload(int students, int classes, int ops, long seed, boolean shuffle, double duplicateRate,
+                             int poison) {
+        return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds);
+    }
+
+    DemoOptions withConsumers(int consumers, int exitWhenIdleSeconds) {
+        return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds);
+    }
+
+    DemoOptions withWait(int waitSeconds) {
+        return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds);
     }
 
     String deadLetterQueue() {
-        return queue.equals(Enrollment.QUEUE) ? Enrollment.DEAD_LETTER_QUEUE : queue + ".dlq";
+        return queue + ".dlq";
     }
 
-    private static int integer(Map<String, String> values, String name, int fallback, int min, int max) {
-        String value = values.get(name);
-        if (value == null) {
-            return fallback;
-        }
-        try {
-            int n = Integer.parseInt(value.replace("_", ""));
-            if (n < min || n > max) {
-                throw new InvalidConfigurationException(name + " must be between " + min + " and " + max + ", was " + n);
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new InvalidConfigurationException(name + " must be a whole number, was '" + value + "'");
-        }
-    }
-
-    private static double rate(Map<String, String> values) {
-        String value = values.getOrDefault("--duplicate-rate", "0");
-        try {
-            double rate = Double.parseDouble(value);
-            if (rate < 0 || rate > 1) {
-                throw new InvalidConfigurationException("--duplicate-rate must be between 0 and 1, was " + value);
-            }
-            return rate;
-        } catch (NumberFormatException e) {
-            throw new InvalidConfigurationException("--duplicate-rate must be a number between 0 and 1, was '" + value + "'");
+    private static void range(String option, long value, long min, long max) {
+        if (value < min || value > max) {
+            throw new InvalidConfigurationException(option + " must be between " + min + " and " + max + ", was " + value);
         }
     }
 }

@@ -49,6 +49,7 @@ final class DemoRun {
         List<Operation> ops = new WebApp(MongoCounterStamper.create(w.db.getCollection("seq_counters", BsonDocument.class)),
                 o.students(), o.classes(), o.seed()).act(o.ops());
         List<byte[]> messages = Outbox.messages(ops, o);
+        w.journal.recordPublished(ops, messages.size(), o.poison());
         int good = messages.size() - o.poison();
 
         long started;
@@ -61,7 +62,7 @@ final class DemoRun {
                      (long) counts.handled(), messages.size(), counts.applied(), counts.stale(), counts.deadLettered(),
                      counts.viewEvents()))) {
             started = System.nanoTime();
-            ConfirmingPublisher.toQueue(w.rabbit, o.queue(), PublisherOptions.ofDefaults()).publishRaw(messages);
+            ConfirmingPublisher.toQueue(w.rabbit(), o.queue(), PublisherOptions.ofDefaults()).publishRaw(messages);
             long deadline = System.nanoTime() + Duration.ofSeconds(120 + messages.size() / 50).toNanos();
             while (counts.handled() < messages.size() && System.nanoTime() < deadline) {
                 Thread.sleep(50);
@@ -76,19 +77,23 @@ final class DemoRun {
                 Thread.sleep(100);
             }
         }
+        w.journal.tally("run", counts);
         return report(ops, good, counts, started, consumed, consistent);
     }
 
     /** The demo owns its database and queues: start each run from nothing. */
     private void freshStart() {
         Set<String> existing = w.db.listCollectionNames().into(new HashSet<>());
-        for (String collection : List.of(Enrollment.STUDENTS, Enrollment.ROSTERS, "leases", "seq_counters")) {
+        List<String> ours = new java.util.ArrayList<>(List.of(Enrollment.STUDENTS, Enrollment.ROSTERS,
+                Enrollment.ROSTERS + "_dead_letters", "leases", "seq_counters"));
+        ours.addAll(Journal.COLLECTIONS);
+        for (String collection : ours) {
             if (existing.contains(collection)) {
                 w.db.getCollection(collection).drop();
             }
         }
         w.declareQueues();
-        RabbitAdmin admin = new RabbitAdmin(w.rabbit);
+        RabbitAdmin admin = new RabbitAdmin(w.rabbit());
         admin.purgeQueue(o.queue(), false);
         admin.purgeQueue(o.deadLetterQueue(), false);
         out.println("fresh start: dropped the demo collections in '" + o.database() + "', purged both queues");

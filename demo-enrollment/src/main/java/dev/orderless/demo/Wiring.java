@@ -2,14 +2,18 @@ package dev.orderless.demo;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoException;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.TransientException;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.amqp.QueueTopology;
+import dev.orderless.apply.ApplierOptions;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.backends.Backends;
 import dev.orderless.backends.MongoBackend;
@@ -19,51 +23,126 @@ import dev.orderless.lease.MongoLeaseProvider;
 import dev.orderless.view.FeederOptions;
 import dev.orderless.view.ViewFeeder;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 
 /**
- * What every subcommand connects to and builds, in one place: the backends (explicit URI, else
- * environment, else embedded), the collections, the queues, the consumers and the roster feeder.
+ * What every command connects to and builds, in one place: the backends (a URI, else embedded for
+ * {@code run}), the collections, the queues, the consumers and the roster feeder.
+ *
+ * <p>{@link #connect} fails fast, as a command line should: the MongoDB client waits at most
+ * {@value #SELECT_SECONDS} s for a server and the AMQP connection at most {@value #CONNECT_SECONDS} s,
+ * and both backends are checked before anything starts, so an unreachable one is one line naming its
+ * URI, not a stack trace from a consumer thread half a minute later.
  */
 final class Wiring implements AutoCloseable {
+    static final int SELECT_SECONDS = 5;
+    static final int CONNECT_SECONDS = 5;
+
     final DemoOptions options;
     final MongoBackend mongoBackend;
-    final RabbitBackend rabbitBackend;
     final MongoClient client;
     final MongoDatabase db;
     final MongoCollection<BsonDocument> students;
     final MongoCollection<BsonDocument> rosters;
-    final CachingConnectionFactory rabbit;
+    final Journal journal;
+    private final Optional<RabbitBackend> rabbitBackend;
+    private final Optional<CachingConnectionFactory> rabbit;
 
-    Wiring(DemoOptions options) {
+    private Wiring(DemoOptions options, MongoBackend mongoBackend, Optional<RabbitBackend> rabbitBackend) {
         this.options = options;
-        this.mongoBackend = Backends.mongo(options.mongo());
-        this.rabbitBackend = Backends.rabbit(options.rabbit());
+        this.mongoBackend = mongoBackend;
+        this.rabbitBackend = rabbitBackend;
         this.client = MongoClients.create(MongoClientSettings.builder()
                 .applyConnectionString(new ConnectionString(mongoBackend.connectionString()))
+                .applyToClusterSettings(c -> c.serverSelectionTimeout(SELECT_SECONDS, TimeUnit.SECONDS))
+                .applyToSocketSettings(s -> s.connectTimeout(CONNECT_SECONDS, TimeUnit.SECONDS))
                 .writeConcern(WriteConcern.MAJORITY).build());
         this.db = client.getDatabase(options.database());
         this.students = db.getCollection(Enrollment.STUDENTS, BsonDocument.class);
         this.rosters = db.getCollection(Enrollment.ROSTERS, BsonDocument.class);
-        this.rabbit = new CachingConnectionFactory(rabbitBackend.uri());
-        rabbit.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
-        rabbit.setPublisherReturns(true);
-        rabbit.setChannelCacheSize(32);
-        rabbit.setConnectionNameStrategy(f -> "orderless-demo-" + options.command());
+        this.journal = new Journal(db);
+        this.rabbit = rabbitBackend.map(backend -> {
+            CachingConnectionFactory factory = new CachingConnectionFactory(backend.uri());
+            factory.setConnectionTimeout(CONNECT_SECONDS * 1000);
+            factory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
+            factory.setPublisherReturns(true);
+            factory.setChannelCacheSize(32);
+            factory.setConnectionNameStrategy(f -> "orderless-demo-" + options.command());
+            return factory;
+        });
+    }
+
+    /**
+     * The backends {@code options} name, checked to answer. An empty AMQP URI means none for every command
+     * but {@code run}, which starts embedded backends for what it is not given.
+     */
+    static Wiring connect(DemoOptions options) {
+        boolean embeddedDefaults = options.command().equals("run");
+        MongoBackend mongo = Backends.mongo(options.mongo());
+        Optional<RabbitBackend> rabbit = Optional.empty();
+        Wiring wiring = null;
+        try {
+            rabbit = options.rabbit().isPresent() || embeddedDefaults
+                    ? Optional.of(Backends.rabbit(options.rabbit())) : Optional.empty();
+            wiring = new Wiring(options, mongo, rabbit);
+            wiring.checkReachable();
+            return wiring;
+        } catch (RuntimeException e) {
+            if (wiring != null) {
+                wiring.close();
+            } else {
+                rabbit.ifPresent(RabbitBackend::close);
+                mongo.close();
+            }
+            throw e;
+        }
+    }
+
+    private void checkReachable() {
+        try {
+            db.runCommand(new BsonDocument("ping", new BsonInt32(1)));
+        } catch (MongoException e) {
+            throw new TransientException("MongoDB at " + Uris.redacted(mongoBackend.connectionString())
+                    + " did not answer within " + SELECT_SECONDS + " s: check that it is running and that the URI"
+                    + " (--mongo or MONGODB_URI) names its host and port", e);
+        }
+        rabbit.ifPresent(factory -> {
+            try {
+                factory.createConnection().close();
+            } catch (AmqpException e) {
+                Throwable cause = e;
+                while (cause.getCause() != null && cause.getCause() != cause) {
+                    cause = cause.getCause();
+                }
+                throw new TransientException("RabbitMQ at " + Uris.redacted(rabbitBackend.orElseThrow().uri().toString())
+                        + " cannot be reached (" + (cause.getMessage() == null ? cause.getClass().getSimpleName()
+                        : cause.getMessage()) + "): check that it is running, and the URI (--rabbit or RABBITMQ_URI),"
+                        + " its user, password and virtual host", e);
+            }
+        });
+    }
+
+    /** The AMQP connection factory; every command but {@code view} has one. */
+    CachingConnectionFactory rabbit() {
+        return rabbit.orElseThrow(() -> new InvalidConfigurationException("'" + options.command()
+                + "' was started without an AMQP broker"));
     }
 
     QueueTopology.Declared declareQueues() {
-        return QueueTopology.declare(rabbit, options.queue(), options.deadLetterQueue());
+        return QueueTopology.declare(rabbit(), options.queue(), options.deadLetterQueue());
     }
 
     GuardedApplier studentApplier(MeterRegistry meters) {
-        return GuardedApplier.create(students, Enrollment.STUDENT_SCHEMA,
-                dev.orderless.apply.ApplierOptions.ofDefaults().withMeters(meters));
+        return GuardedApplier.create(students, Enrollment.STUDENT_SCHEMA, ApplierOptions.ofDefaults().withMeters(meters));
     }
 
     OperationConsumer startConsumers(MeterRegistry meters) {
-        return OperationConsumer.builder(rabbit, studentApplier(meters))
+        return OperationConsumer.builder(rabbit(), studentApplier(meters))
                 .options(ConsumerOptions.ofDefaults(options.queue()).withDeadLetterQueue(options.deadLetterQueue())
                         .withConsumers(options.consumers()))
                 .meters(meters)
@@ -82,16 +161,16 @@ final class Wiring implements AutoCloseable {
     }
 
     String describe() {
-        return "MongoDB: " + mongoBackend.description() + ", database '" + options.database() + "'\n"
-                + "AMQP:    " + rabbitBackend.description() + ", queue '" + options.queue() + "' (dead letters: '"
-                + options.deadLetterQueue() + "')";
+        return "MongoDB: " + mongoBackend.description() + ", database '" + options.database() + "'"
+                + rabbitBackend.map(r -> "\nAMQP:    " + r.description() + ", queue '" + options.queue()
+                + "' (dead letters: '" + options.deadLetterQueue() + "')").orElse("");
     }
 
     @Override
     public void close() {
-        rabbit.destroy();
+        rabbit.ifPresent(CachingConnectionFactory::destroy);
         client.close();
-        rabbitBackend.close();
+        rabbitBackend.ifPresent(RabbitBackend::close);
         mongoBackend.close();
     }
 }

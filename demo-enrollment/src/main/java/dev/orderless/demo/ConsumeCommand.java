@@ -1,0 +1,32 @@
+package dev.orderless.demo;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "consume", sortOptions = false,
+        header = "Only the consumers: apply the queue to the students until stopped.",
+        description = {
+    "Only the consumers: apply the queue's messages to the students until stopped (Ctrl-C or SIGTERM",
+    "stops gracefully). Run several at once; kill one with SIGKILL and the others finish its work."})
+final class ConsumeCommand extends DemoCommand {
+    @Option(names = "--consumers", paramLabel = "N", order = 1, defaultValue = "4",
+            description = "Competing consumers in this process (default: ${DEFAULT-VALUE}).")
+    int consumers;
+
+    @Option(names = "--exit-when-idle", paramLabel = "SECONDS", order = 2, defaultValue = "0",
+            description = "Exit after this long with nothing handled and an empty queue; 0: never (default: ${DEFAULT-VALUE}).")
+    int exitWhenIdle;
+
+    @Mixin
+    Connections connections;
+
+    @Override
+    public Integer call() throws Exception {
+        DemoOptions options = connections.required(
+                DemoOptions.ofDefaults("consume").withConsumers(consumers, exitWhenIdle), cli.env, true);
+        try (Wiring wiring = Wiring.connect(options)) {
+            return ProcessCommands.consume(wiring, cli.out);
+        }
+    }
+}

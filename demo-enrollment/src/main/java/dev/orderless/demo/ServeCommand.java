@@ -1,0 +1,116 @@
+package dev.orderless.demo;
+
+import dev.orderless.backends.EmbeddedMongo;
+import dev.orderless.backends.EmbeddedQpid;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code serve}: the embedded MongoDB (with its oplog, so change streams work) and the embedded AMQP
+ * broker, in memory, for several demo processes to share. Its standard output is exactly two lines a
+ * shell can {@code eval}; everything else goes to standard error. With {@code --detach} it starts itself
+ * in the background, as {@code ssh-agent} does, prints the same two lines once the backends answer, and
+ * exits.
+ */
+@Command(name = "serve", sortOptions = false,
+        header = "Start the embedded MongoDB and AMQP broker for several processes to share.",
+        description = {
+    "Start the embedded MongoDB and AMQP broker, in memory, until stopped, and print the two lines that",
+    "point the other commands at them:",
+    "  export MONGODB_URI=mongodb://127.0.0.1:27018",
+    "  export RABBITMQ_URI=amqp://guest:guest@127.0.0.1:5673/",
+    "Use: eval \"$(java -jar demo-enrollment.jar serve --detach)\"   (or run it in another terminal)"})
+final class ServeCommand extends DemoCommand {
+    static final String MONGO_LINE = "export MONGODB_URI=";
+    static final String RABBIT_LINE = "export RABBITMQ_URI=";
+    private static final int DETACH_SECONDS = 60;
+
+    @Option(names = "--mongo-port", paramLabel = "PORT", order = 1, defaultValue = "27018",
+            description = "MongoDB port on 127.0.0.1; 0 for any free port (default: ${DEFAULT-VALUE}).")
+    int mongoPort;
+
+    @Option(names = "--amqp-port", paramLabel = "PORT", order = 2, defaultValue = "5673",
+            description = "AMQP port on 127.0.0.1; 0 for any free port (default: ${DEFAULT-VALUE}).")
+    int amqpPort;
+
+    @Option(names = "--detach", order = 3,
+            description = "Run in the background: print the two lines once both answer, then return.")
+    boolean detach;
+
+    @Option(names = "--log", paramLabel = "FILE", order = 4,
+            description = "With --detach, where the background process writes its output"
+                    + " (default: orderless-serve-<mongo port>.log in the temporary directory).")
+    Path log;
+
+    @Option(names = "--verbose", order = 5, description = "Print the stack trace of a failure.")
+    boolean verbose;
+
+    @Override
+    public Integer call() throws Exception {
+        return detach ? detached() : serve();
+    }
+
+    private int serve() throws InterruptedException {
+        try (EmbeddedMongo mongo = onPort("--mongo-port", () -> EmbeddedMongo.start(mongoPort));
+             EmbeddedQpid broker = onPort("--amqp-port", () -> EmbeddedQpid.start(amqpPort));
+             StopSignal stop = new StopSignal()) {
+            cli.out.println(MONGO_LINE + mongo.connectionString());
+            cli.out.println(RABBIT_LINE + broker.uri());
+            cli.out.flush();
+            cli.err.println("serve: " + mongo.description() + " and " + broker.description() + " are up, in memory;"
+                    + " Ctrl-C or 'kill " + ProcessHandle.current().pid() + "' stops them and forgets everything");
+            while (!stop.await(60_000)) {
+                // up until stopped
+            }
+            cli.err.println("serve: stopping");
+        }
+        return 0;
+    }
+
+    /** A port in use says which option chooses another. */
+    private static <T> T onPort(String option, java.util.function.Supplier<T> start) {
+        try {
+            return start.get();
+        } catch (dev.orderless.InvalidConfigurationException e) {
+            throw new dev.orderless.InvalidConfigurationException(e.getMessage() + " (" + option + ")", e);
+        }
+    }
+
+    /** Starts {@code serve} in a new process, waits for its two lines, prints them and returns. */
+    private int detached() throws IOException, InterruptedException {
+        Path output = log != null ? log
+                : Path.of(System.getProperty("java.io.tmpdir"), "orderless-serve-" + mongoPort + ".log");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "serve", "--mongo-port", String.valueOf(mongoPort), "--amqp-port", String.valueOf(amqpPort))
+                .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        child.getOutputStream().close();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(DETACH_SECONDS);
+        while (System.nanoTime() < deadline) {
+            List<String> lines = Files.readAllLines(output, StandardCharsets.UTF_8);
+            List<String> exports = lines.stream().filter(l -> l.startsWith("export ")).toList();
+            if (exports.size() == 2) {
+                exports.forEach(cli.out::println);
+                cli.out.flush();
+                cli.err.println("serve: running in the background as pid " + child.pid() + " (output: " + output
+                        + "); stop it with: kill " + child.pid());
+                return 0;
+            }
+            if (child.waitFor(100, TimeUnit.MILLISECONDS)) {
+                Files.readAllLines(output, StandardCharsets.UTF_8).stream().filter(l -> l.startsWith("error:"))
+                        .forEach(cli.err::println);
+                cli.err.println("serve: the background process exited with " + child.exitValue() + "; see " + output);
+                return 1;
+            }
+        }
+        child.destroy();
+        cli.err.println("serve: the embedded backends did not start within " + DETACH_SECONDS + " s; see " + output);
+        return 1;
+    }
+}

@@ -1,0 +1,102 @@
+package dev.orderless.demo;
+
+import dev.orderless.apply.EntityState;
+import dev.orderless.apply.Operation;
+import dev.orderless.oracle.ReferenceModel;
+import dev.orderless.view.ViewFeeder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+
+/**
+ * {@code verify}: checks a run made of several processes without dropping anything.
+ *
+ * <ol>
+ *   <li>Reads every action {@code publish} (or {@code run}) recorded in the {@link Journal} and replays
+ *       them in seq order: the sequential oracle.
+ *   <li>Compares each stored student with it: diverged students, and lost effects (what the oracle's
+ *       state shows of an action and MongoDB does not, {@link ReferenceModel#missingEffects}).
+ *   <li>Runs a roster feeder under the view's lease (standing by while a {@code view} process feeds it)
+ *       until the rosters equal those derived from the students, or {@code --wait} runs out.
+ *   <li>Prints what the queues still hold and the consumers' tallies, then the same {@code RESULT} line
+ *       as {@code run}; exit 0 only if converged, nothing lost and the rosters consistent.
+ * </ol>
+ */
+final class Verify {
+    private final Wiring w;
+    private final DemoOptions o;
+    private final PrintStream out;
+
+    Verify(Wiring wiring, PrintStream out) {
+        this.w = wiring;
+        this.o = wiring.options;
+        this.out = out;
+    }
+
+    int verify() throws InterruptedException {
+        out.println(w.describe());
+        List<Operation> ops = w.journal.publishedOps();
+        Journal.Totals published = w.journal.totals();
+        if (ops.isEmpty()) {
+            out.println("verify: nothing was published into database '" + o.database()
+                    + "' (no recorded actions): run 'publish' first");
+            return 1;
+        }
+        long waiting = depth(o.queue());
+        long deadLetters = depth(o.deadLetterQueue());
+        out.printf("  %-15s %,d actions recorded, %,d messages of which %,d poison%n", "published", ops.size(),
+                published.messages(), published.poison());
+        out.printf("  %-15s %,d messages still in '%s', %,d in '%s'%s%n", "queues", waiting, o.queue(), deadLetters,
+                o.deadLetterQueue(), waiting > 0 ? " (consumers have not finished: expect divergence)" : "");
+
+        Map<String, EntityState> expected = new ReferenceModel(Enrollment.STUDENT_SCHEMA).replay(ops);
+        Map<String, EntityState> stored = EntityState.readAll(w.students.find(), Enrollment.STUDENT_SCHEMA);
+        long diverged = ReferenceModel.diverged(expected, stored).size();
+        long lost = ReferenceModel.missingEffects(expected, stored);
+        out.printf("  %-15s %,d students compared with the sequential oracle: %,d diverged, %,d lost effects%n",
+                "converged", expected.size(), diverged, lost);
+
+        Duration caughtUp = rostersCaughtUp();
+        boolean consistent = !caughtUp.isNegative();
+        out.printf("  %-15s %s%n", "view", consistent
+                ? String.format("the rosters matched the students after %.2f s", caughtUp.toMillis() / 1000.0)
+                : "the rosters still differ from the students after " + o.waitSeconds() + " s");
+
+        Journal.Totals.Tally tally = w.journal.tallied();
+        out.printf("  %-15s %,d processes counted %,d applied, %,d stale, %,d dead-lettered%n", "consumers",
+                tally.processes(), tally.applied(), tally.stale(), tally.deadLettered());
+        boolean converged = diverged == 0;
+        out.printf("RESULT converged=%s entities=%d diverged=%d published=%d applied=%d stale=%d dead_lettered=%d"
+                        + " lost=%d rosters_consistent=%s%n", converged, expected.size(), diverged,
+                published.messages() - published.poison(), tally.applied(), tally.stale(), tally.deadLettered(), lost,
+                consistent);
+        return converged && lost == 0 && consistent ? 0 : 1;
+    }
+
+    /** How long the rosters took to match the students, or a negative duration if they did not in time. */
+    private Duration rostersCaughtUp() throws InterruptedException {
+        long started = System.nanoTime();
+        long deadline = started + Duration.ofSeconds(o.waitSeconds()).toNanos();
+        try (ViewFeeder feeder = w.startRosterFeeder(new SimpleMeterRegistry())) {
+            while (true) {
+                if (Rosters.inView(w.rosters).equals(Rosters.fromStudents(w.students))) {
+                    return Duration.ofNanos(System.nanoTime() - started);
+                }
+                if (System.nanoTime() > deadline || feeder.state() == ViewFeeder.State.FAILED) {
+                    feeder.failure().ifPresent(f -> out.println("  the roster feeder failed: " + f.getMessage()));
+                    return Duration.ofNanos(-1);
+                }
+                Thread.sleep(200);
+            }
+        }
+    }
+
+    private long depth(String queue) {
+        Properties info = new RabbitAdmin(w.rabbit()).getQueueProperties(queue);
+        return info == null ? 0 : ((Number) info.get(RabbitAdmin.QUEUE_MESSAGE_COUNT)).longValue();
+    }
+}

@@ -1,0 +1,113 @@
+package dev.orderless.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.orderless.backends.RabbitBackend;
+import dev.orderless.testing.RabbitExtension;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The demo's command line as a newcomer meets it: help, bad values, no backends, unreachable backends. */
+class CliTest {
+    private static final List<String> COMMANDS = List.of("run", "consume", "view", "publish", "serve", "verify");
+
+    @Test
+    void help_on_the_jar_names_every_command_and_exits_0() {
+        for (String help : List.of("--help", "-h", "help")) {
+            CliRun run = CliRun.of(Map.of(), help);
+            assertThat(run.exit()).as(help).isZero();
+            assertThat(run.out()).as(help).contains(COMMANDS);
+        }
+    }
+
+    @Test
+    void every_command_answers_help_with_exit_0_and_its_options() {
+        for (String command : COMMANDS) {
+            CliRun run = CliRun.of(Map.of(), command, "--help");
+            assertThat(run.exit()).as(command).isZero();
+            assertThat(run.out()).as(command).contains("Usage: java -jar demo-enrollment.jar " + command, "--help");
+        }
+        assertThat(CliRun.of(Map.of(), "help", "verify").out()).contains("--wait=SECONDS");
+    }
+
+    @Test
+    void the_options_are_listed_in_the_same_order_every_time() {
+        assertThat(CliRun.of(Map.of(), "run", "--help").out()).isEqualTo(CliRun.of(Map.of(), "run", "--help").out());
+        String help = CliRun.of(Map.of(), "run", "--help").out();
+        assertThat(help.indexOf("\n      --ops=N")).isPositive().isLessThan(help.indexOf("\n      --students=N"))
+                .isLessThan(help.indexOf("\n      --mongo=URI"));
+    }
+
+    @Test
+    void a_bad_value_exits_2_with_one_line_naming_the_option() {
+        assertOneLineError(CliRun.of(Map.of(), "run", "--duplicate-rate", "1.5"),
+                "error: --duplicate-rate must be between 0 and 1, was 1.5");
+        assertOneLineError(CliRun.of(Map.of(), "consume", "--consumers", "many"), "'--consumers'");
+        assertOneLineError(CliRun.of(Map.of(), "run", "--ops", "-1"), "--ops must be between 0 and 10000000, was -1");
+        assertOneLineError(CliRun.of(Map.of(), "--fast"), "'--fast'");
+        assertOneLineError(CliRun.of(Map.of(), "bogus"), "unknown command 'bogus'");
+        assertOneLineError(CliRun.of(Map.of(), "serve", "--mongo-port", "70000"), "port must be between 0 and 65535");
+    }
+
+    @Test
+    void commands_that_share_backends_refuse_without_uris_and_say_to_run_serve() {
+        for (String command : List.of("consume", "publish", "verify", "view")) {
+            CliRun run = CliRun.of(Map.of(), command);
+            assertOneLineError(run, "serve --detach");
+            assertThat(run.err()).as(command).contains(command.equals("view") ? "MONGODB_URI" : "RABBITMQ_URI");
+        }
+        assertOneLineError(CliRun.of(Map.of("MONGODB_URI", "mongodb://127.0.0.1:1"), "consume"), "no RabbitMQ");
+    }
+
+    @Test
+    @ExtendWith(RabbitExtension.class)
+    void consume_with_an_unreachable_mongodb_fails_fast_in_one_line_naming_the_uri(RabbitBackend rabbit) throws Exception {
+        String mongo = "mongodb://127.0.0.1:" + closedPort();
+        DemoProcess.Finished consume = DemoProcess.run(30, Map.of(), log("consume-unreachable"), "consume",
+                "--mongo", mongo, "--rabbit", rabbit.uri().toString());
+        System.out.printf("[cli] consume to a closed MongoDB port: exit %d after %d ms: %s%n", consume.exit(),
+                consume.millis(), consume.lines());
+        assertThat(consume.exit()).isEqualTo(1);
+        assertThat(consume.lines()).hasSizeLessThanOrEqualTo(8).anyMatch(l -> l.startsWith("error: MongoDB at " + mongo));
+        assertThat(consume.hasStackTrace()).isFalse();
+    }
+
+    @Test
+    void run_with_an_unreachable_broker_fails_fast_in_one_line_naming_the_uri() throws Exception {
+        String rabbit = "amqp://guest:guest@127.0.0.1:" + closedPort() + "/";
+        DemoProcess.Finished run = DemoProcess.run(30, Map.of(), log("run-unreachable"), "run", "--rabbit", rabbit);
+        System.out.printf("[cli] run to a closed AMQP port: exit %d after %d ms: %s%n", run.exit(), run.millis(),
+                run.lines());
+        assertThat(run.exit()).isEqualTo(1);
+        assertThat(run.lines()).hasSizeLessThanOrEqualTo(8)
+                .anyMatch(l -> l.startsWith("error: RabbitMQ at " + Uris.redacted(rabbit)));
+        assertThat(run.hasStackTrace()).isFalse();
+    }
+
+    @Test
+    void a_password_never_appears_in_a_printed_uri() {
+        assertThat(Uris.redacted("amqp://app:s3cret@rabbit:5672/%2F")).isEqualTo("amqp://app:***@rabbit:5672/%2F");
+        assertThat(Uris.redacted("mongodb://127.0.0.1:27017")).isEqualTo("mongodb://127.0.0.1:27017");
+    }
+
+    private static void assertOneLineError(CliRun run, String expected) {
+        assertThat(run.exit()).as(run.err()).isEqualTo(2);
+        assertThat(run.errLines()).as(run.err()).hasSize(1);
+        assertThat(run.errLines().get(0)).startsWith("error: ").contains(expected);
+    }
+
+    private static int closedPort() throws Exception {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();   // free now, and nothing listens on it once closed
+        }
+    }
+
+    private static Path log(String name) throws Exception {
+        return Files.createDirectories(Path.of("target", "cli")).resolve(name + ".log");
+    }
+}

@@ -1,0 +1,85 @@
+package dev.orderless.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's several-process walk-through, as a newcomer runs it: {@code serve} in the background, its
+ * two {@code export} lines, {@code publish} (shuffled, duplicated, poisoned), two {@code consume}
+ * processes at once that read the URIs from the environment, then {@code verify}.
+ */
+class ServeFlowTest {
+
+    @Test
+    void serve_publish_two_consumers_then_verify_converges_with_nothing_lost() throws Exception {
+        Path logs = Files.createDirectories(Path.of("target", "serve-flow"));
+        Process serve = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dlogback.configurationFile=logback.xml", "-cp", System.getProperty("java.class.path"),
+                Main.class.getName(), "serve", "--mongo-port", "0", "--amqp-port", "0")
+                .redirectError(logs.resolve("serve.err").toFile()).start();
+        List<Process> consumers = new ArrayList<>();
+        try {
+            Map<String, String> env = exports(serve);
+            assertThat(env).containsOnlyKeys("MONGODB_URI", "RABBITMQ_URI");
+
+            CliRun publish = CliRun.of(env, "publish", "--ops", "3000", "--shuffle", "--duplicate-rate", "0.2",
+                    "--poison", "5", "--seed", String.valueOf(Long.getLong("orderless.seed", System.nanoTime())));
+            assertThat(publish.exit()).as(publish.err()).isZero();
+            assertThat(publish.out()).contains("PUBLISHED", "actions=3000", "poison=5");
+
+            for (int i = 1; i <= 2; i++) {
+                consumers.add(DemoProcess.start(env, logs.resolve("consume-" + i + ".log"), "consume", "--consumers", "2",
+                        "--exit-when-idle", "5"));
+            }
+            for (Process consumer : consumers) {
+                assertThat(consumer.waitFor(3, TimeUnit.MINUTES)).as("consume exits when idle").isTrue();
+                assertThat(consumer.exitValue()).isZero();
+            }
+
+            CliRun verify = CliRun.of(env, "verify", "--wait", "60");
+            System.out.println("[serve-flow] " + publish.out().strip() + "\n[serve-flow] " + verify.result());
+            assertThat(verify.result()).contains("converged=true", "diverged=0", "lost=0", "dead_lettered=5",
+                    "rosters_consistent=true");
+            assertThat(verify.exit()).isZero();
+        } finally {
+            consumers.forEach(Process::destroyForcibly);
+            serve.destroy();
+            if (!serve.waitFor(30, TimeUnit.SECONDS)) {
+                serve.destroyForcibly();
+            }
+        }
+    }
+
+    /** The {@code export NAME=value} lines serve prints, as the environment a shell's eval would give. */
+    private static Map<String, String> exports(Process serve) throws Exception {
+        BufferedReader out = new BufferedReader(new InputStreamReader(serve.getInputStream(), StandardCharsets.UTF_8));
+        Map<String, String> env = new HashMap<>();
+        CompletableFuture<Void> read = CompletableFuture.runAsync(() -> {
+            try {
+                for (int i = 0; i < 2; i++) {
+                    String line = out.readLine();
+                    assertThat(line).as("serve's output").startsWith("export ");
+                    String[] pair = line.substring("export ".length()).split("=", 2);
+                    env.put(pair[0], pair[1]);
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        read.get(Duration.ofSeconds(60).toSeconds(), TimeUnit.SECONDS);
+        return env;
+    }
+}
