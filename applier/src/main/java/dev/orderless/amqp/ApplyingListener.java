@@ -96,8 +96,8 @@ final class ApplyingListener implements ChannelAwareMessageListener {
                     deadLetter(message, channel, DeadLetterReason.BEYOND_HORIZON, outcome.tag() + " (entity '"
                             + op.entity() + "', seq " + op.seq() + "): older than the tombstone grace period");
                 } else {
-                    channel.basicAck(tag, false);
                     metrics.outcome(outcome);
+                    ack(channel, tag, op, outcome);
                 }
                 return;
             } catch (CannotApplyException e) {
@@ -172,6 +172,20 @@ final class ApplyingListener implements ChannelAwareMessageListener {
         } catch (IOException | RuntimeException e) {
             // the consumer's channel closed meanwhile: the broker redelivers the message
             log.warn("could not settle a dead-lettered message ({}); the broker redelivers it: {}", e, reason);
+        }
+    }
+
+    /**
+     * Acks an applied message. If the channel is gone (the broker or the connection was cut), the write
+     * stands and only the ack is lost: the broker redelivers the message and its apply is a harmless
+     * DUPLICATE. So this is a warning naming the message, not a retry of an apply that succeeded.
+     */
+    private void ack(Channel channel, long tag, Operation op, Outcome outcome) {
+        try {
+            channel.basicAck(tag, false);
+        } catch (IOException | RuntimeException e) {
+            log.warn("'{}' seq {} {} but not acked, the channel closed ({}): the broker redelivers it, as a duplicate",
+                    op.entity(), op.seq(), outcome.tag(), e.toString());
         }
     }
 

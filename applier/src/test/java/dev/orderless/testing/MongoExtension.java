@@ -32,7 +32,7 @@ public final class MongoExtension implements ParameterResolver, AfterEachCallbac
     }
 
     static Shared shared(ExtensionContext context) {
-        return context.getRoot().getStore(NS).getOrComputeIfAbsent(Shared.class, k -> {
+        return context.getRoot().getStore(NS).computeIfAbsent(Shared.class, k -> {
             MongoBackend backend = Backends.mongo();
             System.out.println("[orderless tests] MongoDB: " + backend.description());
             return new Shared(backend, backend.newClient());

@@ -34,7 +34,7 @@ public final class RabbitExtension implements ParameterResolver {
     }
 
     static Shared shared(ExtensionContext context) {
-        return context.getRoot().getStore(NS).getOrComputeIfAbsent(Shared.class, k -> {
+        return context.getRoot().getStore(NS).computeIfAbsent(Shared.class, k -> {
             RabbitBackend backend = Backends.rabbit();
             System.out.println("[orderless tests] AMQP broker: " + backend.description());
             CachingConnectionFactory factory = new CachingConnectionFactory(backend.uri());

@@ -15,7 +15,9 @@ public final class ConsumeProcess {
     public static Process start(String mongoUri, String rabbitUri, String database, String queue, int consumers,
                                 int idleSeconds, Path log) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(), "consume",
+        // the demo's own logging (to its output), not a test class path's logback-test.xml
+        return new ProcessBuilder(java, "-Dlogback.configurationFile=logback.xml", "-cp",
+                System.getProperty("java.class.path"), Main.class.getName(), "consume",
                 "--mongo", mongoUri, "--rabbit", rabbitUri, "--database", database, "--queue", queue,
                 "--consumers", String.valueOf(consumers), "--exit-when-idle", String.valueOf(idleSeconds))
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
