@@ -1,0 +1,89 @@
+package com.example.enrollment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoDatabase;
+import dev.orderless.amqp.OperationConsumer;
+import dev.orderless.apply.EntityState;
+import dev.orderless.apply.Outcome;
+import dev.orderless.backends.RabbitBackend;
+import dev.orderless.testing.MongoExtension;
+import dev.orderless.testing.RabbitExtension;
+import dev.orderless.view.ViewFeeder;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.awaitility.Awaitility;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+
+/** README.md's examples: they run, they do what the README says, and the README quotes them verbatim. */
+@ExtendWith({MongoExtension.class, RabbitExtension.class})
+class ReadmeExamplesTest {
+    private static final Path SOURCE = Path.of("src/test/java/com/example/enrollment/ReadmeExamples.java");
+    private static final Path README = Path.of("../README.md");
+    private static final Pattern REGION = Pattern.compile("// tag::([a-z-]+)\\[]\\n(.*?)\\n\\s*// end::\\1\\[]",
+            Pattern.DOTALL);
+
+    @Test
+    void the_apply_example_ends_as_if_in_seq_order(MongoDatabase db) {
+        assertThat(ReadmeExamples.enrollThenLeave(db))
+                .containsExactly(Outcome.APPLIED, Outcome.SUPERSEDED, Outcome.DUPLICATE, Outcome.APPLIED);
+        EntityState student = EntityState.of(db.getCollection("students", BsonDocument.class).find().first(),
+                ReadmeExamples.STUDENTS);
+        assertThat(student.live().getOrDefault("classes", Map.of())).isEmpty();
+        assertThat(student.registers().get("name").value()).isEqualTo(new BsonString("Ada"));
+    }
+
+    @Test
+    void the_wiring_examples_carry_an_enrollment_from_the_producer_to_the_roster(MongoDatabase db, RabbitBackend rabbit)
+            throws Exception {
+        String queue = RabbitExtension.uniqueQueue("readme");
+        CachingConnectionFactory cf = new CachingConnectionFactory(rabbit.uri());
+        try {
+            ReadmeExamples.enroll(db, cf, queue, "student-17", "CS 101");
+            ReadmeExamples.enroll(db, cf, queue, "student-18", "CS 101");
+        } catch (RuntimeException e) {
+            cf.destroy();
+            throw e;
+        }
+        try (OperationConsumer consumer = ReadmeExamples.consume(db, cf, queue);
+             ViewFeeder feeder = ReadmeExamples.feedRosters(db)) {
+            Awaitility.await("both students in the CS 101 roster").atMost(Duration.ofSeconds(60))
+                    .until(() -> rosterSize(db) == 2);
+        } finally {
+            new RabbitAdmin(cf).deleteQueue(queue);
+            new RabbitAdmin(cf).deleteQueue(queue + ".dlq");
+            cf.destroy();
+        }
+    }
+
+    @Test
+    void the_readme_quotes_every_tagged_example_verbatim() throws IOException {
+        String readme = Files.readString(README, StandardCharsets.UTF_8);
+        List<String> tags = new ArrayList<>();
+        Matcher region = REGION.matcher(Files.readString(SOURCE, StandardCharsets.UTF_8));
+        while (region.find()) {
+            tags.add(region.group(1));
+            assertThat(readme).as("README.md quotes the region '%s' of %s exactly (change both together)",
+                    region.group(1), SOURCE).contains("```java\n" + region.group(2).stripIndent() + "\n```");
+        }
+        assertThat(tags).containsExactly("imports", "schema", "apply", "producer", "consumer", "view");
+    }
+
+    private static int rosterSize(MongoDatabase db) {
+        BsonDocument roster = db.getCollection("class_rosters", BsonDocument.class).find().first();
+        return roster == null ? 0 : roster.getArray("students").size();
+    }
+}
