@@ -37,7 +37,7 @@ final class ExternalRabbit implements RabbitBackend {
 
     @Override
     public String description() {
-        return "RabbitMQ at " + uri.getHost() + ":" + (uri.getPort() < 0 ? 5672 : uri.getPort());
+        return "AMQP broker at " + uri.getHost() + ":" + (uri.getPort() < 0 ? 5672 : uri.getPort());
     }
 
     @Override

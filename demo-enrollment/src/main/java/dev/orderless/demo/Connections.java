@@ -46,7 +46,7 @@ final class Connections {
         Optional<String> mongoUri = chosen(mongo, env, "MONGODB_URI");
         Optional<String> rabbitUri = needsRabbit ? chosen(rabbit, env, "RABBITMQ_URI") : Optional.empty();
         if (mongoUri.isEmpty() || (needsRabbit && rabbitUri.isEmpty())) {
-            String missing = mongoUri.isEmpty() && rabbitUri.isEmpty() ? "no MongoDB and no RabbitMQ"
+            String missing = mongoUri.isEmpty() && needsRabbit && rabbitUri.isEmpty() ? "no MongoDB and no RabbitMQ"
                     : mongoUri.isEmpty() ? "no MongoDB" : "no RabbitMQ";
             throw new InvalidConfigurationException("'" + options.command() + "' talks to shared backends, and " + missing
                     + " was named: pass " + (needsRabbit ? "--mongo and --rabbit" : "--mongo") + ", set MONGODB_URI"

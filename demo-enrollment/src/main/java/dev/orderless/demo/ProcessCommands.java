@@ -103,6 +103,7 @@ final class ProcessCommands {
                     return 1;
                 }
             }
+            out.println("  stopping: the lease is released, a standby takes over at once");
         }
         return 0;
     }

@@ -73,6 +73,18 @@ final class ServeCommand extends DemoCommand {
         return 0;
     }
 
+    private static boolean inUse(int port) {
+        if (port == 0) {
+            return false;
+        }
+        try (java.net.ServerSocket socket = new java.net.ServerSocket()) {
+            socket.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
     /** A port in use says which option chooses another. */
     private static <T> T onPort(String option, java.util.function.Supplier<T> start) {
         try {
@@ -84,6 +96,14 @@ final class ServeCommand extends DemoCommand {
 
     /** Starts {@code serve} in a new process, waits for its two lines, prints them and returns. */
     private int detached() throws IOException, InterruptedException {
+        if (inUse(mongoPort) || inUse(amqpPort)) {
+            // most likely a serve started earlier: say how to point this shell at it, and leave its log alone
+            throw new dev.orderless.InvalidConfigurationException("port " + (inUse(mongoPort) ? mongoPort : amqpPort)
+                    + " is in use. If a serve is already running there, point this shell at it: export " + MONGO_LINE
+                    .substring("export ".length()) + "mongodb://127.0.0.1:" + mongoPort + " " + RABBIT_LINE
+                    .substring("export ".length()) + "amqp://guest:guest@127.0.0.1:" + amqpPort
+                    + "/ ; else choose free ports with --mongo-port and --amqp-port (0: any)");
+        }
         Path output = log != null ? log
                 : Path.of(System.getProperty("java.io.tmpdir"), "orderless-serve-" + mongoPort + ".log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();

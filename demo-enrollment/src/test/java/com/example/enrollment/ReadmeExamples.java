@@ -1,6 +1,11 @@
 package com.example.enrollment;
 
 // tag::imports[]
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.WriteConcern;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.amqp.ConsumerOptions;
@@ -20,6 +25,7 @@ import dev.orderless.stamp.MongoCounterStamper;
 import dev.orderless.view.FeederOptions;
 import dev.orderless.view.ViewFeeder;
 import dev.orderless.view.ViewProjection;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;
@@ -37,6 +43,24 @@ import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 final class ReadmeExamples {
     private ReadmeExamples() {
     }
+
+    // tag::connect[]
+    /** One client per process, shared by everything below. */
+    static MongoClient mongo(String uri) {   // e.g. mongodb://localhost:27017/?replicaSet=rs0
+        return MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(uri))
+                .writeConcern(WriteConcern.MAJORITY)   // an applied write survives a primary failover
+                .build());
+    }
+
+    /** One connection factory per process; the publisher needs confirms and returns switched on. */
+    static CachingConnectionFactory rabbit(String uri) {   // e.g. amqp://guest:guest@localhost:5672/%2F
+        CachingConnectionFactory rabbit = new CachingConnectionFactory(URI.create(uri));
+        rabbit.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
+        rabbit.setPublisherReturns(true);
+        return rabbit;
+    }
+    // end::connect[]
 
     // tag::schema[]
     /** Students: a set of classes (with tombstones) and a last-writer-wins name. */
@@ -59,16 +83,16 @@ final class ReadmeExamples {
     // end::apply[]
 
     // tag::producer[]
-    /** The web application: stamp each action with the next seq of its entity, publish, wait for the confirm. */
-    static void enroll(MongoDatabase db, CachingConnectionFactory rabbit, String queue, String student, String course) {
-        rabbit.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
-        rabbit.setPublisherReturns(true);
+    /** Built once at start-up: the topology, the stamper (a counter per entity in MongoDB) and the publisher. */
+    static StampingPublisher publisher(MongoDatabase db, CachingConnectionFactory rabbit, String queue) {
         QueueTopology.declare(rabbit, queue, queue + ".dlq");   // on RabbitMQ: a quorum queue and its dead-letter queue
-
-        StampingPublisher publisher = new StampingPublisher(
-                MongoCounterStamper.create(db.getCollection("seq_counters", BsonDocument.class)),
+        return new StampingPublisher(MongoCounterStamper.create(db.getCollection("seq_counters", BsonDocument.class)),
                 ConfirmingPublisher.toQueue(rabbit, queue, PublisherOptions.ofDefaults()));
-        publisher.publish(student, seq -> Operation.add(student, seq, "classes", course));   // returns once confirmed
+    }
+
+    /** Per request: stamp the action with its entity's next seq, publish it, return once the broker confirmed. */
+    static void enroll(StampingPublisher publisher, String student, String course) {
+        publisher.publish(student, seq -> Operation.add(student, seq, "classes", course));
     }
     // end::producer[]
 

@@ -2,11 +2,14 @@ package com.example.enrollment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.Outcome;
+import dev.orderless.backends.MongoBackend;
 import dev.orderless.backends.RabbitBackend;
+import dev.orderless.publish.StampingPublisher;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.RabbitExtension;
 import dev.orderless.view.ViewFeeder;
@@ -47,21 +50,20 @@ class ReadmeExamplesTest {
     }
 
     @Test
-    void the_wiring_examples_carry_an_enrollment_from_the_producer_to_the_roster(MongoDatabase db, RabbitBackend rabbit)
+    void the_wiring_examples_carry_an_enrollment_from_the_producer_to_the_roster(MongoBackend mongo, RabbitBackend rabbit)
             throws Exception {
         String queue = RabbitExtension.uniqueQueue("readme");
-        CachingConnectionFactory cf = new CachingConnectionFactory(rabbit.uri());
-        try {
-            ReadmeExamples.enroll(db, cf, queue, "student-17", "CS 101");
-            ReadmeExamples.enroll(db, cf, queue, "student-18", "CS 101");
-        } catch (RuntimeException e) {
-            cf.destroy();
-            throw e;
-        }
-        try (OperationConsumer consumer = ReadmeExamples.consume(db, cf, queue);
-             ViewFeeder feeder = ReadmeExamples.feedRosters(db)) {
-            Awaitility.await("both students in the CS 101 roster").atMost(Duration.ofSeconds(60))
-                    .until(() -> rosterSize(db) == 2);
+        CachingConnectionFactory cf = ReadmeExamples.rabbit(rabbit.uri().toString());
+        try (MongoClient client = ReadmeExamples.mongo(mongo.connectionString())) {
+            MongoDatabase db = client.getDatabase(MongoBackend.freshDatabaseName("readme"));
+            StampingPublisher publisher = ReadmeExamples.publisher(db, cf, queue);
+            ReadmeExamples.enroll(publisher, "student-17", "CS 101");
+            ReadmeExamples.enroll(publisher, "student-18", "CS 101");
+            try (OperationConsumer consumer = ReadmeExamples.consume(db, cf, queue);
+                 ViewFeeder feeder = ReadmeExamples.feedRosters(db)) {
+                Awaitility.await("both students in the CS 101 roster").atMost(Duration.ofSeconds(60))
+                        .until(() -> rosterSize(db) == 2);
+            }
         } finally {
             new RabbitAdmin(cf).deleteQueue(queue);
             new RabbitAdmin(cf).deleteQueue(queue + ".dlq");
@@ -79,7 +81,7 @@ class ReadmeExamplesTest {
             assertThat(readme).as("README.md quotes the region '%s' of %s exactly (change both together)",
                     region.group(1), SOURCE).contains("```java\n" + region.group(2).stripIndent() + "\n```");
         }
-        assertThat(tags).containsExactly("imports", "schema", "apply", "producer", "consumer", "view");
+        assertThat(tags).containsExactly("imports", "connect", "schema", "apply", "producer", "consumer", "view");
     }
 
     private static int rosterSize(MongoDatabase db) {
