@@ -96,7 +96,6 @@ final class ApplyingListener implements ChannelAwareMessageListener {
                     deadLetter(message, channel, DeadLetterReason.BEYOND_HORIZON, outcome.tag() + " (entity '"
                             + op.entity() + "', seq " + op.seq() + "): older than the tombstone grace period");
                 } else {
-                    metrics.outcome(outcome);
                     ack(channel, tag, op, outcome);
                 }
                 return;
@@ -183,6 +182,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
     private void ack(Channel channel, long tag, Operation op, Outcome outcome) {
         try {
             channel.basicAck(tag, false);
+            metrics.outcome(outcome);   // counted once acked: a redelivery after a lost ack is counted once, as a duplicate
         } catch (IOException | RuntimeException e) {
             log.warn("'{}' seq {} {} but not acked, the channel closed ({}): the broker redelivers it, as a duplicate",
                     op.entity(), op.seq(), outcome.tag(), e.toString());

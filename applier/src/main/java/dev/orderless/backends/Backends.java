@@ -37,7 +37,7 @@ public final class Backends {
         if (chosen.isPresent()) {
             return new ExternalMongo(chosen.get());
         }
-        return mode() == Mode.TESTCONTAINERS ? ContainerMongo.start() : EmbeddedMongo.start();
+        return startMongo();
     }
 
     /** The AMQP broker this process should use; see the class comment for the order of choice. */
@@ -51,6 +51,20 @@ public final class Backends {
         if (chosen.isPresent()) {
             return new ExternalRabbit(chosen.get());
         }
+        return startRabbit();
+    }
+
+    /**
+     * A MongoDB of this process's own, whatever URI the environment names: embedded, or in a container
+     * with {@code orderless.backends=testcontainers}. For a caller that has already decided there is no URI
+     * (the demo's {@code run}, whose environment is passed in).
+     */
+    public static MongoBackend startMongo() {
+        return mode() == Mode.TESTCONTAINERS ? ContainerMongo.start() : EmbeddedMongo.start();
+    }
+
+    /** An AMQP broker of this process's own; see {@link #startMongo()}. */
+    public static RabbitBackend startRabbit() {
         return mode() == Mode.TESTCONTAINERS ? ContainerRabbit.start() : EmbeddedQpid.start();
     }
 

@@ -9,6 +9,9 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        if (java.util.Arrays.asList(args).contains("--verbose")) {
+            System.setProperty("orderless.demo.stack", "%ex");   // read by logback.xml, before the first log line
+        }
         System.exit(Cli.execute(System.getenv(), System.out, System.err, args));
     }
 }

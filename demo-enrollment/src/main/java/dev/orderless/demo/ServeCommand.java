@@ -45,7 +45,7 @@ final class ServeCommand extends DemoCommand {
 
     @Option(names = "--log", paramLabel = "FILE", order = 4,
             description = "With --detach, where the background process writes its output"
-                    + " (default: orderless-serve-<mongo port>.log in the temporary directory).")
+                    + " (default: orderless-serve-<pid>.log in the temporary directory).")
     Path log;
 
     @Option(names = "--verbose", order = 5, description = "Print the stack trace of a failure.")
@@ -104,13 +104,28 @@ final class ServeCommand extends DemoCommand {
                     .substring("export ".length()) + "amqp://guest:guest@127.0.0.1:" + amqpPort
                     + "/ ; else choose free ports with --mongo-port and --amqp-port (0: any)");
         }
-        Path output = log != null ? log
-                : Path.of(System.getProperty("java.io.tmpdir"), "orderless-serve-" + mongoPort + ".log");
+        Path output = log != null ? log : Path.of(System.getProperty("java.io.tmpdir"),
+                "orderless-serve-" + ProcessHandle.current().pid() + ".log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
                 "serve", "--mongo-port", String.valueOf(mongoPort), "--amqp-port", String.valueOf(amqpPort))
                 .redirectErrorStream(true).redirectOutput(output.toFile()).start();
         child.getOutputStream().close();
+        // until the lines are handed over, a child of a parent that is stopped must not outlive it unseen
+        Thread orphanGuard = new Thread(child::destroy, "serve-orphan-guard");
+        Runtime.getRuntime().addShutdownHook(orphanGuard);
+        try {
+            return awaitExports(child, output);
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(orphanGuard);
+            } catch (IllegalStateException e) {
+                // shutting down: the guard runs
+            }
+        }
+    }
+
+    private int awaitExports(Process child, Path output) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(DETACH_SECONDS);
         while (System.nanoTime() < deadline) {
             List<String> lines = Files.readAllLines(output, StandardCharsets.UTF_8);

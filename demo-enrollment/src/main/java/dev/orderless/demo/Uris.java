@@ -4,7 +4,7 @@ import java.util.regex.Pattern;
 
 /** URIs as the demo prints them: with any password replaced by {@code ***}. */
 final class Uris {
-    private static final Pattern PASSWORD = Pattern.compile("(://[^:/@]*):[^@/]*@");
+    private static final Pattern PASSWORD = Pattern.compile("(://[^:/@]*):[^/]*@");
 
     private Uris() {
     }

@@ -3,6 +3,7 @@ package dev.orderless.demo;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoException;
+import com.mongodb.MongoSecurityException;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
@@ -40,8 +41,8 @@ import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
  * URI, not a stack trace from a consumer thread half a minute later.
  */
 final class Wiring implements AutoCloseable {
-    static final int SELECT_SECONDS = 5;
-    static final int CONNECT_SECONDS = 5;
+    static final int SELECT_SECONDS = 4;
+    static final int CONNECT_SECONDS = 3;
 
     final DemoOptions options;
     final MongoBackend mongoBackend;
@@ -67,7 +68,12 @@ final class Wiring implements AutoCloseable {
         this.rosters = db.getCollection(Enrollment.ROSTERS, BsonDocument.class);
         this.journal = new Journal(db);
         this.rabbit = rabbitBackend.map(backend -> {
-            CachingConnectionFactory factory = new CachingConnectionFactory(backend.uri());
+            CachingConnectionFactory factory;
+            try {
+                factory = new CachingConnectionFactory(backend.uri());
+            } catch (IllegalArgumentException e) {
+                throw unusable(backend);
+            }
             factory.setConnectionTimeout(CONNECT_SECONDS * 1000);
             factory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
             factory.setPublisherReturns(true);
@@ -83,12 +89,12 @@ final class Wiring implements AutoCloseable {
      */
     static Wiring connect(DemoOptions options) {
         boolean embeddedDefaults = options.command().equals("run");
-        MongoBackend mongo = Backends.mongo(options.mongo());
+        MongoBackend mongo = options.mongo().isPresent() ? Backends.mongo(options.mongo()) : Backends.startMongo();
         Optional<RabbitBackend> rabbit = Optional.empty();
         Wiring wiring = null;
         try {
-            rabbit = options.rabbit().isPresent() || embeddedDefaults
-                    ? Optional.of(Backends.rabbit(options.rabbit())) : Optional.empty();
+            rabbit = options.rabbit().isPresent() ? Optional.of(Backends.rabbit(options.rabbit()))
+                    : embeddedDefaults ? Optional.of(Backends.startRabbit()) : Optional.empty();
             wiring = new Wiring(options, mongo, rabbit);
             wiring.checkReachable();
             return wiring;
@@ -106,6 +112,9 @@ final class Wiring implements AutoCloseable {
     private void checkReachable() {
         try {
             db.runCommand(new BsonDocument("ping", new BsonInt32(1)));
+        } catch (MongoSecurityException e) {
+            throw new InvalidConfigurationException("MongoDB at " + Uris.redacted(mongoBackend.connectionString())
+                    + " refused the login: check the user, password and authSource in the URI (--mongo or MONGODB_URI)", e);
         } catch (MongoException e) {
             throw new TransientException("MongoDB at " + Uris.redacted(mongoBackend.connectionString())
                     + " did not answer within " + SELECT_SECONDS + " s: check that it is running and that the URI"
@@ -114,6 +123,8 @@ final class Wiring implements AutoCloseable {
         rabbit.ifPresent(factory -> {
             try {
                 factory.createConnection().close();
+            } catch (IllegalArgumentException e) {
+                throw unusable(rabbitBackend.orElseThrow());
             } catch (AmqpException e) {
                 Throwable cause = e;
                 while (cause.getCause() != null && cause.getCause() != cause) {
@@ -125,6 +136,13 @@ final class Wiring implements AutoCloseable {
                         + " its user, password and virtual host", e);
             }
         });
+    }
+
+    /** Not the driver's message: it may quote the password. */
+    private static InvalidConfigurationException unusable(RabbitBackend backend) {
+        return new InvalidConfigurationException("RabbitMQ URI " + Uris.redacted(backend.uri().toString())
+                + " is not a usable AMQP URI: check the port (1 to 65535) and that the path is one segment,"
+                + " the virtual host (%2F for '/')");
     }
 
     /** The AMQP connection factory; every command but {@code view} has one. */

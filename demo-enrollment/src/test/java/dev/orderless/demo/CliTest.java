@@ -52,6 +52,8 @@ class CliTest {
         assertOneLineError(CliRun.of(Map.of(), "--fast"), "'--fast'");
         assertOneLineError(CliRun.of(Map.of(), "bogus"), "unknown command 'bogus'");
         assertOneLineError(CliRun.of(Map.of(), "serve", "--mongo-port", "70000"), "port must be between 0 and 65535");
+        assertOneLineError(CliRun.of(Map.of("MONGODB_URI", "mongodb://127.0.0.1:1"), "view", "--mongo",
+                "not-a-uri"), "MongoDB URI is not a valid connection string");
     }
 
     @Test
@@ -92,6 +94,7 @@ class CliTest {
     @Test
     void a_password_never_appears_in_a_printed_uri() {
         assertThat(Uris.redacted("amqp://app:s3cret@rabbit:5672/%2F")).isEqualTo("amqp://app:***@rabbit:5672/%2F");
+        assertThat(Uris.redacted("amqp://app:se@cret@rabbit:5672/")).isEqualTo("amqp://app:***@rabbit:5672/");
         assertThat(Uris.redacted("mongodb://127.0.0.1:27017")).isEqualTo("mongodb://127.0.0.1:27017");
     }
 
