@@ -1,24 +1,19 @@
 package dev.orderless.apply;
 
-import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Updates.inc;
 
-import com.mongodb.MongoException;
 import com.mongodb.ReadConcern;
 import com.mongodb.ReadPreference;
 import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.UpdateOptions;
-import com.mongodb.client.result.UpdateResult;
 import dev.orderless.CannotApplyException;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.TransientException;
 import io.micrometer.core.instrument.Counter;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import org.bson.BsonDocument;
-import org.bson.BsonValue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,7 +67,7 @@ public final class GuardedApplier {
     private final String name;
     private final Map<Outcome, Counter> outcomes = new EnumMap<>(Outcome.class);
     private final Map<CannotApplyException.Kind, Counter> refused = new EnumMap<>(CannotApplyException.Kind.class);
-    private final Counter retries;
+    private final WriteLoop loop;
     private volatile boolean collectionChecked;
 
     private GuardedApplier(MongoCollection<BsonDocument> collection, CollectionSchema schema, ApplierOptions options) {
@@ -100,9 +95,9 @@ public final class GuardedApplier {
                     .description("operations that can never be applied, by kind")
                     .tag("collection", name).tag("kind", kind.tag()).register(options.meters()));
         }
-        this.retries = Counter.builder("orderless.apply.retries")
+        this.loop = new WriteLoop(collection, reads, name, options.maxAttempts(), Counter.builder("orderless.apply.retries")
                 .description("guarded writes that matched nothing and were followed by a read")
-                .tag("collection", name).register(options.meters());
+                .tag("collection", name).register(options.meters()));
         CollectionChecks.codecs(collection);
         try {
             checkCollection();
@@ -144,17 +139,51 @@ public final class GuardedApplier {
      *                            lost, and applying the same operation again is safe
      */
     public Outcome apply(Operation op) {
+        checkedOnce();
+        Outcome outcome;
+        try {
+            outcome = run(op, plan(op), Optional.empty());
+        } catch (CannotApplyException e) {
+            refused(e);
+            throw e;
+        }
+        return counted(op, outcome);
+    }
+
+    /**
+     * Applies every op of {@code ops}, in any order, with the same outcome each would have from
+     * {@link #apply}: their first writes go to MongoDB as one unordered bulk write, and only the ops that
+     * write did not settle (a document to read, a race lost, an error) take {@code apply}'s read-and-decide
+     * path, after one read of all their documents. See {@link BatchApply}.
+     *
+     * @return one result per op, in the order given: an outcome, a refusal, or a failure to apply again
+     */
+    public List<BatchResult> applyAll(List<Operation> ops) {
+        checkedOnce();
+        return new BatchApply(this).apply(List.copyOf(ops));
+    }
+
+    void checkedOnce() {
         if (!collectionChecked) {
             checkCollection();
         }
-        Outcome outcome;
-        try {
-            schema.validate(op);
-            outcome = run(op, planFor(op));
-        } catch (CannotApplyException e) {
-            refused.get(e.kind()).increment();
-            throw e;
-        }
+    }
+
+    MongoCollection<BsonDocument> collection() {
+        return collection;
+    }
+
+    /** Validates {@code op} and chooses how to write it. */
+    WritePlan plan(Operation op) {
+        schema.validate(op);
+        return planFor(op);
+    }
+
+    void refused(CannotApplyException e) {
+        refused.get(e.kind()).increment();
+    }
+
+    Outcome counted(Operation op, Outcome outcome) {
         outcomes.get(outcome).increment();
         switch (outcome) {
             case SEQ_COLLISION -> log.warn("seq collision on {} '{}' seq {}: a different operation with this seq"
@@ -185,92 +214,9 @@ public final class GuardedApplier {
         return new DeletePlan((Operation.Delete) op, schema, options.clock().instant());
     }
 
-    /**
-     * The write-read loop. Progress detection: a write chosen from a document that then fails against the
-     * very same document (re-read, equal) can never succeed, since the plan would choose it again; that is
-     * a disagreement between MongoDB and this code (a collation, a stored value of another type), not
-     * contention, and it ends at once with {@code NO_PROGRESS}. Any other failed write means the document
-     * changed, so someone else made progress; {@link ApplierOptions#maxAttempts()} bounds that anyway.
-     */
-    private Outcome run(Operation op, WritePlan plan) {
-        Optional<WritePlan.Write> next = plan.first();
-        boolean read = false;
-        BsonDocument current = null;   // the document the next write was chosen from; null when absent
-        int attempts = 0;
-        while (true) {
-            if (next.isPresent()) {
-                WritePlan.Write write = next.get();
-                if (write(op, write)) {
-                    return Outcome.APPLIED;
-                }
-                retries.increment();
-                BsonDocument after = read(op).orElse(null);
-                if (read && Objects.equals(after, current)) {
-                    throw noProgress(op, write, after);
-                }
-                if (++attempts >= options.maxAttempts()) {
-                    throw new TransientException("gave up on " + name + " '" + op.entity() + "' seq " + op.seq()
-                            + " after " + attempts + " contended writes; it was not applied, retry it");
-                }
-                current = after;
-            } else {
-                current = read(op).orElse(null);
-            }
-            read = true;
-            WritePlan.Step step = decide(op, plan, current);
-            if (step instanceof WritePlan.Step.Done done) {
-                return done.outcome();
-            }
-            next = Optional.of(((WritePlan.Step.Next) step).write());
-        }
-    }
-
-    private WritePlan.Step decide(Operation op, WritePlan plan, BsonDocument current) {
-        try {
-            return plan.afterRead(Optional.ofNullable(current));
-        } catch (RuntimeException e) {
-            throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: " + describe(op)
-                    + ": the stored document cannot be read as an orderless document: " + e, e);
-        }
-    }
-
-    private CannotApplyException noProgress(Operation op, WritePlan.Write write, BsonDocument unchanged) {
-        BsonValue v = unchanged == null ? null : unchanged.get(StoredFields.VERSION);
-        Object version = unchanged == null ? "absent" : v == null ? "missing" : v.isNumber() ? v.asNumber().longValue()
-                : "of type " + v.getBsonType().name().toLowerCase(java.util.Locale.ROOT);
-        return new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: " + write.shape()
-                + " write on " + name + " '" + op.entity() + "' seq " + op.seq() + " refused twice on an unchanged"
-                + " document (_v " + version + "): MongoDB and orderless disagree about it; check its stored"
-                + " fields and the collection's collation and validators");
-    }
-
-    private boolean write(Operation op, WritePlan.Write write) {
-        try {
-            UpdateResult result = collection.updateOne(write.filter(), write.update(),
-                    new UpdateOptions().upsert(write.upsert()));
-            return result.getMatchedCount() > 0 || result.getUpsertedId() != null;
-        } catch (MongoException e) {
-            if (MongoErrors.isDuplicateKey(e)) {
-                String index = MongoErrors.duplicateKeyIndex(e).orElse(ID_INDEX);
-                if (write.upsert() && index.equals(ID_INDEX)) {
-                    return false;   // a concurrent first write of this entity won the insert
-                }
-                throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: unique index '"
-                        + index + "' on " + name + " refuses the " + write.shape() + " write of '" + op.entity()
-                        + "' seq " + op.seq() + "; orderless needs _id to be the only unique key", e);
-            }
-            throw MongoErrors.translate(describe(op), e);
-        } catch (RuntimeException e) {
-            throw MongoErrors.translate(describe(op), e);
-        }
-    }
-
-    private Optional<BsonDocument> read(Operation op) {
-        try {
-            return Optional.ofNullable(reads.find(eq(StoredFields.ID, op.entity())).first());
-        } catch (RuntimeException e) {
-            throw MongoErrors.translate(describe(op), e);
-        }
+    /** {@code apply}'s write-read loop; {@code alreadyRead} when a batch sent the first write and read the document. */
+    Outcome run(Operation op, WritePlan plan, Optional<Optional<BsonDocument>> alreadyRead) {
+        return loop.run(op, plan, alreadyRead);
     }
 
     /**
@@ -295,7 +241,7 @@ public final class GuardedApplier {
         return false;
     }
 
-    private String describe(Operation op) {
-        return "apply to " + name + " '" + op.entity() + "' seq " + op.seq();
+    String describe(Operation op) {
+        return loop.describe(op);
     }
 }

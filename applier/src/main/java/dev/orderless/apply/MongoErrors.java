@@ -88,6 +88,19 @@ public final class MongoErrors {
         return m.find() ? Optional.of(m.group(1)) : Optional.empty();
     }
 
+    /**
+     * True if a bulk write's error is a duplicate key on {@code _id}: for an upsert, "did not match" (the
+     * document exists and the guard refused it, or a concurrent first write won the insert). A message
+     * that names no index counts as {@code _id}, as for one write.
+     */
+    static boolean isDuplicateIdKey(com.mongodb.bulk.BulkWriteError error) {
+        if (ErrorCategory.fromErrorCode(error.getCode()) != ErrorCategory.DUPLICATE_KEY) {
+            return false;
+        }
+        Matcher m = DUPLICATE_INDEX.matcher(error.getMessage() == null ? "" : error.getMessage());
+        return !m.find() || m.group(1).equals(GuardedApplier.ID_INDEX);
+    }
+
     /** What a caller does about {@code e}, thrown while doing {@code what} (which names the entity and seq). */
     public static OrderlessException translate(String what, RuntimeException e) {
         if (e instanceof OrderlessException o) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.TransientException;
+import dev.orderless.apply.BatchResult;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
@@ -81,6 +82,63 @@ class ConvergencePropertiesTest {
     @Test
     void a_shuffled_long_history_with_duplicates_converges_from_eight_threads(MongoDatabase db) {
         shuffledWithDuplicates(db, 300, 8);
+    }
+
+    @Test
+    void a_shuffled_long_history_cut_into_random_batches_converges_from_eight_threads(MongoDatabase db) {
+        String property = "shuffled 10..60 ops + 20% duplicates, random batches of 1..20 (8 threads)";
+        Store store = Store.in(db);
+        run(property, 200, random -> Histories.steps(random, 10, 60, 3), (steps, trySeed) -> {
+            String prefix = nextPrefix();
+            List<Operation> history = Histories.operations(steps, prefix);
+            Random random = new Random(trySeed);
+            List<Operation> delivered = Histories.delivery(history, 0.2, random);
+            List<List<Operation>> batches = new ArrayList<>();
+            for (int from = 0; from < delivered.size(); ) {
+                int to = Math.min(delivered.size(), from + 1 + random.nextInt(20));
+                batches.add(delivered.subList(from, to));
+                from = to;
+            }
+            check(store, history, applier -> applyBatchesFrom(8, applier, property, batches));
+        });
+    }
+
+    /** Applies each batch with applyAll from {@code threads} threads; a failed op is applied again, as a consumer would. */
+    private static void applyBatchesFrom(int threads, GuardedApplier applier, String property,
+                                         List<List<Operation>> batches) throws Exception {
+        ConcurrentLinkedQueue<List<Operation>> queue = new ConcurrentLinkedQueue<>(batches);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> workers = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                workers.add(pool.submit(() -> {
+                    start.await();
+                    for (List<Operation> batch = queue.poll(); batch != null; batch = queue.poll()) {
+                        List<BatchResult> results = applier.applyAll(batch);
+                        assertThat(results).extracting(BatchResult::op).containsExactlyElementsOf(batch);
+                        for (BatchResult result : results) {
+                            if (result instanceof BatchResult.Done done) {
+                                count(property, done.outcome());
+                            } else if (result instanceof BatchResult.Failed failed
+                                    && failed.error() instanceof TransientException) {
+                                TRANSIENT_RETRIES.increment();
+                                count(property, applyAsAConsumerWould(applier, result.op()));
+                            } else {
+                                throw new AssertionError("a good op was not applied: " + result);
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> worker : workers) {
+                worker.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     private static void shuffledWithDuplicates(MongoDatabase db, int tries, int threads) {

@@ -1,0 +1,90 @@
+package dev.orderless.apply;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import dev.orderless.CannotApplyException;
+import dev.orderless.oracle.ReferenceModel;
+import dev.orderless.testing.MongoExtension;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** {@link GuardedApplier#applyAll}: one bulk write for the first writes, each op's own outcome. */
+@ExtendWith(MongoExtension.class)
+class BatchApplyTest {
+    private static final CollectionSchema SCHEMA = CollectionSchema.builder()
+            .set(SetField.of("classes", "name")).register("name").build();
+
+    private MongoCollection<BsonDocument> students;
+    private GuardedApplier applier;
+
+    @BeforeEach
+    void setUp(MongoDatabase db) {
+        students = db.getCollection("students", BsonDocument.class);
+        applier = GuardedApplier.create(students, SCHEMA);
+    }
+
+    @Test
+    void each_op_gets_the_outcome_apply_would_give_it_in_the_order_given() {
+        applier.apply(Operation.add("stale", 5, "classes", "CS 101"));
+        applier.apply(Operation.assign("dup", 3, "name", new BsonString("Ada")));
+        applier.apply(Operation.add("gone", 1, "classes", "CS 101"));
+
+        List<BatchResult> results = applier.applyAll(List.of(
+                Operation.remove("stale", 4, "classes", "CS 101"),           // older than the add: superseded
+                Operation.assign("dup", 3, "name", new BsonString("Ada")),   // redelivered
+                Operation.add("new", 1, "classes", "CS 102"),                // a first write that inserts
+                Operation.delete("gone", 2),                                 // reads first
+                Operation.assign("stale", 6, "name", new BsonString("Grace"))));   // matches an existing document
+
+        assertThat(results).extracting(BatchResult::op).extracting(Operation::entity)
+                .containsExactly("stale", "dup", "new", "gone", "stale");
+        assertThat(results).map(r -> ((BatchResult.Done) r).outcome()).containsExactly(Outcome.SUPERSEDED,
+                Outcome.DUPLICATE, Outcome.APPLIED, Outcome.APPLIED, Outcome.APPLIED);
+    }
+
+    @Test
+    void a_bad_op_is_refused_and_the_rest_of_its_batch_is_applied() {
+        List<BatchResult> results = applier.applyAll(List.of(
+                Operation.add("s1", 1, "classes", "CS 101"),
+                Operation.assign("s1", 2, "undeclared", new BsonString("x")),
+                Operation.add("s2", 1, "classes", "CS 101")));
+
+        assertThat(results.get(0)).isEqualTo(new BatchResult.Done(results.get(0).op(), Outcome.APPLIED));
+        assertThat(results.get(1)).isInstanceOfSatisfying(BatchResult.Refused.class,
+                r -> assertThat(r.reason().kind()).isEqualTo(CannotApplyException.Kind.BAD_INPUT));
+        assertThat(results.get(2)).isEqualTo(new BatchResult.Done(results.get(2).op(), Outcome.APPLIED));
+    }
+
+    @Test
+    void a_whole_history_of_one_entity_in_one_batch_ends_as_in_seq_order() {
+        List<Operation> history = new ArrayList<>(List.of(
+                Operation.add("s1", 1, "classes", "CS 101"),
+                Operation.assign("s1", 2, "name", new BsonString("Ada")),
+                Operation.remove("s1", 3, "classes", "CS 101"),
+                Operation.add("s1", 4, "classes", "CS 101"),
+                Operation.delete("s1", 5),
+                Operation.add("s1", 6, "classes", "CS 102"),
+                Operation.assign("s1", 7, "name", new BsonString("Grace"))));
+        java.util.Collections.reverse(history);
+        history.addAll(history.subList(0, 3));   // and some of it twice
+
+        List<BatchResult> results = applier.applyAll(history);
+
+        assertThat(results).allMatch(r -> r instanceof BatchResult.Done);
+        assertThat(EntityState.readAll(students.find(), SCHEMA))
+                .isEqualTo(new ReferenceModel(SCHEMA).replay(history));
+    }
+
+    @Test
+    void an_empty_batch_writes_nothing() {
+        assertThat(applier.applyAll(List.of())).isEmpty();
+        assertThat(students.countDocuments()).isZero();
+    }
+}
