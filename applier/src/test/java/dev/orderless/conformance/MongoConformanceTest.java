@@ -19,11 +19,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.ErrorCategory;
+import com.mongodb.MongoBulkWriteException;
 import com.mongodb.MongoException;
 import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
 import com.mongodb.client.model.changestream.FullDocument;
@@ -95,6 +98,29 @@ class MongoConformanceTest {
                 .isInstanceOfSatisfying(MongoWriteException.class, e -> assertThat(
                         ErrorCategory.fromErrorCode(e.getError().getCode())).isEqualTo(ErrorCategory.DUPLICATE_KEY));
         assertThat(docs.countDocuments()).isEqualTo(1);
+    }
+
+    @Test
+    void an_unordered_bulk_of_guarded_upserts_reports_each_refused_guard_as_duplicate_key_on_its_index() {
+        docs.insertOne(doc("e1").append("v", new BsonInt64(5)));
+        docs.insertOne(doc("e2").append("v", new BsonInt64(1)));
+
+        assertThatThrownBy(() -> docs.bulkWrite(List.of(
+                new UpdateOneModel<>(and(eq("_id", "e1"), lt("v", 3L)), set("v", 3L), new UpdateOptions().upsert(true)),
+                new UpdateOneModel<>(and(eq("_id", "e2"), lt("v", 3L)), set("v", 3L), new UpdateOptions().upsert(true)),
+                new UpdateOneModel<>(and(eq("_id", "e3"), lt("v", 3L)), set("v", 3L), new UpdateOptions().upsert(true))),
+                new BulkWriteOptions().ordered(false)))
+                .isInstanceOfSatisfying(MongoBulkWriteException.class, e -> {
+                    assertThat(e.getWriteErrors()).singleElement().satisfies(error -> {
+                        assertThat(error.getIndex()).as("the refused guard, e1").isZero();
+                        assertThat(ErrorCategory.fromErrorCode(error.getCode())).isEqualTo(ErrorCategory.DUPLICATE_KEY);
+                    });
+                    assertThat(e.getWriteResult().getUpserts()).singleElement()
+                            .satisfies(upsert -> assertThat(upsert.getIndex()).as("e3, inserted").isEqualTo(2));
+                    assertThat(e.getWriteResult().getMatchedCount()).as("e2, matched").isEqualTo(1);
+                });
+        assertThat(docs.find(eq("_id", "e1")).first().getInt64("v").getValue()).isEqualTo(5);
+        assertThat(docs.find(eq("_id", "e2")).first().getInt64("v").getValue()).isEqualTo(3);
     }
 
     @Test
