@@ -11,6 +11,7 @@ import dev.orderless.apply.Operation;
 import dev.orderless.apply.Outcome;
 import dev.orderless.message.OperationDecoder;
 import java.io.IOException;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.Message;
@@ -62,23 +63,33 @@ final class ApplyingListener implements ChannelAwareMessageListener {
 
     @Override
     public void onMessage(Message message, Channel channel) throws IOException {
-        long tag = message.getMessageProperties().getDeliveryTag();
+        Optional<Operation> op = decode(message, channel);
+        if (op.isPresent()) {
+            applyHolding(message, channel, op.get());
+        }
+    }
+
+    /** The operation in {@code message}; empty if it is too large or undecodable, and then dead-lettered. */
+    Optional<Operation> decode(Message message, Channel channel) {
         byte[] body = message.getBody();
         if (body.length > options.maxMessageBytes()) {
             deadLetter(message, channel, DeadLetterReason.OVERSIZED,
                     "oversized: " + body.length + " bytes, limit " + options.maxMessageBytes());
-            return;
+            return Optional.empty();
         }
-        Operation op;
         try {
-            op = decoder.decode(body);
+            return Optional.of(decoder.decode(body));
         } catch (InvalidInputException e) {
             deadLetter(message, channel, DeadLetterReason.BAD_INPUT, e.reason());
-            return;
         } catch (RuntimeException e) {
             deadLetter(message, channel, DeadLetterReason.BAD_INPUT, "undecodable: " + e);
-            return;
         }
+        return Optional.empty();
+    }
+
+    /** Applies {@code op} of {@code message}, holding it through transient failures (see the class comment). */
+    void applyHolding(Message message, Channel channel, Operation op) throws IOException {
+        long tag = message.getMessageProperties().getDeliveryTag();
         HoldClock.Hold hold = holdClock.hold();
         for (int attempt = 1; ; attempt++) {
             if (backoff.stopping()) {
@@ -92,18 +103,10 @@ final class ApplyingListener implements ChannelAwareMessageListener {
             try {
                 Outcome outcome = applier.apply(op);
                 holdClock.completed();
-                if (outcome.needsDeadLetter()) {
-                    deadLetter(message, channel, DeadLetterReason.BEYOND_HORIZON, outcome.tag() + " (entity '"
-                            + op.entity() + "', seq " + op.seq() + "): older than the tombstone grace period");
-                } else {
-                    ack(channel, tag, op, outcome);
-                }
+                settleOutcome(message, channel, op, outcome);
                 return;
             } catch (CannotApplyException e) {
-                if (e.kind() == CannotApplyException.Kind.NO_PROGRESS) {
-                    holdClock.completed();   // MongoDB answered; bad input and too large may not have reached it
-                }
-                deadLetter(message, channel, DeadLetterReason.of(e.kind()), e.reason());
+                refuse(message, channel, e);
                 return;
             } catch (InvalidConfigurationException e) {
                 // the same for every message: hold it, like an outage, and say what to fix
@@ -137,6 +140,33 @@ final class ApplyingListener implements ChannelAwareMessageListener {
                 return;
             }
         }
+    }
+
+    /** An outcome: ack it, or dead-letter it if it is beyond the horizon. */
+    void settleOutcome(Message message, Channel channel, Operation op, Outcome outcome) {
+        if (outcome.needsDeadLetter()) {
+            deadLetter(message, channel, DeadLetterReason.BEYOND_HORIZON, outcome.tag() + " (entity '"
+                    + op.entity() + "', seq " + op.seq() + "): older than the tombstone grace period");
+        } else {
+            ack(channel, message.getMessageProperties().getDeliveryTag(), op, outcome);
+        }
+    }
+
+    /** An operation MongoDB can never apply: dead-letter it with its reason. */
+    void refuse(Message message, Channel channel, CannotApplyException e) {
+        if (e.kind() == CannotApplyException.Kind.NO_PROGRESS) {
+            holdClock.completed();   // MongoDB answered; bad input and too large may not have reached it
+        }
+        deadLetter(message, channel, DeadLetterReason.of(e.kind()), e.reason());
+    }
+
+    /** MongoDB answered for this consumer: what the hold clock counts as "serving". */
+    void mongoAnswered() {
+        holdClock.completed();
+    }
+
+    boolean stopping() {
+        return backoff.stopping();
     }
 
     /**
@@ -189,7 +219,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
         }
     }
 
-    private void requeue(Channel channel, long tag, Operation op) throws IOException {
+    void requeue(Channel channel, long tag, Operation op) throws IOException {
         channel.basicNack(tag, false, true);
         metrics.requeued();
         log.info("stopping: '{}' seq {} handed back to the queue unapplied", op.entity(), op.seq());

@@ -20,9 +20,14 @@ import java.time.Duration;
  * @param maxHold          how long one message may keep failing transiently while MongoDB is applying
  *                         others before it is dead-lettered as {@code held too long}; while MongoDB is down
  *                         for everyone a message holds without limit
+ * @param batchSize        1: one message, one apply, one ack; more: up to this many messages taken together,
+ *                         their first writes in one bulk write ({@link dev.orderless.apply.GuardedApplier#applyAll});
+ *                         at most {@code prefetch}
+ * @param batchReceiveTimeout how long a consumer waits for a batch to fill before applying what it has
  */
 public record ConsumerOptions(String queue, String deadLetterQueue, int consumers, int prefetch, int maxMessageBytes,
-                              Duration retryInitial, Duration retryMax, Duration shutdownTimeout, Duration maxHold) {
+                              Duration retryInitial, Duration retryMax, Duration shutdownTimeout, Duration maxHold,
+                              int batchSize, Duration batchReceiveTimeout) {
     public static final int DEFAULT_PREFETCH = 10;
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024;
 
@@ -39,6 +44,12 @@ public record ConsumerOptions(String queue, String deadLetterQueue, int consumer
         positive("retryMax", retryMax);
         positive("shutdownTimeout", shutdownTimeout);
         positive("maxHold", maxHold);
+        range("batchSize", batchSize, 1, 1000);
+        positive("batchReceiveTimeout", batchReceiveTimeout);
+        if (batchSize > prefetch) {
+            throw new InvalidConfigurationException("consumer options: batchSize (" + batchSize + ") must be at most"
+                    + " prefetch (" + prefetch + "): a consumer cannot take more messages than the broker lets it hold");
+        }
         if (retryMax.compareTo(retryInitial) < 0) {
             throw new InvalidConfigurationException("consumer options: retryMax (" + retryMax
                     + ") must be at least retryInitial (" + retryInitial + ")");
@@ -53,42 +64,53 @@ public record ConsumerOptions(String queue, String deadLetterQueue, int consumer
      */
     public static ConsumerOptions ofDefaults(String queue) {
         return new ConsumerOptions(queue, queue + ".dlq", 1, DEFAULT_PREFETCH, DEFAULT_MAX_MESSAGE_BYTES,
-                Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(10), DEFAULT_MAX_HOLD);
+                Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(10), DEFAULT_MAX_HOLD, 1,
+                Duration.ofMillis(20));
+    }
+
+    /**
+     * Batch mode: up to {@code batchSize} messages per apply, waiting at most {@code receiveTimeout} for a
+     * batch to fill; the prefetch is raised to {@code 2 x batchSize} if it is lower, so the next batch is
+     * on its way while one is applied.
+     */
+    public ConsumerOptions withBatch(int batchSize, Duration receiveTimeout) {
+        return new ConsumerOptions(queue, deadLetterQueue, consumers, Math.max(prefetch, Math.min(1000, 2 * batchSize)),
+                maxMessageBytes, retryInitial, retryMax, shutdownTimeout, maxHold, batchSize, receiveTimeout);
     }
 
     public ConsumerOptions withMaxHold(Duration maxHold) {
         return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
-                shutdownTimeout, maxHold);
+                shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
     public ConsumerOptions withDeadLetterQueue(String deadLetterQueue) {
         return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
-                shutdownTimeout, maxHold);
+                shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
     public ConsumerOptions withConsumers(int consumers) {
         return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
-                shutdownTimeout, maxHold);
+                shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
     public ConsumerOptions withPrefetch(int prefetch) {
         return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
-                shutdownTimeout, maxHold);
+                shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
     public ConsumerOptions withMaxMessageBytes(int maxMessageBytes) {
         return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
-                shutdownTimeout, maxHold);
+                shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
     public ConsumerOptions withRetry(Duration initial, Duration max) {
         return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, initial, max,
-                shutdownTimeout, maxHold);
+                shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
     public ConsumerOptions withShutdownTimeout(Duration shutdownTimeout) {
         return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
-                shutdownTimeout, maxHold);
+                shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
     private static void requireName(String parameter, String value) {

@@ -159,12 +159,20 @@ public final class OperationConsumer implements AutoCloseable {
             container.setPrefetchCount(options.prefetch());
             container.setAcknowledgeMode(AcknowledgeMode.MANUAL);
             container.setShutdownTimeout(options.shutdownTimeout().toMillis());
-            container.setMessageListener(listener);
+            if (options.batchSize() > 1) {
+                container.setConsumerBatchEnabled(true);
+                container.setBatchSize(options.batchSize());
+                container.setReceiveTimeout(options.batchReceiveTimeout().toMillis());
+                container.setMessageListener(new BatchApplyingListener(applier, listener));
+            } else {
+                container.setMessageListener(listener);
+            }
             container.setDefaultRequeueRejected(true);
             container.afterPropertiesSet();
             container.start();
-            log.info("consuming '{}' with {} consumers, prefetch {}, dead letters to '{}'", options.queue(),
-                    options.consumers(), options.prefetch(), options.deadLetterQueue());
+            log.info("consuming '{}' with {} consumers, prefetch {}, {}, dead letters to '{}'", options.queue(),
+                    options.consumers(), options.prefetch(), options.batchSize() > 1 ? "batches of up to "
+                    + options.batchSize() : "one message at a time", options.deadLetterQueue());
             return new OperationConsumer(container, stop, options, publisher, ownWatcher);
         }
 

@@ -37,6 +37,18 @@ class ConsumerOptionsTest {
         assertThatThrownBy(() -> options.withDeadLetterQueue("q")).hasMessageContaining("deadLetterQueue must differ");
         assertThatThrownBy(() -> options.withRetry(Duration.ofSeconds(5), Duration.ofSeconds(1)))
                 .hasMessageContaining("retryMax (PT1S) must be at least retryInitial (PT5S)");
+        assertThatThrownBy(() -> options.withBatch(50, Duration.ofMillis(20)).withPrefetch(10))
+                .hasMessageContaining("batchSize (50) must be at most prefetch (10)");
+        assertThatThrownBy(() -> options.withBatch(0, Duration.ofMillis(20))).hasMessageContaining("batchSize must be between");
+    }
+
+    @Test
+    void a_batch_raises_the_prefetch_so_the_next_batch_is_on_its_way() {
+        ConsumerOptions batched = ConsumerOptions.ofDefaults("q").withBatch(50, Duration.ofMillis(20));
+
+        assertThat(batched.batchSize()).isEqualTo(50);
+        assertThat(batched.prefetch()).isEqualTo(100);
+        assertThat(ConsumerOptions.ofDefaults("q").batchSize()).as("per-message by default, for now").isEqualTo(1);
     }
 
     @Test

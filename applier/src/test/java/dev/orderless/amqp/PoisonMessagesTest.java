@@ -56,6 +56,17 @@ class PoisonMessagesTest {
     void each_kind_of_bad_input_is_dead_lettered_with_its_reason_and_the_good_messages_converge(ConnectionFactory cf,
                                                                                                MongoDatabase db)
             throws Exception {
+        run(cf, db, 1);
+    }
+
+    @Test
+    void in_batches_each_bad_message_is_dead_lettered_alone_and_the_rest_of_its_batch_converges(ConnectionFactory cf,
+                                                                                                MongoDatabase db)
+            throws Exception {
+        run(cf, db, 20);
+    }
+
+    private static void run(ConnectionFactory cf, MongoDatabase db, int batch) throws Exception {
         long seed = Long.getLong("orderless.seed", System.nanoTime());
         Random random = new Random(seed);
         List<Operation> history = Histories.operations(Histories.steps(random, 400, 400, 20), "g");
@@ -67,12 +78,13 @@ class PoisonMessagesTest {
         Collections.shuffle(bodies, random);
 
         try (ConsumerFixture fixture = new ConsumerFixture(cf, db, "poison")) {
-            fixture.start(fixture.options(4).withMaxMessageBytes(MAX_BYTES));
+            ConsumerOptions options = fixture.options(4).withMaxMessageBytes(MAX_BYTES);
+            fixture.start(batch > 1 ? options.withBatch(batch, Duration.ofMillis(20)) : options);
             fixture.publishRaw(bodies);
             fixture.awaitHandled(bodies.size(), Duration.ofMinutes(2));
 
             Map<String, String> deadLetters = fixture.drainDeadLetters();
-            System.out.printf("[poison] seed %d: %d good messages, %d poison: dead-lettered %.0f%n", seed,
+            System.out.printf("[poison] seed %d" + (batch > 1 ? ", batches of " + batch : "") + ": %d good messages, %d poison: dead-lettered %.0f%n", seed,
                     bodies.size() - poison.size(), poison.size(), fixture.deadLettered());
             deadLetters.forEach((body, reason) -> System.out.printf("[poison]   %-60s -> %s%n",
                     body.length() > 60 ? body.substring(0, 57) + "..." : body, reason));

@@ -1,0 +1,95 @@
+package dev.orderless.amqp;
+
+import com.rabbitmq.client.Channel;
+import dev.orderless.apply.BatchResult;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.apply.Operation;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.rabbit.listener.api.ChannelAwareBatchMessageListener;
+
+/**
+ * Batch mode: the messages a consumer took together ({@link ConsumerOptions#batchSize()}) applied with
+ * one {@link GuardedApplier#applyAll}, each settled on its own. Every message ends as in the
+ * per-message mode, which it reuses:
+ *
+ * <ol>
+ *   <li>Too large or undecodable: dead-lettered, as {@link ApplyingListener} does.
+ *   <li>The rest: one {@code applyAll}. An outcome is acked (or dead-lettered beyond the horizon); a
+ *       refusal is dead-lettered with its reason; each ack follows MongoDB's acknowledgement of the
+ *       bulk write and of any writes after it.
+ *   <li>A message that failed (transient, or a configuration refusal) takes the per-message path, with
+ *       its pauses, its hold clock and {@link ConsumerOptions#maxHold()}: one slow message never holds the
+ *       others of its batch, which are settled first.
+ *   <li>Stopping before the apply hands the whole batch back unacked.
+ * </ol>
+ */
+final class BatchApplyingListener implements ChannelAwareBatchMessageListener {
+    private static final Logger log = LoggerFactory.getLogger(BatchApplyingListener.class);
+
+    private final GuardedApplier applier;
+    private final ApplyingListener single;
+
+    BatchApplyingListener(GuardedApplier applier, ApplyingListener single) {
+        this.applier = applier;
+        this.single = single;
+    }
+
+    @Override
+    public void onMessageBatch(List<Message> messages, Channel channel) {
+        List<Message> decoded = new ArrayList<>();
+        List<Operation> ops = new ArrayList<>();
+        for (Message message : messages) {
+            Optional<Operation> op = single.decode(message, channel);
+            if (op.isPresent()) {
+                decoded.add(message);
+                ops.add(op.get());
+            }
+        }
+        if (ops.isEmpty()) {
+            return;
+        }
+        try {
+            if (single.stopping()) {
+                for (int i = 0; i < ops.size(); i++) {
+                    single.requeue(channel, decoded.get(i).getMessageProperties().getDeliveryTag(), ops.get(i));
+                }
+                return;
+            }
+            List<BatchResult> results;
+            try {
+                results = applier.applyAll(ops);
+            } catch (RuntimeException e) {   // before any write (the collection check): each message on its own
+                log.warn("batch of {} not applied ({}); applying its messages one by one", ops.size(), e.toString());
+                for (int i = 0; i < ops.size(); i++) {
+                    single.applyHolding(decoded.get(i), channel, ops.get(i));
+                }
+                return;
+            }
+            List<Integer> failed = new ArrayList<>();
+            for (int i = 0; i < results.size(); i++) {
+                BatchResult result = results.get(i);
+                if (result instanceof BatchResult.Done done) {
+                    single.mongoAnswered();
+                    single.settleOutcome(decoded.get(i), channel, done.op(), done.outcome());
+                } else if (result instanceof BatchResult.Refused refused) {
+                    single.refuse(decoded.get(i), channel, refused.reason());
+                } else {
+                    failed.add(i);
+                }
+            }
+            for (int i : failed) {
+                single.applyHolding(decoded.get(i), channel, ops.get(i));
+            }
+        } catch (IOException e) {
+            // the channel is gone: the broker redelivers whatever is unacked
+            log.warn("batch of {} on a closed channel ({}): the broker redelivers what was not acked", ops.size(),
+                    e.toString());
+        }
+    }
+}
