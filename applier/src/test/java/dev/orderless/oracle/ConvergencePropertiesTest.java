@@ -106,39 +106,20 @@ class ConvergencePropertiesTest {
     /** Applies each batch with applyAll from {@code threads} threads; a failed op is applied again, as a consumer would. */
     private static void applyBatchesFrom(int threads, GuardedApplier applier, String property,
                                          List<List<Operation>> batches) throws Exception {
-        ConcurrentLinkedQueue<List<Operation>> queue = new ConcurrentLinkedQueue<>(batches);
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<?>> workers = new ArrayList<>();
-            for (int i = 0; i < threads; i++) {
-                workers.add(pool.submit(() -> {
-                    start.await();
-                    for (List<Operation> batch = queue.poll(); batch != null; batch = queue.poll()) {
-                        List<BatchResult> results = applier.applyAll(batch);
-                        assertThat(results).extracting(BatchResult::op).containsExactlyElementsOf(batch);
-                        for (BatchResult result : results) {
-                            if (result instanceof BatchResult.Done done) {
-                                count(property, done.outcome());
-                            } else if (result instanceof BatchResult.Failed failed
-                                    && failed.error() instanceof TransientException) {
-                                TRANSIENT_RETRIES.increment();
-                                count(property, applyAsAConsumerWould(applier, result.op()));
-                            } else {
-                                throw new AssertionError("a good op was not applied: " + result);
-                            }
-                        }
-                    }
-                    return null;
-                }));
+        drain(threads, new ConcurrentLinkedQueue<>(batches), batch -> {
+            List<BatchResult> results = applier.applyAll(batch);
+            assertThat(results).extracting(BatchResult::op).containsExactlyElementsOf(batch);
+            for (BatchResult result : results) {
+                if (result instanceof BatchResult.Done done) {
+                    count(property, done.outcome());
+                } else if (result instanceof BatchResult.Failed failed && failed.error() instanceof TransientException) {
+                    TRANSIENT_RETRIES.increment();
+                    count(property, applyAsAConsumerWould(applier, result.op()));
+                } else {
+                    throw new AssertionError("a good op was not applied: " + result);
+                }
             }
-            start.countDown();
-            for (Future<?> worker : workers) {
-                worker.get(60, TimeUnit.SECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        });
     }
 
     private static void shuffledWithDuplicates(MongoDatabase db, int tries, int threads) {
@@ -188,6 +169,12 @@ class ConvergencePropertiesTest {
             queue.forEach(op -> count(property, applyAsAConsumerWould(applier, op)));
             return;
         }
+        drain(threads, queue, op -> count(property, applyAsAConsumerWould(applier, op)));
+    }
+
+    /** Empties {@code queue} from {@code threads} threads, all started at once; each item goes to {@code work}. */
+    private static <T> void drain(int threads, ConcurrentLinkedQueue<T> queue, java.util.function.Consumer<T> work)
+            throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             CountDownLatch start = new CountDownLatch(1);
@@ -195,8 +182,8 @@ class ConvergencePropertiesTest {
             for (int i = 0; i < threads; i++) {
                 workers.add(pool.submit(() -> {
                     start.await();
-                    for (Operation op = queue.poll(); op != null; op = queue.poll()) {
-                        count(property, applyAsAConsumerWould(applier, op));
+                    for (T item = queue.poll(); item != null; item = queue.poll()) {
+                        work.accept(item);
                     }
                     return null;
                 }));

@@ -96,13 +96,13 @@ final class ServeCommand extends DemoCommand {
 
     /** Starts {@code serve} in a new process, waits for its two lines, prints them and returns. */
     private int detached() throws IOException, InterruptedException {
-        if (inUse(mongoPort) || inUse(amqpPort)) {
+        java.util.OptionalInt busy = java.util.stream.IntStream.of(mongoPort, amqpPort).filter(ServeCommand::inUse).findFirst();
+        if (busy.isPresent()) {
             // most likely a serve started earlier: say how to point this shell at it, and leave its log alone
-            throw new dev.orderless.InvalidConfigurationException("port " + (inUse(mongoPort) ? mongoPort : amqpPort)
-                    + " is in use. If a serve is already running there, point this shell at it: export " + MONGO_LINE
-                    .substring("export ".length()) + "mongodb://127.0.0.1:" + mongoPort + " " + RABBIT_LINE
-                    .substring("export ".length()) + "amqp://guest:guest@127.0.0.1:" + amqpPort
-                    + "/ ; else choose free ports with --mongo-port and --amqp-port (0: any)");
+            throw new dev.orderless.InvalidConfigurationException("port " + busy.getAsInt() + " is in use. If a serve is"
+                    + " already running there, point this shell at it: export MONGODB_URI=mongodb://127.0.0.1:" + mongoPort
+                    + " RABBITMQ_URI=amqp://guest:guest@127.0.0.1:" + amqpPort + "/ ; else choose free ports with"
+                    + " --mongo-port and --amqp-port (0: any)");
         }
         Path output = log != null ? log : Path.of(System.getProperty("java.io.tmpdir"),
                 "orderless-serve-" + ProcessHandle.current().pid() + ".log");
