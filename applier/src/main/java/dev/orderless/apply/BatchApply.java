@@ -4,6 +4,7 @@ import static com.mongodb.client.model.Filters.in;
 
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.bulk.BulkWriteError;
+import com.mongodb.bulk.BulkWriteResult;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
@@ -13,26 +14,33 @@ import dev.orderless.OrderlessException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 
 /**
  * One {@link GuardedApplier#applyAll} call. Safe because orderless's writes do not depend on order: each
- * first write is a guarded upsert that is right or harmless on its own, whatever the others in the batch
+ * first write is a guarded write that is right or harmless on its own, whatever the others in the batch
  * (even of the same entity) do.
  *
  * <ol>
- *   <li>Validate and plan every op; a refusal is that op's result.
- *   <li>Send every first write that is an upsert in one unordered {@code bulkWrite}. An upsert either
- *       matched (applied), inserted (applied, listed with its index in the result), or failed with its
- *       own write error (listed with its index): a duplicate {@code _id} there means "did not match",
- *       exactly as for one {@code updateOne}.
+ *   <li>Validate and plan every op; a refusal is that op's result. An op the caller hinted as present
+ *       starts with its plan's {@link WritePlan#firstIfPresent()} (a set element's in-place refresh).
+ *   <li>Send every first write in one unordered {@code bulkWrite}. An upsert either matched (applied),
+ *       inserted (applied, listed with its index in the result), or failed with its own write error
+ *       (listed with its index): a duplicate {@code _id} there means "did not match", exactly as for one
+ *       {@code updateOne}. A plain update (a hinted refresh) is not listed when it matches nothing, so
+ *       those are settled together from the result's matched count: the matches of the upserts are known,
+ *       the rest are the plain updates'. All matched: all applied. Otherwise each is decided from a read;
+ *       if some did match, one found holding its very entry is reported applied, since this write may have
+ *       put it there (the state is the same either way).
  *   <li>Read, in one {@code find} with {@code $in}, the documents of every op the bulk write did not
  *       settle and of every op that reads first (a delete), then run {@code apply}'s decide-and-write loop
  *       for each from that read.
@@ -48,72 +56,95 @@ final class BatchApply {
         this.applier = applier;
     }
 
-    List<BatchResult> apply(List<Operation> ops) {
+    List<BatchResult> apply(List<Operation> ops, Predicate<Operation> likelyPresent) {
         BatchResult[] results = new BatchResult[ops.size()];
         Map<Integer, WritePlan> plans = new HashMap<>();
-        List<Integer> bulk = new ArrayList<>();      // op indexes whose first write goes in the bulk write
+        Map<Integer, WritePlan.Write> firsts = new LinkedHashMap<>();   // op index -> its first write, in the bulk
         Set<Integer> toRead = new LinkedHashSet<>();  // op indexes that continue from a read
         Set<Integer> alone = new LinkedHashSet<>();   // op indexes applied on their own
         for (int i = 0; i < ops.size(); i++) {
+            Operation op = ops.get(i);
             try {
-                WritePlan plan = applier.plan(ops.get(i));
+                WritePlan plan = applier.plan(op);
                 plans.put(i, plan);
-                if (plan.first().filter(WritePlan.Write::upsert).isPresent()) {
-                    bulk.add(i);
+                Optional<WritePlan.Write> first = likelyPresent.test(op) ? plan.firstIfPresent() : plan.first();
+                if (first.isPresent()) {
+                    firsts.put(i, first.get());
                 } else {
                     toRead.add(i);
                 }
             } catch (CannotApplyException e) {
                 applier.refused(e);
-                results[i] = new BatchResult.Refused(ops.get(i), e);
+                results[i] = new BatchResult.Refused(op, e);
             }
         }
-        writeFirst(ops, plans, bulk, results, toRead, alone);
-        continueFromRead(ops, plans, toRead, results);
+        Set<Integer> maybeApplied = writeFirst(ops, firsts, results, toRead, alone);
+        continueFromRead(ops, plans, toRead, maybeApplied, results);
         for (int i : alone) {
             results[i] = alone(ops.get(i));
         }
         return List.of(results);
     }
 
-    private void writeFirst(List<Operation> ops, Map<Integer, WritePlan> plans, List<Integer> bulk,
-                            BatchResult[] results, Set<Integer> toRead, Set<Integer> alone) {
-        if (bulk.isEmpty()) {
-            return;
+    /** Sends the first writes; returns the indexes of plain updates that may have matched and are read anyway. */
+    private Set<Integer> writeFirst(List<Operation> ops, Map<Integer, WritePlan.Write> firsts, BatchResult[] results,
+                                    Set<Integer> toRead, Set<Integer> alone) {
+        if (firsts.isEmpty()) {
+            return Set.of();
         }
+        List<Integer> bulk = new ArrayList<>(firsts.keySet());
         List<WriteModel<BsonDocument>> models = new ArrayList<>();
-        for (int i : bulk) {
-            WritePlan.Write write = plans.get(i).first().orElseThrow();
-            models.add(new UpdateOneModel<>(write.filter(), write.update(), new UpdateOptions().upsert(true)));
+        for (WritePlan.Write write : firsts.values()) {
+            models.add(new UpdateOneModel<>(write.filter(), write.update(), new UpdateOptions().upsert(write.upsert())));
         }
+        String what = applier.describe(ops.get(bulk.get(0))) + " and the rest of its batch";
+        BulkWriteResult result;
         Map<Integer, BulkWriteError> errors = new HashMap<>();
         try {
-            applier.collection().bulkWrite(models, new BulkWriteOptions().ordered(false));
+            result = applier.collection().bulkWrite(models, new BulkWriteOptions().ordered(false));
         } catch (MongoBulkWriteException e) {
             if (e.getWriteConcernError() != null) {
-                failAll(ops, bulk, results, applier.describe(ops.get(bulk.get(0))) + " and the rest of its batch", e);
-                return;
+                failAll(ops, bulk, results, what, e);
+                return Set.of();
             }
+            result = e.getWriteResult();
             e.getWriteErrors().forEach(error -> errors.put(error.getIndex(), error));
         } catch (RuntimeException e) {
-            failAll(ops, bulk, results, applier.describe(ops.get(bulk.get(0))) + " and the rest of its batch", e);
-            return;
+            failAll(ops, bulk, results, what, e);
+            return Set.of();
         }
+        Set<Integer> inserted = new HashSet<>();
+        result.getUpserts().forEach(upsert -> inserted.add(upsert.getIndex()));
+        int upsertsMatched = 0;
+        List<Integer> plain = new ArrayList<>();   // op indexes of plain updates that raised no error
         for (int k = 0; k < bulk.size(); k++) {
             int i = bulk.get(k);
+            boolean upsert = firsts.get(i).upsert();
             BulkWriteError error = errors.get(k);
-            if (error == null) {
+            if (error != null) {
+                if (upsert && MongoErrors.isDuplicateIdKey(error)) {
+                    toRead.add(i);                                 // did not match: decide from the document
+                } else {
+                    alone.add(i);                                  // its own error: classified as apply does
+                }
+            } else if (upsert) {
                 results[i] = done(ops.get(i), Outcome.APPLIED);   // matched, or inserted
-            } else if (MongoErrors.isDuplicateIdKey(error)) {
-                toRead.add(i);                                     // did not match: decide from the document
+                upsertsMatched += inserted.contains(k) ? 0 : 1;
             } else {
-                alone.add(i);                                      // its own error: classified as apply does
+                plain.add(i);
             }
         }
+        int plainMatched = result.getMatchedCount() - upsertsMatched;
+        if (plainMatched >= plain.size()) {
+            plain.forEach(i -> results[i] = done(ops.get(i), Outcome.APPLIED));
+            return Set.of();
+        }
+        toRead.addAll(plain);
+        return plainMatched > 0 ? new HashSet<>(plain) : Set.of();
     }
 
     private void continueFromRead(List<Operation> ops, Map<Integer, WritePlan> plans, Set<Integer> toRead,
-                                  BatchResult[] results) {
+                                  Set<Integer> maybeApplied, BatchResult[] results) {
         if (toRead.isEmpty()) {
             return;
         }
@@ -132,7 +163,7 @@ final class BatchApply {
             Operation op = ops.get(i);
             try {
                 Outcome outcome = applier.run(op, plans.get(i), Optional.of(Optional.ofNullable(documents.get(op.entity()))));
-                results[i] = done(op, outcome);
+                results[i] = done(op, outcome == Outcome.DUPLICATE && maybeApplied.contains(i) ? Outcome.APPLIED : outcome);
             } catch (CannotApplyException e) {
                 applier.refused(e);
                 results[i] = new BatchResult.Refused(op, e);

@@ -13,6 +13,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import org.bson.BsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -159,8 +160,25 @@ public final class GuardedApplier {
      * @return one result per op, in the order given: an outcome, a refusal, or a failure to apply again
      */
     public List<BatchResult> applyAll(List<Operation> ops) {
+        return applyAll(ops, op -> false);
+    }
+
+    /**
+     * {@link #applyAll(List)} with a hint about cost: {@code likelyPresent} picks the add and remove ops
+     * whose element is probably stored already, in the array the op writes, with a lower seq (a view
+     * feeder knows what it projected from a source's previous version). Their first write is then the
+     * in-place refresh, settled in the bulk write, instead of the move, which would fail and cost a read
+     * and a second write. A wrong hint costs that read, never a wrong state: the refresh is guarded like
+     * every other write. Outcomes are {@code apply}'s, except that when only some hinted refreshes
+     * matched, a hinted op found holding its very entry is reported {@link Outcome#APPLIED} rather than
+     * {@link Outcome#DUPLICATE} (the bulk result does not say which ones matched).
+     */
+    public List<BatchResult> applyAll(List<Operation> ops, Predicate<Operation> likelyPresent) {
+        if (ops == null || likelyPresent == null) {
+            throw new IllegalArgumentException("applyAll: ops and likelyPresent are required");
+        }
         checkedOnce();
-        return new BatchApply(this).apply(List.copyOf(ops));
+        return new BatchApply(this).apply(List.copyOf(ops), likelyPresent);
     }
 
     void checkedOnce() {

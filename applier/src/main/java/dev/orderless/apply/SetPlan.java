@@ -93,8 +93,7 @@ final class SetPlan implements WritePlan {
         if (inTarget.isPresent()) {
             long existing = Stored.seqOf(inTarget.get());
             if (existing < seq) {
-                return next(new Write("refresh", Queries.refreshFilter(entity, seq, set, to, element),
-                        Queries.refreshUpdate(to, entry), false));
+                return next(refresh());
             }
             if (existing == seq) {
                 return done(saysTheSame(inTarget.get()) ? Outcome.DUPLICATE : Outcome.SEQ_COLLISION);
@@ -110,6 +109,17 @@ final class SetPlan implements WritePlan {
             return done(existing == seq ? Outcome.SEQ_COLLISION : Outcome.SUPERSEDED);
         }
         return seq <= Stored.gcFloor(doc) ? done(Outcome.BEYOND_HORIZON) : next(move());
+    }
+
+    /** The element is probably in the target array already (a view's element at its source's next version). */
+    @Override
+    public Optional<Write> firstIfPresent() {
+        return Optional.of(refresh());
+    }
+
+    private Write refresh() {
+        return new Write("refresh", Queries.refreshFilter(entity, seq, set, to, element), Queries.refreshUpdate(to, entry),
+                false);
     }
 
     private boolean saysTheSame(BsonDocument stored) {

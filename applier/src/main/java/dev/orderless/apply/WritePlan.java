@@ -13,6 +13,15 @@ interface WritePlan {
     /** The write to try before reading anything; empty if the plan must read first. */
     Optional<Write> first();
 
+    /**
+     * The write to try first when the caller expects the operation's element to be stored already with a
+     * lower seq (a hint, see {@link GuardedApplier#applyAll(java.util.List, java.util.function.Predicate)});
+     * {@link #first()} unless the plan has a cheaper write for that case.
+     */
+    default Optional<Write> firstIfPresent() {
+        return first();
+    }
+
     /** Given the document as read after a failed write (empty if absent): the outcome, or the next write. */
     Step afterRead(Optional<BsonDocument> current);
 

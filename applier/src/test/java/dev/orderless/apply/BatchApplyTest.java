@@ -2,15 +2,25 @@ package dev.orderless.apply;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.Filters;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
 import dev.orderless.CannotApplyException;
+import dev.orderless.backends.MongoBackend;
 import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.testing.MongoExtension;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -24,10 +34,85 @@ class BatchApplyTest {
     private MongoCollection<BsonDocument> students;
     private GuardedApplier applier;
 
+    private final LongAdder commands = new LongAdder();
+    private MongoClient counted;
+    private GuardedApplier countedApplier;
+
     @BeforeEach
-    void setUp(MongoDatabase db) {
+    void setUp(MongoBackend backend, MongoDatabase db) {
         students = db.getCollection("students", BsonDocument.class);
         applier = GuardedApplier.create(students, SCHEMA);
+        counted = MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(backend.connectionString()))
+                .addCommandListener(new CommandListener() {
+                    @Override
+                    public void commandStarted(CommandStartedEvent event) {
+                        commands.increment();
+                    }
+                }).build());
+        countedApplier = GuardedApplier.create(counted.getDatabase(db.getName()).getCollection("students",
+                BsonDocument.class), SCHEMA);
+    }
+
+    @AfterEach
+    void tearDown() {
+        counted.close();
+    }
+
+    /** The commands {@code batch} sends, hinting every op as present; asserts each outcome. */
+    private long hintedRoundTrips(List<Operation> batch, Outcome... expected) {
+        commands.reset();
+        List<BatchResult> results = countedApplier.applyAll(batch, op -> true);
+        assertThat(results).map(r -> ((BatchResult.Done) r).outcome()).containsExactly(expected);
+        return commands.sum();
+    }
+
+    @Test
+    void elements_hinted_as_present_are_refreshed_in_place_by_the_bulk_write_alone() {
+        applier.applyAll(List.of(Operation.add("s1", 1, "classes", "CS 101"), Operation.add("s1", 2, "classes", "CS 102"),
+                Operation.remove("s1", 3, "classes", "CS 103"), Operation.add("s2", 1, "classes", "CS 101")));
+
+        long roundTrips = hintedRoundTrips(List.of(Operation.add("s1", 4, "classes", "CS 101"),
+                Operation.add("s1", 5, "classes", "CS 102"), Operation.remove("s1", 6, "classes", "CS 103"),
+                Operation.add("s2", 7, "classes", "CS 101")), Outcome.APPLIED, Outcome.APPLIED, Outcome.APPLIED,
+                Outcome.APPLIED);
+
+        assertThat(roundTrips).as("one bulk write, no read").isEqualTo(1);
+        assertThat(Stored.entry(students.find(Filters.eq("_id", "s1")).first(), "classes", "name", "CS 102"))
+                .hasValueSatisfying(entry -> assertThat(Stored.seqOf(entry)).isEqualTo(5));
+    }
+
+    @Test
+    void a_wrong_hint_costs_a_read_and_never_changes_an_outcome() {
+        applier.applyAll(List.of(Operation.add("s1", 5, "classes", "CS 101"), Operation.remove("s1", 2, "classes", "CS 102"),
+                Operation.add("s1", 3, "classes", "CS 104")));
+        List<Operation> batch = List.of(
+                Operation.add("s1", 4, "classes", "CS 101"),      // superseded: a newer entry is stored
+                Operation.add("s1", 6, "classes", "CS 102"),      // in the tombstones: a move, not a refresh
+                Operation.add("s1", 7, "classes", "CS 103"),      // not stored at all
+                Operation.add("s1", 3, "classes", "CS 104"),      // redelivered
+                Operation.add("s9", 1, "classes", "CS 101"));     // no document
+        List<Operation> history = new ArrayList<>(List.of(Operation.add("s1", 5, "classes", "CS 101"),
+                Operation.remove("s1", 2, "classes", "CS 102"), Operation.add("s1", 3, "classes", "CS 104")));
+        history.addAll(batch);
+
+        long roundTrips = hintedRoundTrips(batch, Outcome.SUPERSEDED, Outcome.APPLIED, Outcome.APPLIED,
+                Outcome.DUPLICATE, Outcome.APPLIED);
+
+        assertThat(roundTrips).as("the bulk write, one read, one write per op that still applies").isEqualTo(5);
+        assertThat(EntityState.readAll(students.find(), SCHEMA)).isEqualTo(new ReferenceModel(SCHEMA).replay(history));
+    }
+
+    @Test
+    void when_some_hinted_refreshes_match_and_some_do_not_each_is_decided_from_a_read() {
+        applier.applyAll(List.of(Operation.add("s1", 1, "classes", "CS 101"), Operation.add("s1", 9, "classes", "CS 102")));
+
+        hintedRoundTrips(List.of(Operation.add("s1", 2, "classes", "CS 101"), Operation.add("s1", 3, "classes", "CS 102")),
+                Outcome.APPLIED, Outcome.SUPERSEDED);
+
+        assertThat(EntityState.readAll(students.find(), SCHEMA)).isEqualTo(new ReferenceModel(SCHEMA).replay(List.of(
+                Operation.add("s1", 1, "classes", "CS 101"), Operation.add("s1", 9, "classes", "CS 102"),
+                Operation.add("s1", 2, "classes", "CS 101"), Operation.add("s1", 3, "classes", "CS 102"))));
     }
 
     @Test

@@ -124,6 +124,22 @@ class MongoConformanceTest {
     }
 
     @Test
+    void an_unordered_bulk_counts_the_plain_updates_that_matched_beside_its_upserts() {
+        docs.insertOne(doc("e1").append("v", new BsonInt64(1)));
+        docs.insertOne(doc("e2").append("v", new BsonInt64(9)));
+
+        com.mongodb.bulk.BulkWriteResult result = docs.bulkWrite(List.of(
+                new UpdateOneModel<>(and(eq("_id", "e1"), lt("v", 3L)), set("v", 3L)),                        // matches
+                new UpdateOneModel<>(and(eq("_id", "e2"), lt("v", 3L)), set("v", 3L)),                        // does not
+                new UpdateOneModel<>(and(eq("_id", "e3"), lt("v", 3L)), set("v", 3L), new UpdateOptions().upsert(true)),
+                new UpdateOneModel<>(eq("_id", "e4"), set("v", 3L))),                                         // no document
+                new BulkWriteOptions().ordered(false));
+
+        assertThat(result.getMatchedCount()).as("e1 only; the inserted e3 is not a match").isEqualTo(1);
+        assertThat(result.getUpserts()).singleElement().satisfies(upsert -> assertThat(upsert.getIndex()).isEqualTo(2));
+    }
+
+    @Test
     void not_elemMatch_matches_a_document_without_the_array() {
         docs.insertOne(doc("e1"));
 

@@ -27,6 +27,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
 import java.util.stream.IntStream;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.AfterAll;
@@ -86,7 +87,7 @@ class ConvergencePropertiesTest {
 
     @Test
     void a_shuffled_long_history_cut_into_random_batches_converges_from_eight_threads(MongoDatabase db) {
-        String property = "shuffled 10..60 ops + 20% duplicates, random batches of 1..20 (8 threads)";
+        String property = "shuffled 10..60 ops + 20% duplicates, random batches of 1..20, half hinted as present (8 threads)";
         Store store = Store.in(db);
         run(property, 200, random -> Histories.steps(random, 10, 60, 3), (steps, trySeed) -> {
             String prefix = nextPrefix();
@@ -99,15 +100,17 @@ class ConvergencePropertiesTest {
                 batches.add(delivered.subList(from, to));
                 from = to;
             }
-            check(store, history, applier -> applyBatchesFrom(8, applier, property, batches));
+            // a hint changes the first write, never the state: hint a random half, right or wrong
+            Predicate<Operation> hinted = op -> Math.floorMod(java.util.Objects.hash(op.entity(), op.seq(), trySeed), 2) == 0;
+            check(store, history, applier -> applyBatchesFrom(8, applier, property, batches, hinted));
         });
     }
 
     /** Applies each batch with applyAll from {@code threads} threads; a failed op is applied again, as a consumer would. */
     private static void applyBatchesFrom(int threads, GuardedApplier applier, String property,
-                                         List<List<Operation>> batches) throws Exception {
+                                         List<List<Operation>> batches, Predicate<Operation> hinted) throws Exception {
         drain(threads, new ConcurrentLinkedQueue<>(batches), batch -> {
-            List<BatchResult> results = applier.applyAll(batch);
+            List<BatchResult> results = applier.applyAll(batch, hinted);
             assertThat(results).extracting(BatchResult::op).containsExactlyElementsOf(batch);
             for (BatchResult result : results) {
                 if (result instanceof BatchResult.Done done) {
