@@ -20,10 +20,27 @@ import java.util.UUID;
  * @param lease          lease timing; a dead active feeder is replaced within about one ttl
  * @param poison         what to do with a change event that still fails after {@code poisonAttempts}
  * @param poisonAttempts how many times one event is tried before {@code poison} decides (at least 1)
+ * @param writes         how the view operations of one event are written
  */
 public record FeederOptions(String resource, String owner, int commitEvery, Duration commitInterval, Duration pollWait,
                             Duration standbyPoll, Bootstrap bootstrap, LeaseOptions lease, PoisonPolicy poison,
-                            int poisonAttempts) {
+                            int poisonAttempts, Writes writes) {
+
+    /** How the view operations of one change event reach MongoDB. */
+    public enum Writes {
+        /**
+         * All of them in one unordered bulk write ({@link dev.orderless.apply.GuardedApplier#applyAll}), each
+         * element the source contributed at its previous version hinted as present, so that its in-place
+         * refresh is settled by that one write: about one round trip per event in steady state.
+         */
+        BULK,
+        /**
+         * One {@link dev.orderless.apply.GuardedApplier#apply} per operation: an element already in the view
+         * costs three round trips (the failed move, a read, the refresh). The benchmark's baseline, and a way
+         * out should a server's bulk writes misbehave.
+         */
+        ONE_AT_A_TIME
+    }
 
     /**
      * How to rebuild the view's position when there is no resumable one: no token was ever committed, or
@@ -72,6 +89,9 @@ public record FeederOptions(String resource, String owner, int commitEvery, Dura
         if (bootstrap == null || lease == null) {
             throw new InvalidConfigurationException("feeder options: bootstrap and lease must not be null");
         }
+        if (writes == null) {
+            throw new InvalidConfigurationException("feeder options: writes must not be null");
+        }
         if (poison == null) {
             throw new InvalidConfigurationException("feeder options: poison policy must not be null");
         }
@@ -87,41 +107,46 @@ public record FeederOptions(String resource, String owner, int commitEvery, Dura
 
     /**
      * Commit every 100 events or 1 s, poll 200 ms, standby retries every second, scan bootstrap, 10 s
-     * leases, a poison event dead-lettered after 3 attempts.
+     * leases, a poison event dead-lettered after 3 attempts, each event's view writes in one bulk write.
      */
     public static FeederOptions ofDefaults(String resource) {
         return new FeederOptions(resource, defaultOwner(), 100, Duration.ofSeconds(1), Duration.ofMillis(200),
-                Duration.ofSeconds(1), Bootstrap.SCAN, LeaseOptions.ofDefaults(), PoisonPolicy.DEAD_LETTER, 3);
+                Duration.ofSeconds(1), Bootstrap.SCAN, LeaseOptions.ofDefaults(), PoisonPolicy.DEAD_LETTER, 3, Writes.BULK);
     }
 
     public FeederOptions withOwner(String owner) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
-                poison, poisonAttempts);
+                poison, poisonAttempts, writes);
     }
 
     public FeederOptions withCommit(int every, Duration interval) {
         return new FeederOptions(resource, owner, every, interval, pollWait, standbyPoll, bootstrap, lease,
-                poison, poisonAttempts);
+                poison, poisonAttempts, writes);
     }
 
     public FeederOptions withPolling(Duration pollWait, Duration standbyPoll) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
-                poison, poisonAttempts);
+                poison, poisonAttempts, writes);
     }
 
     public FeederOptions withBootstrap(Bootstrap bootstrap) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
-                poison, poisonAttempts);
+                poison, poisonAttempts, writes);
     }
 
     public FeederOptions withLease(LeaseOptions lease) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
-                poison, poisonAttempts);
+                poison, poisonAttempts, writes);
     }
 
     public FeederOptions withPoison(PoisonPolicy poison, int attempts) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
-                poison, attempts);
+                poison, attempts, writes);
+    }
+
+    public FeederOptions withWrites(Writes writes) {
+        return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
+                poison, poisonAttempts, writes);
     }
 
     private static void positive(String parameter, Duration value) {

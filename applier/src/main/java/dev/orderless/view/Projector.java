@@ -3,17 +3,18 @@ package dev.orderless.view;
 import com.mongodb.MongoException;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.TransientException;
+import dev.orderless.apply.BatchResult;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
 import dev.orderless.apply.Outcome;
 import dev.orderless.apply.StoredFields;
 import dev.orderless.lease.Lease;
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.slf4j.Logger;
@@ -25,10 +26,10 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>A document without a positive {@code _v} was not written by orderless: skipped, counted, logged.
- *       A version this term already projected is skipped (under full-document lookup a burst of events
- *       for one document all carry its latest version).
- *   <li>Project it, check the {@link ProjectionContract}, apply each view operation (guarded by
- *       {@code _v}). If a write was stale, read the lease: a successor may have written newer data.
+ *       A version this term already projected is skipped (see {@link LastProjections}).
+ *   <li>Project it, check the {@link ProjectionContract}, write the view operations (guarded by {@code _v}),
+ *       by default in one bulk write hinted by {@link LastProjections}. If a write was stale, read the
+ *       lease: a successor may have written newer data.
  *   <li>A hard delete applies {@link Contributions#undo}: what the source contributed is taken back.
  *   <li>A failure that belongs to this event (the projection throws, the document is malformed, a view
  *       write is refused as bad input or too large) is tried again, up to {@link FeederOptions#poisonAttempts()}, then the {@link FeederOptions#poison()}
@@ -48,13 +49,7 @@ final class Projector {
     private final Lease lease;
     private final Optional<DeadLetters> deadLetters;
     private final Runnable alive;
-    /** The last {@code _v} this term projected per source document. Bounded; forgetting costs a re-projection. */
-    private final Map<String, Long> projected = new LinkedHashMap<>(1024, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
-            return size() > 100_000;
-        }
-    };
+    private final LastProjections last = new LastProjections();
 
     Projector(GuardedApplier view, ViewProjection projection, FeederOptions options, FeederMetrics metrics, Lease lease,
               Optional<DeadLetters> deadLetters, Runnable alive) {
@@ -78,13 +73,11 @@ final class Projector {
             return;
         }
         long version = v.asNumber().longValue();
-        if (id != null && id.isString()) {
-            Long already = projected.get(id.asString().getValue());
-            if (already != null && already >= version) {
-                metrics.skipped();
-                return;
-            }
+        if (id != null && id.isString() && last.version(id.asString().getValue()).orElse(0) >= version) {
+            metrics.skipped();
+            return;
         }
+        List<List<Operation>> written = new ArrayList<>(1);
         attempt(id, version, "project", () -> {
             if (id == null || !id.isString()) {
                 throw new IllegalArgumentException("the source _id is " + (id == null ? "missing" : "a "
@@ -93,10 +86,11 @@ final class Projector {
             String source = id.asString().getValue();
             List<Operation> ops = projection.project(doc, version);
             ProjectionContract.check(options.resource(), source, version, ops);
-            write(ops, "a stale view write");
+            write(ops, last.placedBefore(source), "a stale view write");
+            written.add(ops);
         });
         if (id != null && id.isString()) {
-            projected.put(id.asString().getValue(), version);
+            last.projected(id.asString().getValue(), version, written.isEmpty() ? List.of() : written.get(0));
         }
     }
 
@@ -109,25 +103,46 @@ final class Projector {
             return;
         }
         String source = id.asString().getValue();
-        long seen = projected.getOrDefault(source, 0L);
+        long seen = last.version(source).orElse(0);
         boolean done = attempt(id, seen, "take back", () -> {
             List<Operation> undo = Contributions.undo(view, source, seen);
-            write(undo, "a stale write taking back a deleted source");
+            write(undo, op -> false, "a stale write taking back a deleted source");
             log.debug("'{}': source document '{}' was deleted; {} view entries taken back", options.resource(), source,
                     undo.size());
         });
-        projected.remove(source);
+        last.forget(source);
         if (done) {
             metrics.sourceDeleted();
         }
     }
 
-    private void write(List<Operation> ops, String staleMeans) {
+    /**
+     * Writes {@code ops}: in one bulk write ({@link FeederOptions.Writes#BULK}, hinted with what the source's
+     * previous version placed) or one at a time. The first refusal or failure is thrown once every op was
+     * tried: {@link #attempt} tries the whole event again, which the guards make harmless.
+     */
+    private void write(List<Operation> ops, Predicate<Operation> placedBefore, String staleMeans) {
         boolean stale = false;
-        for (Operation op : ops) {
-            Outcome outcome = view.apply(op);
-            metrics.write(outcome);
-            stale |= !outcome.isApplied();
+        if (options.writes() == FeederOptions.Writes.ONE_AT_A_TIME) {
+            for (Operation op : ops) {
+                Outcome outcome = view.apply(op);
+                metrics.write(outcome);
+                stale |= !outcome.isApplied();
+            }
+        } else if (!ops.isEmpty()) {
+            RuntimeException failure = null;
+            for (BatchResult result : view.applyAll(ops, placedBefore)) {
+                if (result instanceof BatchResult.Done done) {
+                    metrics.write(done.outcome());
+                    stale |= !done.outcome().isApplied();
+                } else if (failure == null) {
+                    failure = result instanceof BatchResult.Refused refused ? refused.reason()
+                            : ((BatchResult.Failed) result).error();
+                }
+            }
+            if (failure != null) {
+                throw failure;
+            }
         }
         // a stale write may mean a successor already wrote newer data: are we still the owner?
         if (stale && !lease.verify()) {

@@ -66,7 +66,8 @@ class JoinTest {
                                     doc.get("title", new BsonString("")))), f.leases)
                     .options(new FeederOptions("view:rosters:titles", "titles", 10, Duration.ofMillis(200),
                             Duration.ofMillis(50), Duration.ofMillis(100), FeederOptions.Bootstrap.SCAN,
-                            f.options("a").lease(), FeederOptions.PoisonPolicy.DEAD_LETTER, 3))
+                            f.options("a").lease(), FeederOptions.PoisonPolicy.DEAD_LETTER, 3,
+                            FeederOptions.Writes.BULK))
                     .start();
             this.feeders = List.of(students, titles);
         }

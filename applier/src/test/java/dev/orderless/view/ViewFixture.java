@@ -72,7 +72,12 @@ final class ViewFixture implements AutoCloseable {
     }
 
     ViewFeeder start(FeederOptions options, ViewProjection projection, SimpleMeterRegistry meters) {
-        ViewFeeder feeder = ViewFeeder.builder(db, "students", rosterWrites, projection, leases)
+        return start(options, projection, meters, rosterWrites);
+    }
+
+    /** A feeder writing the rosters through {@code rosters} (a client of the test's own, say). */
+    ViewFeeder start(FeederOptions options, ViewProjection projection, SimpleMeterRegistry meters, GuardedApplier rosters) {
+        ViewFeeder feeder = ViewFeeder.builder(db, "students", rosters, projection, leases)
                 .options(options).meters(meters).start();
         feeders.add(feeder);
         return feeder;
