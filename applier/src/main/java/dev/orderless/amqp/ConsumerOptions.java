@@ -10,8 +10,9 @@ import java.time.Duration;
  * @param queue            the work queue
  * @param deadLetterQueue  where bad input goes, with its reason in the {@code x-orderless-reason} header
  * @param consumers        competing consumers (threads) on the queue
- * @param prefetch         unacked messages per consumer; Spring AMQP's default of 250 holds too much
- *                         back from the other consumers and from a restart
+ * @param prefetch         unacked messages per consumer: two batches, so the next is on its way while one
+ *                         is applied; Spring AMQP's default of 250 holds more back from the other
+ *                         consumers and from a restart
  * @param maxMessageBytes  larger bodies are dead-lettered unread
  * @param retryInitial     first pause after a transient MongoDB failure
  * @param retryMax         longest pause between retries (the pause doubles up to it)
@@ -20,15 +21,25 @@ import java.time.Duration;
  * @param maxHold          how long one message may keep failing transiently while MongoDB is applying
  *                         others before it is dead-lettered as {@code held too long}; while MongoDB is down
  *                         for everyone a message holds without limit
- * @param batchSize        1: one message, one apply, one ack; more: up to this many messages taken together,
- *                         their first writes in one bulk write ({@link dev.orderless.apply.GuardedApplier#applyAll});
- *                         at most {@code prefetch}
- * @param batchReceiveTimeout how long a consumer waits for a batch to fill before applying what it has
+ * @param batchSize        up to this many messages taken together, their first writes in one bulk write
+ *                         ({@link dev.orderless.apply.GuardedApplier#applyAll}), each settled on its own;
+ *                         1: one message, one apply, one ack ({@link #perMessage()}); at most {@code prefetch}
+ * @param batchReceiveTimeout how long a consumer waits for a batch to fill before applying what it has: the
+ *                         most a message waits for company when the queue is quiet
  */
 public record ConsumerOptions(String queue, String deadLetterQueue, int consumers, int prefetch, int maxMessageBytes,
                               Duration retryInitial, Duration retryMax, Duration shutdownTimeout, Duration maxHold,
                               int batchSize, Duration batchReceiveTimeout) {
-    public static final int DEFAULT_PREFETCH = 10;
+    /**
+     * Batches of 50: at 2 ms per MongoDB round trip a batch of 50 costs about 0.1 round trip per message
+     * where one message costs 1.1; larger batches gain little more (see the benchmark's sweep) and hold
+     * more messages back from the other consumers and from a restart.
+     */
+    public static final int DEFAULT_BATCH_SIZE = 50;
+    public static final int DEFAULT_PREFETCH = 2 * DEFAULT_BATCH_SIZE;
+    /** The prefetch of {@link #perMessage()}. */
+    public static final int PER_MESSAGE_PREFETCH = 10;
+    public static final Duration DEFAULT_BATCH_RECEIVE_TIMEOUT = Duration.ofMillis(20);
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024;
 
     public ConsumerOptions {
@@ -59,19 +70,29 @@ public record ConsumerOptions(String queue, String deadLetterQueue, int consumer
     public static final Duration DEFAULT_MAX_HOLD = Duration.ofSeconds(30);
 
     /**
-     * One consumer, prefetch 10, 256 KiB bodies, retries from 100 ms doubling to 5 s, 10 s to shut down,
-     * 30 s of hold for a message that fails while others are applied.
+     * One consumer, batches of up to 50 messages gathered for at most 20 ms, prefetch 100, 256 KiB bodies,
+     * retries from 100 ms doubling to 5 s, 10 s to shut down, 30 s of hold for a message that fails while
+     * others are applied.
      */
     public static ConsumerOptions ofDefaults(String queue) {
         return new ConsumerOptions(queue, queue + ".dlq", 1, DEFAULT_PREFETCH, DEFAULT_MAX_MESSAGE_BYTES,
-                Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(10), DEFAULT_MAX_HOLD, 1,
-                Duration.ofMillis(20));
+                Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(10), DEFAULT_MAX_HOLD,
+                DEFAULT_BATCH_SIZE, DEFAULT_BATCH_RECEIVE_TIMEOUT);
     }
 
     /**
-     * Batch mode: up to {@code batchSize} messages per apply, waiting at most {@code receiveTimeout} for a
-     * batch to fill; the prefetch is raised to {@code 2 x batchSize} if it is lower, so the next batch is
-     * on its way while one is applied.
+     * One message, one apply, one ack, prefetch 10: at least one MongoDB round trip per message before its
+     * ack. For a consumer whose every message must be acked the moment it is applied, or to compare.
+     */
+    public ConsumerOptions perMessage() {
+        return new ConsumerOptions(queue, deadLetterQueue, consumers, PER_MESSAGE_PREFETCH, maxMessageBytes, retryInitial,
+                retryMax, shutdownTimeout, maxHold, 1, batchReceiveTimeout);
+    }
+
+    /**
+     * Up to {@code batchSize} messages per apply, waiting at most {@code receiveTimeout} for a batch to
+     * fill; the prefetch is raised to {@code 2 x batchSize} if it is lower, so the next batch is on its way
+     * while one is applied.
      */
     public ConsumerOptions withBatch(int batchSize, Duration receiveTimeout) {
         return new ConsumerOptions(queue, deadLetterQueue, consumers, Math.max(prefetch, Math.min(1000, 2 * batchSize)),

@@ -162,7 +162,9 @@ public final class OperationConsumer implements AutoCloseable {
             if (options.batchSize() > 1) {
                 container.setConsumerBatchEnabled(true);
                 container.setBatchSize(options.batchSize());
+                // both: each poll for the next message, and the whole batch, so a lone message waits no longer
                 container.setReceiveTimeout(options.batchReceiveTimeout().toMillis());
+                container.setBatchReceiveTimeout(options.batchReceiveTimeout().toMillis());
                 container.setMessageListener(new BatchApplyingListener(applier, listener));
             } else {
                 container.setMessageListener(listener);

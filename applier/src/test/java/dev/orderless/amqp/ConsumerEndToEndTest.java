@@ -38,7 +38,7 @@ class ConsumerEndToEndTest {
         List<Operation> delivered = Histories.delivery(history, 0.2, random);
 
         try (ConsumerFixture fixture = new ConsumerFixture(cf, db, "e2e")) {
-            fixture.start(batch > 1 ? fixture.options(4).withBatch(batch, Duration.ofMillis(20)) : fixture.options(4));
+            fixture.start(batch > 1 ? fixture.options(4).withBatch(batch, Duration.ofMillis(20)) : fixture.options(4).perMessage());
             fixture.publish(delivered);
             fixture.awaitHandled(delivered.size(), Duration.ofMinutes(3));
 

@@ -23,7 +23,7 @@ class ConsumerOptionsTest {
     void the_defaults_bound_the_prefetch_well_below_spring_amqps_250() {
         ConsumerOptions options = ConsumerOptions.ofDefaults("q");
 
-        assertThat(options.prefetch()).isEqualTo(10);
+        assertThat(options.prefetch()).isEqualTo(100);
         assertThat(options.deadLetterQueue()).isEqualTo("q.dlq");
     }
 
@@ -44,11 +44,22 @@ class ConsumerOptionsTest {
 
     @Test
     void a_batch_raises_the_prefetch_so_the_next_batch_is_on_its_way() {
-        ConsumerOptions batched = ConsumerOptions.ofDefaults("q").withBatch(50, Duration.ofMillis(20));
+        ConsumerOptions batched = ConsumerOptions.ofDefaults("q").perMessage().withBatch(30, Duration.ofMillis(20));
 
-        assertThat(batched.batchSize()).isEqualTo(50);
-        assertThat(batched.prefetch()).isEqualTo(100);
-        assertThat(ConsumerOptions.ofDefaults("q").batchSize()).as("per-message by default, for now").isEqualTo(1);
+        assertThat(batched.batchSize()).isEqualTo(30);
+        assertThat(batched.prefetch()).isEqualTo(60);
+    }
+
+    @Test
+    void the_defaults_take_batches_of_fifty_and_per_message_is_one_call_away() {
+        assertThat(ConsumerOptions.ofDefaults("q")).satisfies(defaults -> {
+            assertThat(defaults.batchSize()).isEqualTo(50);
+            assertThat(defaults.prefetch()).isEqualTo(100);
+        });
+        assertThat(ConsumerOptions.ofDefaults("q").perMessage()).satisfies(one -> {
+            assertThat(one.batchSize()).isEqualTo(1);
+            assertThat(one.prefetch()).isEqualTo(10);
+        });
     }
 
     @Test

@@ -98,7 +98,7 @@ class EdgeCasesTest {
         List<Case> cases = cases();
         GuardedApplier applier = GuardedApplier.create(proxied, SCHEMA);
         try (ConsumerFixture fixture = new ConsumerFixture(cf, proxied, "edges")) {
-            fixture.start(applier, ConsumerOptions.ofDefaults(fixture.queue).withPrefetch(10)
+            fixture.start(applier, ConsumerOptions.ofDefaults(fixture.queue)
                     .withMaxMessageBytes(MAX_BYTES).withRetry(Duration.ofMillis(50), RETRY_MAX).withMaxHold(MAX_HOLD));
             RabbitTemplate template = new RabbitTemplate(cf);
             System.out.printf("[edges] %d cases on %s, maxHold %d s, bound %d s%n", cases.size(),

@@ -79,7 +79,7 @@ class PoisonMessagesTest {
 
         try (ConsumerFixture fixture = new ConsumerFixture(cf, db, "poison")) {
             ConsumerOptions options = fixture.options(4).withMaxMessageBytes(MAX_BYTES);
-            fixture.start(batch > 1 ? options.withBatch(batch, Duration.ofMillis(20)) : options);
+            fixture.start(batch > 1 ? options.withBatch(batch, Duration.ofMillis(20)) : options.perMessage());
             fixture.publishRaw(bodies);
             fixture.awaitHandled(bodies.size(), Duration.ofMinutes(2));
 
