@@ -24,8 +24,9 @@ import java.time.Duration;
  * @param batchSize        up to this many messages taken together, their first writes in one bulk write
  *                         ({@link dev.orderless.apply.GuardedApplier#applyAll}), each settled on its own;
  *                         1: one message, one apply, one ack ({@link #perMessage()}); at most {@code prefetch}
- * @param batchReceiveTimeout how long a consumer waits for a batch to fill before applying what it has: the
- *                         most a message waits for company when the queue is quiet
+ * @param batchReceiveTimeout how long a consumer gathers a batch before applying what it has, and how long
+ *                         each poll for the next message waits: on a quiet queue a message waits for company
+ *                         about this long, at most twice it
  */
 public record ConsumerOptions(String queue, String deadLetterQueue, int consumers, int prefetch, int maxMessageBytes,
                               Duration retryInitial, Duration retryMax, Duration shutdownTimeout, Duration maxHold,
@@ -59,7 +60,8 @@ public record ConsumerOptions(String queue, String deadLetterQueue, int consumer
         positive("batchReceiveTimeout", batchReceiveTimeout);
         if (batchSize > prefetch) {
             throw new InvalidConfigurationException("consumer options: batchSize (" + batchSize + ") must be at most"
-                    + " prefetch (" + prefetch + "): a consumer cannot take more messages than the broker lets it hold");
+                    + " prefetch (" + prefetch + "): a consumer cannot take more messages than the broker lets it hold;"
+                    + " raise the prefetch, lower the batch with withBatch(size, receiveTimeout), or use perMessage()");
         }
         if (retryMax.compareTo(retryInitial) < 0) {
             throw new InvalidConfigurationException("consumer options: retryMax (" + retryMax
@@ -70,7 +72,7 @@ public record ConsumerOptions(String queue, String deadLetterQueue, int consumer
     public static final Duration DEFAULT_MAX_HOLD = Duration.ofSeconds(30);
 
     /**
-     * One consumer, batches of up to 50 messages gathered for at most 20 ms, prefetch 100, 256 KiB bodies,
+     * One consumer, batches of up to 50 messages gathered for about 20 ms, prefetch 100, 256 KiB bodies,
      * retries from 100 ms doubling to 5 s, 10 s to shut down, 30 s of hold for a message that fails while
      * others are applied.
      */
@@ -81,8 +83,9 @@ public record ConsumerOptions(String queue, String deadLetterQueue, int consumer
     }
 
     /**
-     * One message, one apply, one ack, prefetch 10: at least one MongoDB round trip per message before its
-     * ack. For a consumer whose every message must be acked the moment it is applied, or to compare.
+     * One message, one apply, one ack, and prefetch 10 (whatever it was): at least one MongoDB round trip per
+     * message before its ack. For a consumer whose every message must be acked the moment it is applied, or
+     * to compare.
      */
     public ConsumerOptions perMessage() {
         return new ConsumerOptions(queue, deadLetterQueue, consumers, PER_MESSAGE_PREFETCH, maxMessageBytes, retryInitial,

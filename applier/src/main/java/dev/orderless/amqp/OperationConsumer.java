@@ -162,7 +162,7 @@ public final class OperationConsumer implements AutoCloseable {
             if (options.batchSize() > 1) {
                 container.setConsumerBatchEnabled(true);
                 container.setBatchSize(options.batchSize());
-                // both: each poll for the next message, and the whole batch, so a lone message waits no longer
+                // both: the whole batch and each poll in it, so a lone message waits about this long, at most twice it
                 container.setReceiveTimeout(options.batchReceiveTimeout().toMillis());
                 container.setBatchReceiveTimeout(options.batchReceiveTimeout().toMillis());
                 container.setMessageListener(new BatchApplyingListener(applier, listener));

@@ -5,12 +5,14 @@ import static com.mongodb.client.model.Filters.in;
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.bulk.BulkWriteError;
 import com.mongodb.bulk.BulkWriteResult;
+import com.mongodb.client.MongoCursor;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.WriteModel;
 import dev.orderless.CannotApplyException;
 import dev.orderless.OrderlessException;
+import dev.orderless.TransientException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -42,11 +44,13 @@ import org.bson.BsonValue;
  *       if some did match, one found holding its very entry is reported applied, since this write may have
  *       put it there (the state is the same either way).
  *   <li>Read, in one {@code find} with {@code $in}, the documents of every op the bulk write did not
- *       settle and of every op that reads first (a delete), then run {@code apply}'s decide-and-write loop
- *       for each from that read.
+ *       settle and of every op that reads first (a delete), and run {@code apply}'s decide-and-write loop
+ *       for each as its document arrives.
  *   <li>An op whose write failed with any other error is applied on its own, which classifies the error
- *       as {@code apply} does. A failure of the whole bulk write (MongoDB unreachable, a write concern
- *       error) is every op's failure: none of them is known to be applied, and applying again is safe.
+ *       as {@code apply} does. So is every op of a bulk write that failed as a whole in a way one op can
+ *       cause (too large for the driver, a connection dropped, a timeout), until one shows MongoDB down.
+ *       A failure that shows MongoDB down, or a write concern error, is every op's failure: none of them
+ *       is known to be applied, and applying again is safe.
  * </ol>
  */
 final class BatchApply {
@@ -80,8 +84,14 @@ final class BatchApply {
         }
         Set<Integer> maybeApplied = writeFirst(ops, firsts, results, toRead, alone);
         continueFromRead(ops, plans, toRead, maybeApplied, results);
+        Optional<OrderlessException> down = Optional.empty();
         for (int i : alone) {
-            results[i] = alone(ops.get(i));
+            // once MongoDB shows itself down, the rest would only wait for it one by one
+            results[i] = down.isPresent() ? new BatchResult.Failed(ops.get(i), down.get()) : alone(ops.get(i));
+            if (results[i] instanceof BatchResult.Failed failed && failed.error() instanceof TransientException t
+                    && t.backendDown()) {
+                down = Optional.of(t);
+            }
         }
         return List.of(results);
     }
@@ -110,7 +120,14 @@ final class BatchApply {
             result = e.getWriteResult();
             e.getWriteErrors().forEach(error -> errors.put(error.getIndex(), error));
         } catch (RuntimeException e) {
-            failAll(ops, bulk, results, what, e);
+            OrderlessException error = MongoErrors.translate(what, e);
+            if (error instanceof CannotApplyException || error instanceof TransientException t && !t.backendDown()) {
+                // possibly one op's doing (too large for the driver, a connection its write drops): each on its
+                // own tells whose, and the others are not held up by it
+                alone.addAll(bulk);
+            } else {
+                failAll(ops, bulk, results, what, e);
+            }
             return Set.of();
         }
         Set<Integer> inserted = new HashSet<>();
@@ -143,26 +160,46 @@ final class BatchApply {
         return plainMatched > 0 ? new HashSet<>(plain) : Set.of();
     }
 
+    /**
+     * Reads the documents of {@code toRead} with one {@code $in} and decides each op as its document
+     * arrives, so at most one cursor batch is held at a time, never every document of the batch.
+     */
     private void continueFromRead(List<Operation> ops, Map<Integer, WritePlan> plans, Set<Integer> toRead,
                                   Set<Integer> maybeApplied, BatchResult[] results) {
         if (toRead.isEmpty()) {
             return;
         }
+        Map<String, List<Integer>> byEntity = new LinkedHashMap<>();
+        toRead.forEach(i -> byEntity.computeIfAbsent(ops.get(i).entity(), entity -> new ArrayList<>()).add(i));
         Set<BsonValue> ids = new HashSet<>();
-        toRead.forEach(i -> ids.add(new BsonString(ops.get(i).entity())));
-        Map<String, BsonDocument> documents = new HashMap<>();
-        try {
-            applier.reads().find(in(StoredFields.ID, ids))
-                    .forEach(doc -> documents.put(doc.getString(StoredFields.ID).getValue(), doc));
+        byEntity.keySet().forEach(entity -> ids.add(new BsonString(entity)));
+        try (MongoCursor<BsonDocument> documents = applier.reads().find(in(StoredFields.ID, ids)).iterator()) {
+            while (documents.hasNext()) {
+                BsonDocument doc = documents.next();
+                List<Integer> mine = byEntity.remove(doc.getString(StoredFields.ID).getValue());
+                if (mine != null) {
+                    decide(ops, plans, mine, Optional.of(doc), maybeApplied, results);
+                }
+            }
         } catch (RuntimeException e) {
-            failAll(ops, new ArrayList<>(toRead), results, "read for " + applier.describe(ops.get(toRead.iterator()
-                    .next())) + " and the rest of its batch", e);
+            List<Integer> undecided = new ArrayList<>();
+            byEntity.values().forEach(undecided::addAll);
+            if (!undecided.isEmpty()) {
+                failAll(ops, undecided, results, "read for " + applier.describe(ops.get(undecided.get(0)))
+                        + " and the rest of its batch", e);
+            }
             return;
         }
-        for (int i : toRead) {
+        byEntity.values().forEach(mine -> decide(ops, plans, mine, Optional.empty(), maybeApplied, results));
+    }
+
+    /** {@code apply}'s decide-and-write loop for each op in {@code indexes}, from {@code doc} as read. */
+    private void decide(List<Operation> ops, Map<Integer, WritePlan> plans, List<Integer> indexes,
+                        Optional<BsonDocument> doc, Set<Integer> maybeApplied, BatchResult[] results) {
+        for (int i : indexes) {
             Operation op = ops.get(i);
             try {
-                Outcome outcome = applier.run(op, plans.get(i), Optional.of(Optional.ofNullable(documents.get(op.entity()))));
+                Outcome outcome = applier.run(op, plans.get(i), Optional.of(doc));
                 results[i] = done(op, outcome == Outcome.DUPLICATE && maybeApplied.contains(i) ? Outcome.APPLIED : outcome);
             } catch (CannotApplyException e) {
                 applier.refused(e);
@@ -192,7 +229,7 @@ final class BatchApply {
         OrderlessException error = MongoErrors.translate(what, e);
         for (int i : indexes) {
             results[i] = error instanceof CannotApplyException refusal
-                    ? new BatchResult.Failed(ops.get(i), new dev.orderless.TransientException(
+                    ? new BatchResult.Failed(ops.get(i), new TransientException(
                             "batch refused as a whole (" + refusal.getMessage() + "); apply its ops on their own", e))
                     : new BatchResult.Failed(ops.get(i), error);
         }

@@ -157,6 +157,10 @@ public final class GuardedApplier {
      * write did not settle (a document to read, a race lost, an error) take {@code apply}'s read-and-decide
      * path, after one read of all their documents. See {@link BatchApply}.
      *
+     * <p>One difference in outcome: when the bulk write failed as a whole in a way one op can cause (too
+     * large for the driver, a dropped connection), each op is applied again on its own, and one the failed
+     * bulk write had already written is reported {@link Outcome#DUPLICATE}. The state is the same.
+     *
      * @return one result per op, in the order given: an outcome, a refusal, or a failure to apply again
      */
     public List<BatchResult> applyAll(List<Operation> ops) {

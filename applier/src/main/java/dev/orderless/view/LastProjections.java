@@ -2,6 +2,7 @@ package dev.orderless.view;
 
 import dev.orderless.apply.Operation;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,23 +19,21 @@ import java.util.function.Predicate;
  *       probably in the view's live array (or tombstones) already, so its first write is the in-place
  *       refresh ({@link dev.orderless.apply.GuardedApplier#applyAll(List, Predicate)}).
  * </ol>
- * Bounded to the most recently used {@value #MAX_SOURCES} sources; forgetting one costs a re-projection or
- * a read, never a wrong view. Elements are kept as 64-bit hashes of (kind, view document, field,
+ * Bounded to the most recently used {@value #MAX_SOURCES} sources and {@value #MAX_ELEMENTS} elements in
+ * all (8 bytes each); forgetting one costs a re-projection or a read, never a wrong view. Elements are kept as 64-bit hashes of (kind, view document, field,
  * element): a collision costs the read a wrong hint costs. Confined to the term's thread.
  */
 final class LastProjections {
     static final int MAX_SOURCES = 100_000;
+    static final int MAX_ELEMENTS = 1_000_000;
     private static final long[] NONE = new long[0];
 
     private record Last(long version, long[] placed) {
     }
 
-    private final Map<String, Last> bySource = new LinkedHashMap<>(1024, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Last> eldest) {
-            return size() > MAX_SOURCES;
-        }
-    };
+    /** In access order: the first entry is the least recently used. */
+    private final Map<String, Last> bySource = new LinkedHashMap<>(1024, 0.75f, true);
+    private long elements;
 
     /** The version last projected from {@code source}, if this term remembers it. */
     OptionalLong version(String source) {
@@ -58,11 +57,24 @@ final class LastProjections {
     /** {@code source} at {@code version} was projected to {@code ops} (empty if it ended dead-lettered). */
     void projected(String source, long version, List<Operation> ops) {
         long[] placed = ops.stream().mapToLong(LastProjections::key).filter(k -> k != 0).sorted().distinct().toArray();
-        bySource.put(source, new Last(version, placed.length == 0 ? NONE : placed));
+        if (placed.length == 0 || placed.length > MAX_ELEMENTS / 10) {
+            placed = NONE;   // a source that feeds a tenth of the bound alone is not worth the memory
+        }
+        forget(source);
+        bySource.put(source, new Last(version, placed));
+        elements += placed.length;
+        Iterator<Map.Entry<String, Last>> eldest = bySource.entrySet().iterator();
+        while (bySource.size() > MAX_SOURCES || elements > MAX_ELEMENTS) {
+            elements -= eldest.next().getValue().placed().length;
+            eldest.remove();
+        }
     }
 
     void forget(String source) {
-        bySource.remove(source);
+        Last last = bySource.remove(source);
+        if (last != null) {
+            elements -= last.placed().length;
+        }
     }
 
     /** 0 for an op that places no element (an assign's first write is one round trip already). */

@@ -12,9 +12,11 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import dev.orderless.CannotApplyException;
+import dev.orderless.TransientException;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.testing.MongoExtension;
+import dev.orderless.testing.TcpProxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
@@ -165,6 +167,48 @@ class BatchApplyTest {
         assertThat(results).allMatch(r -> r instanceof BatchResult.Done);
         assertThat(EntityState.readAll(students.find(), SCHEMA))
                 .isEqualTo(new ReferenceModel(SCHEMA).replay(history));
+    }
+
+    @Test
+    void a_bulk_write_refused_as_a_whole_is_tried_op_by_op_so_only_the_culprit_is_refused() {
+        String huge = "x".repeat(17 * 1024 * 1024);   // the driver refuses the whole command before sending it
+
+        List<BatchResult> results = applier.applyAll(List.of(
+                Operation.assign("s1", 1, "name", new BsonString("Ada")),
+                Operation.assign("s2", 1, "name", new BsonString(huge)),
+                Operation.add("s3", 1, "classes", "CS 101")));
+
+        // the driver may have sent the part of the bulk before the huge op: then s1 is already written
+        assertThat(results.get(0)).isInstanceOfSatisfying(BatchResult.Done.class,
+                r -> assertThat(r.outcome()).isIn(Outcome.APPLIED, Outcome.DUPLICATE));
+        assertThat(results.get(1)).isInstanceOfSatisfying(BatchResult.Refused.class,
+                r -> assertThat(r.reason().kind()).isEqualTo(CannotApplyException.Kind.TOO_LARGE));
+        assertThat(results.get(2)).isInstanceOfSatisfying(BatchResult.Done.class,
+                r -> assertThat(r.outcome()).isIn(Outcome.APPLIED, Outcome.DUPLICATE));
+        assertThat(EntityState.readAll(students.find(), SCHEMA)).isEqualTo(new ReferenceModel(SCHEMA).replay(List.of(
+                Operation.assign("s1", 1, "name", new BsonString("Ada")), Operation.add("s3", 1, "classes", "CS 101"))));
+    }
+
+    @Test
+    void a_connection_one_op_drops_fails_that_op_alone_and_the_rest_of_its_batch_is_applied(MongoBackend backend,
+                                                                                            MongoDatabase db) {
+        String[] target = new ConnectionString(backend.connectionString()).getHosts().get(0).split(":");
+        try (TcpProxy proxy = TcpProxy.start(target[0], target.length > 1 ? Integer.parseInt(target[1]) : 27017);
+             MongoClient through = MongoClients.create("mongodb://127.0.0.1:" + proxy.port()
+                     + "/?directConnection=true&serverSelectionTimeoutMS=2000&socketTimeoutMS=3000")) {
+            GuardedApplier proxied = GuardedApplier.create(through.getDatabase(db.getName())
+                    .getCollection("students", BsonDocument.class), SCHEMA);
+            proxy.dropWhenClientSends("dropped-entity");
+
+            List<BatchResult> results = proxied.applyAll(List.of(Operation.add("s1", 1, "classes", "CS 101"),
+                    Operation.add("dropped-entity", 1, "classes", "CS 101"), Operation.add("s2", 1, "classes", "CS 101")));
+
+            assertThat(results.get(0)).isInstanceOf(BatchResult.Done.class);
+            assertThat(results.get(1)).isInstanceOfSatisfying(BatchResult.Failed.class,
+                    r -> assertThat(r.error()).isInstanceOf(TransientException.class));
+            assertThat(results.get(2)).isInstanceOf(BatchResult.Done.class);
+            assertThat(db.getCollection("students").countDocuments()).isEqualTo(2);
+        }
     }
 
     @Test
