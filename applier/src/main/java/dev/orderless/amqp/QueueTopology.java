@@ -3,6 +3,8 @@ package dev.orderless.amqp;
 import dev.orderless.InvalidConfigurationException;
 import java.util.Map;
 import org.springframework.amqp.AmqpException;
+import org.springframework.amqp.core.Declarable;
+import org.springframework.amqp.core.Declarables;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.connection.Connection;
@@ -41,14 +43,23 @@ public final class QueueTopology {
     public static Declared declare(ConnectionFactory connectionFactory, String queue, String deadLetterQueue,
                                    boolean rabbitMq) {
         RabbitAdmin admin = new RabbitAdmin(connectionFactory);
+        for (Declarable declarable : declarables(queue, deadLetterQueue, rabbitMq).getDeclarables()) {
+            declare(admin, (Queue) declarable);
+        }
+        return new Declared(queue, deadLetterQueue, rabbitMq);
+    }
+
+    /**
+     * The same two queues, dead-letter queue first, for a {@code RabbitAdmin} to declare (a Spring
+     * application's {@code Declarables} bean).
+     */
+    public static Declarables declarables(String queue, String deadLetterQueue, boolean rabbitMq) {
         Queue dlq = QueueBuilder.durable(deadLetterQueue).build();
         Queue work = rabbitMq
                 ? QueueBuilder.durable(queue).quorum().deliveryLimit(DELIVERY_LIMIT)
                         .deadLetterExchange("").deadLetterRoutingKey(deadLetterQueue).build()
                 : QueueBuilder.durable(queue).build();
-        declare(admin, dlq);
-        declare(admin, work);
-        return new Declared(queue, deadLetterQueue, rabbitMq);
+        return new Declarables(dlq, work);
     }
 
     /** True if the broker says it is RabbitMQ (its {@code product} server property). */

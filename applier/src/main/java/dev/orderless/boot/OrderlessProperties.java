@@ -1,0 +1,94 @@
+package dev.orderless.boot;
+
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.amqp.ConsumerOptions;
+import java.time.Duration;
+import java.util.Optional;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * {@code orderless.*}: where the entities live and how they are consumed. A consumer option left unset
+ * falls back to Spring Boot's {@code spring.rabbitmq.listener.simple.*} where one has the same meaning
+ * (concurrency, prefetch, batch-size), then to {@link ConsumerOptions#ofDefaults(String)}.
+ *
+ * <pre>
+ * orderless.database=school
+ * orderless.collection=students
+ * orderless.consumer.queue=enrollment.ops
+ * orderless.consumer.concurrency=4
+ * </pre>
+ *
+ * @param database   the MongoDB database of the entity collection
+ * @param collection the entity collection the consumer applies to
+ * @param consumer   the consumer; none is started without {@code orderless.consumer.queue}
+ */
+@ConfigurationProperties("orderless")
+public record OrderlessProperties(String database, String collection, @DefaultValue Consumer consumer) {
+
+    /**
+     * {@code orderless.consumer.*}.
+     *
+     * @param enabled             false: no consumer even with a queue (a publishing-only application)
+     * @param queue               the work queue; declared with its dead-letter queue at start-up
+     * @param deadLetterQueue     default: the queue's name + {@code .dlq}
+     * @param concurrency         competing consumers (threads); Spring's {@code concurrency}, orderless's
+     *                            {@code consumers}
+     * @param prefetch            unacked messages per consumer
+     * @param batchSize           messages applied together; 1 for one at a time
+     * @param batchReceiveTimeout how long a batch is gathered
+     * @param retryInitial        first pause after a transient MongoDB failure
+     * @param retryMax            longest pause
+     * @param maxHold             how long one message may fail while MongoDB serves others
+     * @param shutdownTimeout     how long stopping lets in-flight messages finish
+     */
+    public record Consumer(@DefaultValue("true") boolean enabled, String queue, String deadLetterQueue,
+                           Integer concurrency, Integer prefetch, Integer batchSize, Duration batchReceiveTimeout,
+                           Duration retryInitial, Duration retryMax, Duration maxHold, Duration shutdownTimeout) {
+
+        /**
+         * The consumer's options: these properties, else {@code spring.rabbitmq.listener.simple.*}'s
+         * ({@code springConcurrency}, {@code springPrefetch}, {@code springBatchSize}), else the defaults.
+         * A value out of range fails here, naming the property.
+         */
+        ConsumerOptions options(Optional<Integer> springConcurrency, Optional<Integer> springPrefetch,
+                                Optional<Integer> springBatchSize) {
+            if (queue == null || queue.isBlank()) {
+                throw new InvalidConfigurationException("orderless.consumer.queue is not set: name the work queue,"
+                        + " or set orderless.consumer.enabled=false");
+            }
+            try {
+                ConsumerOptions options = ConsumerOptions.ofDefaults(queue);
+                if (deadLetterQueue != null) {
+                    options = options.withDeadLetterQueue(deadLetterQueue);
+                }
+                options = options.withConsumers(first(concurrency, springConcurrency).orElse(options.consumers()));
+                int batch = first(batchSize, springBatchSize).orElse(options.batchSize());
+                options = batch == 1 ? options.perMessage() : options.withBatch(batch,
+                        Optional.ofNullable(batchReceiveTimeout).orElse(options.batchReceiveTimeout()));
+                Optional<Integer> fetch = first(prefetch, springPrefetch);
+                if (fetch.isPresent()) {
+                    options = options.withPrefetch(fetch.get());
+                }
+                if (retryInitial != null || retryMax != null) {
+                    options = options.withRetry(Optional.ofNullable(retryInitial).orElse(options.retryInitial()),
+                            Optional.ofNullable(retryMax).orElse(options.retryMax()));
+                }
+                if (maxHold != null) {
+                    options = options.withMaxHold(maxHold);
+                }
+                if (shutdownTimeout != null) {
+                    options = options.withShutdownTimeout(shutdownTimeout);
+                }
+                return options;
+            } catch (InvalidConfigurationException e) {
+                throw new InvalidConfigurationException("orderless.consumer (or spring.rabbitmq.listener.simple): "
+                        + e.getMessage().replaceFirst("^consumer options: ", ""));
+            }
+        }
+
+        private static Optional<Integer> first(Integer own, Optional<Integer> spring) {
+            return own != null ? Optional.of(own) : spring;
+        }
+    }
+}

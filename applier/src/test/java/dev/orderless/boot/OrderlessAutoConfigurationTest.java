@@ -1,0 +1,60 @@
+package dev.orderless.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoClient;
+import dev.orderless.apply.CollectionSchema;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.oracle.Histories;
+import dev.orderless.testing.MongoExtension;
+import dev.orderless.testing.RabbitExtension;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** When the auto-configuration steps in, and how a bad configuration fails the start. */
+@ExtendWith({MongoExtension.class, RabbitExtension.class})
+class OrderlessAutoConfigurationTest {
+    private ApplicationContextRunner runner;
+
+    @BeforeEach
+    void setUp(MongoClient client, ConnectionFactory connectionFactory) {
+        runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(OrderlessAutoConfiguration.class))
+                .withBean(MongoClient.class, () -> client)
+                .withBean(ConnectionFactory.class, () -> connectionFactory);
+    }
+
+    @Test
+    void without_a_schema_bean_it_stays_out_of_the_way() {
+        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(GuardedApplier.class));
+    }
+
+    @Test
+    void a_missing_database_fails_the_start_naming_the_property() {
+        runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA).withPropertyValues("orderless.collection=e")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessage("orderless.database is not set: name the MongoDB database of the entities"));
+    }
+
+    @Test
+    void an_out_of_range_consumer_property_fails_the_start_naming_it() {
+        runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.consumer.queue=q",
+                        "orderless.consumer.prefetch=5000")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause().hasMessage(
+                        "orderless.consumer (or spring.rabbitmq.listener.simple): prefetch must be between 1 and 1000,"
+                                + " was 5000"));
+    }
+
+    @Test
+    void without_a_queue_there_is_an_applier_and_no_consumer() {
+        runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(GuardedApplier.class)
+                        .doesNotHaveBean(OrderlessConsumer.class));
+    }
+}

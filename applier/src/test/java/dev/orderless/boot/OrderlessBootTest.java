@@ -1,0 +1,135 @@
+package dev.orderless.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCollection;
+import dev.orderless.apply.CollectionSchema;
+import dev.orderless.apply.EntityState;
+import dev.orderless.apply.Operation;
+import dev.orderless.backends.MongoBackend;
+import dev.orderless.backends.RabbitBackend;
+import dev.orderless.message.Envelope;
+import dev.orderless.oracle.Histories;
+import dev.orderless.oracle.ReferenceModel;
+import dev.orderless.testing.ConfirmedPublisher;
+import dev.orderless.testing.MongoExtension;
+import dev.orderless.testing.RabbitExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.awaitility.Awaitility;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * A Spring Boot application with a {@link MongoClient}, a {@link CollectionSchema} and properties, nothing
+ * else: the auto-configuration declares the queues, applies what arrives, and reports its health. On
+ * the embedded broker, or the real RabbitMQ when {@code RABBITMQ_URI} is set (as in CI).
+ */
+@ExtendWith({MongoExtension.class, RabbitExtension.class})
+@SpringBootTest(classes = OrderlessBootTest.App.class, properties = {
+        "spring.main.banner-mode=off",
+        "orderless.collection=entities",
+        "orderless.consumer.concurrency=2",
+        "orderless.consumer.batch-size=20",
+        "orderless.consumer.retry-initial=50ms"})
+class OrderlessBootTest {
+    private static final String QUEUE = RabbitExtension.uniqueQueue("boot");
+    private static final String DATABASE = MongoBackend.freshDatabaseName("boot");
+    private static RabbitBackend rabbit;
+    private static MongoBackend mongo;
+    private static ConnectionFactory publishing;
+
+    @BeforeAll
+    static void backends(RabbitBackend rabbitBackend, MongoBackend mongoBackend, ConnectionFactory confirming) {
+        rabbit = rabbitBackend;
+        mongo = mongoBackend;
+        publishing = confirming;
+    }
+
+    @DynamicPropertySource
+    static void connections(DynamicPropertyRegistry registry) {
+        // Boot's properties, as a user sets them (spring.rabbitmq.addresses does not decode a %2F vhost)
+        registry.add("spring.rabbitmq.host", () -> rabbit.uri().getHost());
+        registry.add("spring.rabbitmq.port", () -> rabbit.uri().getPort());
+        registry.add("spring.rabbitmq.username", () -> rabbit.uri().getUserInfo().split(":", 2)[0]);
+        registry.add("spring.rabbitmq.password", () -> rabbit.uri().getUserInfo().split(":", 2)[1]);
+        registry.add("spring.rabbitmq.virtual-host", () -> {
+            String path = rabbit.uri().getPath();
+            return path == null || path.length() <= 1 ? "/" : path.substring(1);
+        });
+        registry.add("orderless.database", () -> DATABASE);
+        registry.add("orderless.consumer.queue", () -> QUEUE);
+    }
+
+    /** What a user writes: the client and the schema. */
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class App {
+        @Bean(destroyMethod = "close")
+        MongoClient mongoClient() {
+            return mongo.newClient();
+        }
+
+        @Bean
+        CollectionSchema schema() {
+            return Histories.SCHEMA;
+        }
+    }
+
+    @Autowired
+    private MongoClient client;
+    @Autowired
+    private OrderlessConsumer consumer;
+    @Autowired
+    private OrderlessConsumerHealth health;
+
+    @Test
+    void properties_alone_declare_the_queues_and_apply_what_arrives() throws Exception {
+        Random random = new Random(11);
+        List<Operation> history = Histories.operations(Histories.steps(random, 300, 300, 20), "b");
+        List<byte[]> bodies = new ArrayList<>();
+        Envelope envelope = new Envelope();
+        Histories.delivery(history, 0.2, random).forEach(op -> bodies.add(envelope.encode(op)));
+
+        ConfirmedPublisher.publishAll(publishing, QUEUE, bodies);
+
+        MongoCollection<BsonDocument> entities = client.getDatabase(DATABASE).getCollection("entities", BsonDocument.class);
+        Map<String, EntityState> expected = new ReferenceModel(Histories.SCHEMA).replay(history);
+        Awaitility.await("the collection equals the oracle").atMost(Duration.ofMinutes(1))
+                .until(() -> EntityState.readAll(entities.find(), Histories.SCHEMA).equals(expected));
+        assertThat(consumer.options()).satisfies(options -> {
+            assertThat(options.consumers()).isEqualTo(2);
+            assertThat(options.batchSize()).isEqualTo(20);
+        });
+    }
+
+    @Test
+    void health_is_up_while_consuming_and_down_once_stopped() {
+        assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+        assertThat(health.health().getDetails()).containsEntry("queue", QUEUE).containsEntry("deadLetterQueue",
+                QUEUE + ".dlq").containsEntry("deadLetters", 0L);
+
+        consumer.stop();
+        try {
+            assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
+        } finally {
+            consumer.start();
+        }
+        assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+    }
+}
