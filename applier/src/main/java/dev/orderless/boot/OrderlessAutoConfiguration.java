@@ -9,7 +9,14 @@ import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.GuardedApplier;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import com.mongodb.client.MongoDatabase;
+import dev.orderless.lease.LeaseOptions;
+import dev.orderless.lease.LeaseProvider;
+import dev.orderless.lease.MongoLeaseProvider;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.bson.BsonDocument;
 import org.springframework.amqp.core.Declarables;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
@@ -34,7 +41,9 @@ import org.springframework.context.annotation.Configuration;
  *       application has its own);
  *   <li>with {@code orderless.consumer.queue}: the queue and its dead-letter queue, declared at start-up
  *       and as {@link Declarables} for Boot's {@code RabbitAdmin}, and an {@link OrderlessConsumer}
- *       lifecycle bean with a health indicator ({@code orderlessConsumer}).
+ *       lifecycle bean with a health indicator ({@code orderlessConsumer});
+ *   <li>for each {@link OrderlessView} bean: its feeder, in one {@link OrderlessFeeders} lifecycle bean, with
+ *       a health indicator ({@code orderlessViews}).
  * </ol>
  * A missing or out-of-range property fails the start with a message naming it.
  */
@@ -53,6 +62,46 @@ public class OrderlessAutoConfiguration {
         String collection = required("orderless.collection", properties.collection(), "the entity collection");
         return GuardedApplier.create(client.getDatabase(database).getCollection(collection, BsonDocument.class), schema,
                 ApplierOptions.ofDefaults().withMeters(meters.getIfAvailable(SimpleMeterRegistry::new)));
+    }
+
+    /** The view feeders: one per {@link OrderlessView} bean, under leases in {@code orderless.leases}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBean(OrderlessView.class)
+    static class Feeding {
+
+        @Bean
+        OrderlessFeeders orderlessFeeders(MongoClient client, OrderlessProperties properties, List<OrderlessView> views,
+                                          ObjectProvider<MeterRegistry> meters) {
+            MongoDatabase database = client.getDatabase(required("orderless.database", properties.database(),
+                    "the MongoDB database of the sources and views"));
+            Set<String> names = new HashSet<>();
+            for (OrderlessView view : views) {
+                if (!names.add(view.name())) {
+                    throw new InvalidConfigurationException("two OrderlessView beans are named '" + view.name()
+                            + "': a name picks the view's lease and properties, so it must be unique");
+                }
+                properties.viewOptions(view.name());   // a bad orderless.view.<name>.* fails the start here
+            }
+            for (String configured : properties.view().keySet()) {
+                if (!names.contains(configured)) {
+                    throw new InvalidConfigurationException("orderless.view." + configured + " configures no view: the"
+                            + " OrderlessView beans are named " + names);
+                }
+            }
+            LeaseProvider leases = MongoLeaseProvider.create(database.getCollection(properties.leases(), BsonDocument.class),
+                    LeaseOptions.ofDefaults());
+            return new OrderlessFeeders(database, views, leases, view -> properties.viewOptions(view.name()),
+                    meters.getIfAvailable(SimpleMeterRegistry::new));
+        }
+
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+        static class Health {
+            @Bean
+            OrderlessFeedersHealth orderlessViewsHealthIndicator(OrderlessFeeders feeders) {
+                return new OrderlessFeedersHealth(feeders);
+            }
+        }
     }
 
     /** The consumer: only with {@code orderless.consumer.queue}, and not with {@code orderless.consumer.enabled=false}. */

@@ -2,7 +2,10 @@ package dev.orderless.boot;
 
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.amqp.ConsumerOptions;
+import dev.orderless.lease.LeaseOptions;
+import dev.orderless.view.FeederOptions;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -22,9 +25,61 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param database   the MongoDB database of the entity collection
  * @param collection the entity collection the consumer applies to
  * @param consumer   the consumer; none is started without {@code orderless.consumer.queue}
+ * @param leases     the collection of the views' leases, in {@code orderless.database}
+ * @param view       per {@link OrderlessView} name: how its feeder runs
  */
 @ConfigurationProperties("orderless")
-public record OrderlessProperties(String database, String collection, @DefaultValue Consumer consumer) {
+public record OrderlessProperties(String database, String collection, @DefaultValue Consumer consumer,
+                                  @DefaultValue("orderless_leases") String leases, Map<String, View> view) {
+
+    public OrderlessProperties {
+        view = view == null ? Map.of() : Map.copyOf(view);
+    }
+
+    /**
+     * {@code orderless.view.<name>.*}; anything unset keeps {@link FeederOptions#ofDefaults(String)}'s value.
+     *
+     * @param commitEvery    commit the position after this many events ...
+     * @param commitInterval ... or this long
+     * @param pollWait       how long one poll of the change stream waits
+     * @param leaseTtl       a dead feeder is replaced about this long after it stopped renewing (renewed
+     *                       every third of it)
+     * @param poison         DEAD_LETTER or FAIL, for an event that fails every attempt
+     * @param poisonAttempts attempts before {@code poison} decides
+     * @param writes         BULK or ONE_AT_A_TIME
+     */
+    public record View(Integer commitEvery, Duration commitInterval, Duration pollWait, Duration leaseTtl,
+                       FeederOptions.PoisonPolicy poison, Integer poisonAttempts, FeederOptions.Writes writes) {
+
+        FeederOptions options(String name) {
+            FeederOptions options = FeederOptions.ofDefaults("view:" + name);
+            try {
+                if (commitEvery != null || commitInterval != null) {
+                    options = options.withCommit(commitEvery != null ? commitEvery : options.commitEvery(),
+                            commitInterval != null ? commitInterval : options.commitInterval());
+                }
+                if (leaseTtl != null) {
+                    options = options.withLease(LeaseOptions.ofDefaults().withTtl(leaseTtl, leaseTtl.dividedBy(3)));
+                }
+                if (pollWait != null) {
+                    options = options.withPolling(pollWait, options.standbyPoll());
+                }
+                if (poison != null || poisonAttempts != null) {
+                    options = options.withPoison(poison != null ? poison : options.poison(),
+                            poisonAttempts != null ? poisonAttempts : options.poisonAttempts());
+                }
+                return writes != null ? options.withWrites(writes) : options;
+            } catch (InvalidConfigurationException e) {
+                throw new InvalidConfigurationException("orderless.view." + name + ": "
+                        + e.getMessage().replaceFirst("^(feeder|lease) options: ", ""));
+            }
+        }
+    }
+
+    /** {@code orderless.view.<name>.*} of {@code name}, defaults if none is set. */
+    FeederOptions viewOptions(String name) {
+        return view.getOrDefault(name, new View(null, null, null, null, null, null, null)).options(name);
+    }
 
     /**
      * {@code orderless.consumer.*}.

@@ -57,4 +57,19 @@ class OrderlessAutoConfigurationTest {
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(GuardedApplier.class)
                         .doesNotHaveBean(OrderlessConsumer.class));
     }
+
+    @Test
+    void a_view_property_out_of_range_or_for_no_view_fails_the_start_naming_it() {
+        ApplicationContextRunner withView = runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withBean(OrderlessView.class, () -> new OrderlessView("rosters", "students", "rosters", Histories.SCHEMA,
+                        (doc, v) -> java.util.List.of()))
+                .withPropertyValues("orderless.database=d", "orderless.collection=e");
+
+        withView.withPropertyValues("orderless.view.rosters.commit-every=0").run(context -> assertThat(context)
+                .hasFailed().getFailure().rootCause().hasMessage("orderless.view.rosters: commitEvery must be at least 1,"
+                        + " was 0"));
+        withView.withPropertyValues("orderless.view.roster.commit-every=5").run(context -> assertThat(context)
+                .hasFailed().getFailure().rootCause().hasMessage("orderless.view.roster configures no view: the"
+                        + " OrderlessView beans are named [rosters]"));
+    }
 }

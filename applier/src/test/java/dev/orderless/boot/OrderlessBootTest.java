@@ -7,6 +7,7 @@ import com.mongodb.client.MongoCollection;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.Operation;
+import dev.orderless.apply.SetField;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.backends.RabbitBackend;
 import dev.orderless.message.Envelope;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.awaitility.Awaitility;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,6 +34,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -41,6 +44,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * the embedded broker, or the real RabbitMQ when {@code RABBITMQ_URI} is set (as in CI).
  */
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
+@DirtiesContext   // closed after this class, while the test backends still run (not at JVM exit)
 @SpringBootTest(classes = OrderlessBootTest.App.class, properties = {
         "spring.main.banner-mode=off",
         "orderless.collection=entities",
@@ -89,7 +93,24 @@ class OrderlessBootTest {
         CollectionSchema schema() {
             return Histories.SCHEMA;
         }
+
+        /** Entities by class: each class's document lists the entities in it. */
+        @Bean
+        OrderlessView byClass() {
+            return new OrderlessView("by_class", "entities", "by_class", BY_CLASS, (entity, version) -> {
+                String id = entity.getString("_id").getValue();
+                List<Operation> ops = new ArrayList<>();
+                entity.getArray("classes", new BsonArray()).forEach(c -> ops.add(Operation.add(
+                        c.asDocument().getString("name").getValue(), version, "members", id)));
+                entity.getArray("deleted_classes", new BsonArray()).forEach(c -> ops.add(Operation.remove(
+                        c.asDocument().getString("name").getValue(), version, "members", id)));
+                return ops;
+            });
+        }
     }
+
+    private static final CollectionSchema BY_CLASS = CollectionSchema.builder()
+            .set(new SetField("members", "removed_members", "id")).build();
 
     @Autowired
     private MongoClient client;
@@ -97,6 +118,8 @@ class OrderlessBootTest {
     private OrderlessConsumer consumer;
     @Autowired
     private OrderlessConsumerHealth health;
+    @Autowired
+    private OrderlessFeedersHealth viewsHealth;
 
     @Test
     void properties_alone_declare_the_queues_and_apply_what_arrives() throws Exception {
@@ -112,10 +135,34 @@ class OrderlessBootTest {
         Map<String, EntityState> expected = new ReferenceModel(Histories.SCHEMA).replay(history);
         Awaitility.await("the collection equals the oracle").atMost(Duration.ofMinutes(1))
                 .until(() -> EntityState.readAll(entities.find(), Histories.SCHEMA).equals(expected));
+        Awaitility.await("the view equals the projection of the entities").atMost(Duration.ofMinutes(1))
+                .until(() -> members(client.getDatabase(DATABASE).getCollection("by_class", BsonDocument.class))
+                        .equals(expectedMembers(expected)));
+        assertThat(viewsHealth.health().getStatus()).isEqualTo(Status.UP);
+        assertThat(viewsHealth.health().getDetails()).containsEntry("by_class", Map.of("state", "ACTIVE"));
         assertThat(consumer.options()).satisfies(options -> {
             assertThat(options.consumers()).isEqualTo(2);
             assertThat(options.batchSize()).isEqualTo(20);
         });
+    }
+
+    /** class -> entity ids, as the view holds it. */
+    private static Map<String, java.util.Set<String>> members(MongoCollection<BsonDocument> view) {
+        Map<String, java.util.Set<String>> members = new java.util.TreeMap<>();
+        for (EntityState doc : EntityState.readAll(view.find(), BY_CLASS).values()) {
+            java.util.Set<String> ids = doc.live().getOrDefault("members", Map.of()).keySet();
+            if (!ids.isEmpty()) {
+                members.put(doc.entity(), new java.util.TreeSet<>(ids));
+            }
+        }
+        return members;
+    }
+
+    private static Map<String, java.util.Set<String>> expectedMembers(Map<String, EntityState> entities) {
+        Map<String, java.util.Set<String>> members = new java.util.TreeMap<>();
+        entities.values().forEach(e -> e.live().getOrDefault("classes", Map.of()).keySet().forEach(c ->
+                members.computeIfAbsent(c, k -> new java.util.TreeSet<>()).add(e.entity())));
+        return members;
     }
 
     @Test

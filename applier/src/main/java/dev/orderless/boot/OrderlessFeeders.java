@@ -1,0 +1,69 @@
+package dev.orderless.boot;
+
+import com.mongodb.client.MongoDatabase;
+import dev.orderless.apply.ApplierOptions;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.lease.LeaseProvider;
+import dev.orderless.view.FeederOptions;
+import dev.orderless.view.ViewFeeder;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.bson.BsonDocument;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * One {@link ViewFeeder} per {@link OrderlessView} bean, as one Spring lifecycle bean: started after the
+ * other beans, stopped before them (a clean stop commits each feeder's position and releases its lease).
+ */
+public final class OrderlessFeeders implements SmartLifecycle {
+    private final MongoDatabase database;
+    private final List<OrderlessView> views;
+    private final LeaseProvider leases;
+    private final Function<OrderlessView, FeederOptions> options;
+    private final MeterRegistry meters;
+    private final Map<String, ViewFeeder> running = new LinkedHashMap<>();
+
+    OrderlessFeeders(MongoDatabase database, List<OrderlessView> views, LeaseProvider leases,
+                     Function<OrderlessView, FeederOptions> options, MeterRegistry meters) {
+        this.database = database;
+        this.views = List.copyOf(views);
+        this.leases = leases;
+        this.options = options;
+        this.meters = meters;
+    }
+
+    @Override
+    public synchronized void start() {
+        for (OrderlessView view : views) {
+            if (!running.containsKey(view.name())) {
+                GuardedApplier writes = GuardedApplier.create(database.getCollection(view.collection(), BsonDocument.class),
+                        view.schema(), ApplierOptions.ofDefaults().withMeters(meters));
+                running.put(view.name(), ViewFeeder.builder(database, view.source(), writes, view.projection(), leases)
+                        .options(options.apply(view)).meters(meters).start());
+            }
+        }
+    }
+
+    @Override
+    public synchronized void stop() {
+        running.values().forEach(ViewFeeder::close);
+        running.clear();
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return !running.isEmpty();
+    }
+
+    /** The feeders by view name, while running. */
+    public synchronized Map<String, ViewFeeder> feeders() {
+        return Map.copyOf(running);
+    }
+
+    List<OrderlessView> views() {
+        return views;
+    }
+}
