@@ -16,11 +16,16 @@ import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.testing.ConfirmedPublisher;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.RabbitExtension;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -37,6 +42,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.context.TestPropertySource;
 
 /**
  * A Spring Boot application with a {@link MongoClient}, a {@link CollectionSchema} and properties, nothing
@@ -45,12 +51,9 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
 @DirtiesContext   // closed after this class, while the test backends still run (not at JVM exit)
-@SpringBootTest(classes = OrderlessBootTest.App.class, properties = {
-        "spring.main.banner-mode=off",
-        "orderless.collection=entities",
-        "orderless.consumer.concurrency=2",
-        "orderless.consumer.batch-size=20",
+@SpringBootTest(classes = OrderlessBootTest.App.class, properties = {"spring.main.banner-mode=off",
         "orderless.consumer.retry-initial=50ms"})
+@TestPropertySource("classpath:orderless-boot-example.properties")   // README.md quotes this file
 class OrderlessBootTest {
     private static final String QUEUE = RabbitExtension.uniqueQueue("boot");
     private static final String DATABASE = MongoBackend.freshDatabaseName("boot");
@@ -89,14 +92,16 @@ class OrderlessBootTest {
             return mongo.newClient();
         }
 
+        // tag::boot[]
         @Bean
-        CollectionSchema schema() {
-            return Histories.SCHEMA;
+        CollectionSchema schema() {   // the entities' sets and registers
+            return CollectionSchema.builder().set(SetField.of("classes", "name")).set(SetField.of("clubs", "name"))
+                    .register("name").register("city").build();
         }
+        // end::boot[]
 
-        /** Entities by class: each class's document lists the entities in it. */
         @Bean
-        OrderlessView byClass() {
+        OrderlessView byClass() {     // a view: each class's document lists the entities in it
             return new OrderlessView("by_class", "entities", "by_class", BY_CLASS, (entity, version) -> {
                 String id = entity.getString("_id").getValue();
                 List<Operation> ops = new ArrayList<>();
@@ -163,6 +168,22 @@ class OrderlessBootTest {
         entities.values().forEach(e -> e.live().getOrDefault("classes", Map.of()).keySet().forEach(c ->
                 members.computeIfAbsent(c, k -> new java.util.TreeSet<>()).add(e.entity())));
         return members;
+    }
+
+    @Test
+    void the_readme_quotes_the_example_properties_and_beans_verbatim() throws Exception {
+        String readme = Files.readString(Path.of("../README.md"), StandardCharsets.UTF_8);
+        String properties = Files.readString(Path.of("src/test/resources/orderless-boot-example.properties"),
+                StandardCharsets.UTF_8);
+        Matcher region = Pattern.compile("// tag::boot\\[]\\n(.*?)\\n\\s*// end::boot\\[]", Pattern.DOTALL)
+                .matcher(Files.readString(Path.of("src/test/java/dev/orderless/boot/OrderlessBootTest.java"),
+                        StandardCharsets.UTF_8));
+
+        assertThat(region.find()).isTrue();
+        assertThat(readme).as("README.md quotes the boot region of OrderlessBootTest (change both together)")
+                .contains("```java\n" + region.group(1).stripIndent() + "\n```");
+        assertThat(readme).as("README.md quotes orderless-boot-example.properties (change both together)")
+                .contains("```properties\n" + properties.strip() + "\n```");
     }
 
     @Test
