@@ -7,6 +7,11 @@ import dev.orderless.amqp.QueueTopology;
 import dev.orderless.apply.ApplierOptions;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.GuardedApplier;
+import dev.orderless.apply.TombstoneCompactor;
+import dev.orderless.compaction.CompactionSchedule;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.time.Duration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import com.mongodb.client.MongoDatabase;
@@ -17,6 +22,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import org.bson.BsonDocument;
 import org.springframework.amqp.core.Declarables;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
@@ -42,6 +48,8 @@ import org.springframework.context.annotation.Configuration;
  *   <li>with {@code orderless.consumer.queue}: the queue and its dead-letter queue, declared at start-up
  *       and as {@link Declarables} for Boot's {@code RabbitAdmin}, and an {@link OrderlessConsumer}
  *       lifecycle bean with a health indicator ({@code orderlessConsumer});
+ *   <li>with {@code orderless.compaction.enabled=true}: {@link OrderlessCompaction}, one pass per interval
+ *       across every instance;
  *   <li>for each {@link OrderlessView} bean: its feeder, in one {@link OrderlessFeeders} lifecycle bean, with
  *       a health indicator ({@code orderlessViews}).
  * </ol>
@@ -102,6 +110,29 @@ public class OrderlessAutoConfiguration {
                 return new OrderlessFeedersHealth(feeders);
             }
         }
+    }
+
+    /** Scheduled compaction of {@code orderless.collection}, with {@code orderless.compaction.enabled=true}. */
+    @Bean
+    @ConditionalOnBooleanProperty(name = "orderless.compaction.enabled")
+    OrderlessCompaction orderlessCompaction(MongoClient client, CollectionSchema schema, OrderlessProperties properties,
+                                            ObjectProvider<MeterRegistry> meters) {
+        String database = required("orderless.database", properties.database(), "the MongoDB database of the entities");
+        String collection = required("orderless.collection", properties.collection(), "the entity collection");
+        Duration grace = properties.compaction().grace();
+        if (grace == null) {
+            throw new InvalidConfigurationException("orderless.compaction.grace is not set: how long a tombstone is"
+                    + " kept, longer than any message can take to arrive (retries and dead-letter replays included)");
+        }
+        MongoDatabase db = client.getDatabase(database);
+        ApplierOptions options = ApplierOptions.ofDefaults().withMeters(meters.getIfAvailable(SimpleMeterRegistry::new));
+        TombstoneCompactor compactor = TombstoneCompactor.create(db.getCollection(collection, BsonDocument.class), schema,
+                grace, options);
+        LeaseProvider leases = MongoLeaseProvider.create(db.getCollection(properties.leases(), BsonDocument.class),
+                LeaseOptions.ofDefaults());
+        String owner = ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID().toString().substring(0, 8);
+        return new OrderlessCompaction(CompactionSchedule.create(compactor, leases, collection, owner,
+                properties.compaction().interval(), Clock.systemUTC()), collection);
     }
 
     /** The consumer: only with {@code orderless.consumer.queue}, and not with {@code orderless.consumer.enabled=false}. */

@@ -27,10 +27,25 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param consumer   the consumer; none is started without {@code orderless.consumer.queue}
  * @param leases     the collection of the views' leases, in {@code orderless.database}
  * @param view       per {@link OrderlessView} name: how its feeder runs
+ * @param compaction scheduled tombstone compaction of {@code orderless.collection}
  */
 @ConfigurationProperties("orderless")
 public record OrderlessProperties(String database, String collection, @DefaultValue Consumer consumer,
-                                  @DefaultValue("orderless_leases") String leases, Map<String, View> view) {
+                                  @DefaultValue("orderless_leases") String leases, Map<String, View> view,
+                                  @DefaultValue Compaction compaction) {
+
+    /**
+     * {@code orderless.compaction.*}: one pass per interval across every instance (a lease in
+     * {@code orderless.leases}).
+     *
+     * @param enabled  off by default: tombstones are kept until compaction is turned on
+     * @param interval the least time between two passes
+     * @param grace    tombstones younger than this are kept; longer than any message can take to arrive,
+     *                 retries and dead-letter replays included
+     */
+    public record Compaction(@DefaultValue("false") boolean enabled, @DefaultValue("1h") Duration interval,
+                             Duration grace) {
+    }
 
     public OrderlessProperties {
         view = view == null ? Map.of() : Map.copyOf(view);

@@ -8,9 +8,14 @@ import dev.orderless.apply.GuardedApplier;
 import dev.orderless.oracle.Histories;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.RabbitExtension;
+import java.time.Duration;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import dev.orderless.backends.MongoBackend;
+import dev.orderless.backends.RabbitBackend;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -21,11 +26,12 @@ class OrderlessAutoConfigurationTest {
     private ApplicationContextRunner runner;
 
     @BeforeEach
-    void setUp(MongoClient client, ConnectionFactory connectionFactory) {
+    void setUp(MongoBackend mongo, RabbitBackend rabbit) {
+        // each context gets clients of its own: it closes them when it closes
         runner = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(OrderlessAutoConfiguration.class))
-                .withBean(MongoClient.class, () -> client)
-                .withBean(ConnectionFactory.class, () -> connectionFactory);
+                .withBean(MongoClient.class, mongo::newClient)
+                .withBean(ConnectionFactory.class, () -> new CachingConnectionFactory(rabbit.uri()));
     }
 
     @Test
@@ -71,5 +77,31 @@ class OrderlessAutoConfigurationTest {
         withView.withPropertyValues("orderless.view.roster.commit-every=5").run(context -> assertThat(context)
                 .hasFailed().getFailure().rootCause().hasMessage("orderless.view.roster configures no view: the"
                         + " OrderlessView beans are named [rosters]"));
+    }
+
+    @Test
+    void compaction_without_a_grace_fails_the_start_naming_it() {
+        runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.compaction.enabled=true")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause().hasMessageStartingWith(
+                        "orderless.compaction.grace is not set"));
+    }
+
+    @Test
+    void two_application_contexts_run_one_compaction_pass_per_interval_between_them() {
+        String database = MongoBackend.freshDatabaseName("compaction");
+        ApplicationContextRunner app = runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=" + database, "orderless.collection=entities",
+                        "orderless.compaction.enabled=true", "orderless.compaction.interval=1h",
+                        "orderless.compaction.grace=10m");
+
+        app.run(first -> app.run(second -> {
+            OrderlessCompaction a = first.getBean(OrderlessCompaction.class);
+            OrderlessCompaction b = second.getBean(OrderlessCompaction.class);
+            Awaitility.await("one pass").atMost(Duration.ofSeconds(30)).until(() -> a.passes() + b.passes() == 1);
+            Awaitility.await("and no second within the hour").during(Duration.ofSeconds(2))
+                    .atMost(Duration.ofSeconds(5)).until(() -> a.passes() + b.passes() == 1);
+            assertThat(a.failures() + b.failures()).isZero();
+        }));
     }
 }
