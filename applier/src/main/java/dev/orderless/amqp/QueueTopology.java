@@ -2,6 +2,7 @@ package dev.orderless.amqp;
 
 import dev.orderless.InvalidConfigurationException;
 import java.util.Map;
+import org.springframework.amqp.AmqpConnectException;
 import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.core.Declarable;
 import org.springframework.amqp.core.Declarables;
@@ -74,6 +75,8 @@ public final class QueueTopology {
     private static void declare(RabbitAdmin admin, Queue queue) {
         try {
             admin.declareQueue(queue);
+        } catch (AmqpConnectException e) {
+            throw e;   // the broker did not answer: nothing to say about the queue
         } catch (AmqpException e) {
             throw new InvalidConfigurationException("queue '" + queue.getName() + "' could not be declared with "
                     + queue.getArguments() + " (" + rootMessage(e) + "); if it exists with other arguments,"

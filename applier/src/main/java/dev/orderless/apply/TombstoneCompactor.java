@@ -87,6 +87,14 @@ public final class TombstoneCompactor {
 
     /** Compacts every document holding a tombstone older than the grace period. */
     public Compaction compactAll() {
+        return compactAll(() -> true);
+    }
+
+    /**
+     * {@link #compactAll()}, asking {@code goOn} before each document (a scheduler keeps its lease alive
+     * there, and stops the pass when it returns false); a stopped pass returns what it did so far.
+     */
+    public Compaction compactAll(java.util.function.BooleanSupplier goOn) {
         long cutoff = cutoff().toEpochMilli();
         List<Bson> anyOld = new ArrayList<>();
         schema.sets().forEach(set -> anyOld.add(Queries.tombstonesBefore(set, cutoff)));
@@ -105,6 +113,10 @@ public final class TombstoneCompactor {
             throw MongoErrors.translate("compaction scan", e);
         }
         for (String id : ids) {
+            if (!goOn.getAsBoolean()) {
+                log.info("compaction pass stopped after {} documents", total.documents());
+                break;
+            }
             try {
                 total = total.plus(compact(id));
             } catch (CannotApplyException e) {

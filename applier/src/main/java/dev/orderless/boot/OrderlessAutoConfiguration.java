@@ -1,6 +1,8 @@
 package dev.orderless.boot;
 
 import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.QueueTopology;
@@ -9,15 +11,14 @@ import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.TombstoneCompactor;
 import dev.orderless.compaction.CompactionSchedule;
-import java.lang.management.ManagementFactory;
-import java.time.Clock;
-import java.time.Duration;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import com.mongodb.client.MongoDatabase;
 import dev.orderless.lease.LeaseOptions;
 import dev.orderless.lease.LeaseProvider;
 import dev.orderless.lease.MongoLeaseProvider;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -27,21 +28,23 @@ import org.bson.BsonDocument;
 import org.springframework.amqp.core.Declarables;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.amqp.autoconfigure.RabbitProperties;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
- * orderless in a Spring Boot 4 application. Active when the application has a {@link MongoClient}, a
- * Rabbit {@link ConnectionFactory} (Boot's, from {@code spring.rabbitmq.*}) and a {@link CollectionSchema}
- * bean. From {@link OrderlessProperties}:
+ * orderless in a Spring Boot 4 application. Active when the application has one {@link MongoClient} (or a
+ * {@code @Primary} one) and a {@link CollectionSchema} bean; the consumer also needs one Rabbit
+ * {@link ConnectionFactory} (Boot's, from {@code spring.rabbitmq.*}). From {@link OrderlessProperties}:
  * <ol>
  *   <li>a {@link GuardedApplier} on {@code orderless.database}/{@code orderless.collection} (unless the
  *       application has its own);
@@ -58,14 +61,16 @@ import org.springframework.context.annotation.Configuration;
 @AutoConfiguration(afterName = {"org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration",
         "org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration"})
 @ConditionalOnClass({MongoClient.class, ConnectionFactory.class})
-@ConditionalOnBean({MongoClient.class, ConnectionFactory.class, CollectionSchema.class})
+@ConditionalOnSingleCandidate(MongoClient.class)
+@ConditionalOnBean(CollectionSchema.class)
 @EnableConfigurationProperties(OrderlessProperties.class)
 public class OrderlessAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    GuardedApplier orderlessApplier(MongoClient client, CollectionSchema schema, OrderlessProperties properties,
-                                    ObjectProvider<MeterRegistry> meters) {
+    GuardedApplier orderlessApplier(MongoClient client, ObjectProvider<CollectionSchema> schemas,
+                                    OrderlessProperties properties, ObjectProvider<MeterRegistry> meters) {
+        CollectionSchema schema = entitySchema(schemas);
         String database = required("orderless.database", properties.database(), "the MongoDB database of the entities");
         String collection = required("orderless.collection", properties.collection(), "the entity collection");
         return GuardedApplier.create(client.getDatabase(database).getCollection(collection, BsonDocument.class), schema,
@@ -96,8 +101,7 @@ public class OrderlessAutoConfiguration {
                             + " OrderlessView beans are named " + names);
                 }
             }
-            LeaseProvider leases = MongoLeaseProvider.create(database.getCollection(properties.leases(), BsonDocument.class),
-                    LeaseOptions.ofDefaults());
+            MongoCollection<BsonDocument> leases = database.getCollection(properties.leases(), BsonDocument.class);
             return new OrderlessFeeders(database, views, leases, view -> properties.viewOptions(view.name()),
                     meters.getIfAvailable(SimpleMeterRegistry::new));
         }
@@ -115,14 +119,21 @@ public class OrderlessAutoConfiguration {
     /** Scheduled compaction of {@code orderless.collection}, with {@code orderless.compaction.enabled=true}. */
     @Bean
     @ConditionalOnBooleanProperty(name = "orderless.compaction.enabled")
-    OrderlessCompaction orderlessCompaction(MongoClient client, CollectionSchema schema, OrderlessProperties properties,
-                                            ObjectProvider<MeterRegistry> meters) {
+    OrderlessCompaction orderlessCompaction(MongoClient client, ObjectProvider<CollectionSchema> schemas,
+                                            OrderlessProperties properties, ObjectProvider<MeterRegistry> meters) {
+        CollectionSchema schema = entitySchema(schemas);
         String database = required("orderless.database", properties.database(), "the MongoDB database of the entities");
         String collection = required("orderless.collection", properties.collection(), "the entity collection");
         Duration grace = properties.compaction().grace();
-        if (grace == null) {
-            throw new InvalidConfigurationException("orderless.compaction.grace is not set: how long a tombstone is"
-                    + " kept, longer than any message can take to arrive (retries and dead-letter replays included)");
+        if (grace == null || grace.isNegative() || grace.isZero()) {
+            throw new InvalidConfigurationException("orderless.compaction.grace must be a positive duration, was "
+                    + grace + ": how long a tombstone is kept, longer than any message can take to arrive (retries"
+                    + " and dead-letter replays included)");
+        }
+        Duration interval = properties.compaction().interval();
+        if (interval == null || interval.isNegative() || interval.isZero()) {
+            throw new InvalidConfigurationException("orderless.compaction.interval must be a positive duration, was "
+                    + interval);
         }
         MongoDatabase db = client.getDatabase(database);
         ApplierOptions options = ApplierOptions.ofDefaults().withMeters(meters.getIfAvailable(SimpleMeterRegistry::new));
@@ -132,45 +143,41 @@ public class OrderlessAutoConfiguration {
                 LeaseOptions.ofDefaults());
         String owner = ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID().toString().substring(0, 8);
         return new OrderlessCompaction(CompactionSchedule.create(compactor, leases, collection, owner,
-                properties.compaction().interval(), Clock.systemUTC()), collection);
+                interval, Clock.systemUTC()), collection);
     }
 
     /** The consumer: only with {@code orderless.consumer.queue}, and not with {@code orderless.consumer.enabled=false}. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(prefix = "orderless.consumer", name = "queue")
     @ConditionalOnBooleanProperty(name = "orderless.consumer.enabled", matchIfMissing = true)
+    @ConditionalOnSingleCandidate(ConnectionFactory.class)
     static class Consuming {
 
+        /** With an explicit queue type, the queues for Boot's {@code RabbitAdmin}, declared on every connection. */
         @Bean
-        ConsumerOptions orderlessConsumerOptions(OrderlessProperties properties, ObjectProvider<RabbitProperties> rabbit) {
-            Optional<RabbitProperties.SimpleContainer> simple = Optional.ofNullable(rabbit.getIfAvailable())
-                    .map(r -> r.getListener().getSimple());
-            return properties.consumer().options(simple.map(RabbitProperties.SimpleContainer::getConcurrency),
-                    simple.map(RabbitProperties.SimpleContainer::getPrefetch),
-                    simple.filter(RabbitProperties.SimpleContainer::isConsumerBatchEnabled)
-                            .map(RabbitProperties.SimpleContainer::getBatchSize));
-        }
-
-        /**
-         * The queues, declared at start-up (quorum on RabbitMQ, classic on other brokers), so a queue that
-         * exists with other arguments fails the start with a message naming it.
-         */
-        @Bean
-        QueueTopology.Declared orderlessTopology(ConnectionFactory connectionFactory, ConsumerOptions options) {
-            return QueueTopology.declare(connectionFactory, options.queue(), options.deadLetterQueue());
-        }
-
-        /** The same queues for Boot's {@code RabbitAdmin}, which declares them again after a reconnect. */
-        @Bean
-        Declarables orderlessQueues(QueueTopology.Declared topology) {
-            return QueueTopology.declarables(topology.queue(), topology.deadLetterQueue(), topology.quorum());
+        Declarables orderlessQueues(OrderlessProperties properties) {
+            OrderlessProperties.Consumer consumer = properties.consumer();
+            if (consumer.queueType() == OrderlessProperties.QueueType.AUTO) {
+                return new Declarables();   // the consumer asks the broker when it starts, and declares then
+            }
+            String dlq = consumer.deadLetterQueue() != null ? consumer.deadLetterQueue() : consumer.queue() + ".dlq";
+            return QueueTopology.declarables(consumer.queue(), dlq,
+                    consumer.queueType() == OrderlessProperties.QueueType.QUORUM);
         }
 
         @Bean
         OrderlessConsumer orderlessConsumer(ConnectionFactory connectionFactory, GuardedApplier applier,
-                                            ConsumerOptions options, QueueTopology.Declared topology,
+                                            OrderlessProperties properties, Environment environment,
                                             ObjectProvider<MeterRegistry> meters) {
-            return new OrderlessConsumer(connectionFactory, applier, options,
+            // Spring Boot's listener properties, read as Boot binds them (relaxed names, environment variables)
+            Binder binder = Binder.get(environment);
+            String simple = "spring.rabbitmq.listener.simple.";
+            Optional<Integer> batch = binder.bind(simple + "consumer-batch-enabled", Boolean.class).orElse(false)
+                    ? Optional.ofNullable(binder.bind(simple + "batch-size", Integer.class).orElse(null)) : Optional.empty();
+            ConsumerOptions options = properties.consumer().options(
+                    Optional.ofNullable(binder.bind(simple + "concurrency", Integer.class).orElse(null)),
+                    Optional.ofNullable(binder.bind(simple + "prefetch", Integer.class).orElse(null)), batch);
+            return new OrderlessConsumer(connectionFactory, applier, options, properties.consumer().queueType(),
                     meters.getIfAvailable(SimpleMeterRegistry::new));
         }
 
@@ -183,6 +190,16 @@ public class OrderlessAutoConfiguration {
                 return new OrderlessConsumerHealth(consumer);
             }
         }
+    }
+
+    /** The entity collection's schema: the only {@link CollectionSchema} bean, or the {@code @Primary} one. */
+    private static CollectionSchema entitySchema(ObjectProvider<CollectionSchema> schemas) {
+        CollectionSchema schema = schemas.getIfUnique();
+        if (schema == null) {
+            throw new InvalidConfigurationException("several CollectionSchema beans and none of them @Primary: mark the"
+                    + " entity collection's schema @Primary (a view's schema belongs in its OrderlessView only)");
+        }
+        return schema;
     }
 
     private static String required(String property, String value, String what) {

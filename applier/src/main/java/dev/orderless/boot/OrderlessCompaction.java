@@ -34,6 +34,7 @@ public final class OrderlessCompaction implements SmartLifecycle {
     @Override
     public synchronized void start() {
         if (ticking.isEmpty()) {
+            schedule.resume();
             ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread thread = new Thread(r, "orderless-compaction-" + collection);
                 thread.setDaemon(true);
@@ -51,15 +52,21 @@ public final class OrderlessCompaction implements SmartLifecycle {
         } catch (RuntimeException e) {   // the thread must live on: the next ask tries again
             failures.incrementAndGet();
             log.warn("compaction of '{}' failed, tried again at the next ask: {}", collection, e.toString());
+        } catch (Error e) {   // an escaping Error would cancel the schedule without a word
+            failures.incrementAndGet();
+            log.error("compaction of '{}' failed with {}, tried again at the next ask", collection, e.toString(), e);
         }
     }
 
     @Override
     public synchronized void stop() {
         ticking.ifPresent(executor -> {
-            executor.shutdownNow();
+            schedule.stop();     // a pass under way ends after its current document, without an interrupt
+            executor.shutdown();
             try {
-                executor.awaitTermination(10, TimeUnit.SECONDS);
+                if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
+                    log.warn("compaction of '{}' still on one document after 10 s; leaving it", collection);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -1,37 +1,52 @@
 package dev.orderless.boot;
 
+import dev.orderless.InvalidConfigurationException;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
+import dev.orderless.amqp.QueueTopology;
 import dev.orderless.apply.GuardedApplier;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.core.QueueInformation;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * The {@link OperationConsumer} as a Spring bean: started after every other bean (the queues are
- * declared by then), stopped before them, so messages in flight finish while MongoDB and the connection
- * factory are still there. Built on the application's own {@link ConnectionFactory}.
+ * The {@link OperationConsumer} as a Spring bean, on the application's own {@link ConnectionFactory}.
+ * Starting declares the queue and its dead-letter queue ({@link QueueTopology}: quorum on RabbitMQ,
+ * classic elsewhere, or as {@code orderless.consumer.queue-type} says) and starts consuming. If the broker
+ * does not answer, the application starts anyway: the consumer says so at WARN, its health is DOWN with
+ * the reason, and it tries again every {@value #RETRY_SECONDS} s. A queue that exists with other
+ * arguments fails the start, naming it.
  */
 public final class OrderlessConsumer implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(OrderlessConsumer.class);
+    static final long RETRY_SECONDS = 5;
 
     private final ConnectionFactory connectionFactory;
     private final GuardedApplier applier;
     private final ConsumerOptions options;
+    private final OrderlessProperties.QueueType queueType;
     private final MeterRegistry meters;
-    private volatile Optional<OperationConsumer> running = Optional.empty();
+    private Optional<OperationConsumer> consuming = Optional.empty();
+    private Optional<ScheduledExecutorService> retrying = Optional.empty();
+    private volatile Optional<String> waiting = Optional.empty();
+    private boolean started;
 
-    public OrderlessConsumer(ConnectionFactory connectionFactory, GuardedApplier applier, ConsumerOptions options,
-                             MeterRegistry meters) {
+    OrderlessConsumer(ConnectionFactory connectionFactory, GuardedApplier applier, ConsumerOptions options,
+                      OrderlessProperties.QueueType queueType, MeterRegistry meters) {
         this.connectionFactory = connectionFactory;
         this.applier = applier;
         this.options = options;
+        this.queueType = queueType;
         this.meters = meters;
     }
 
@@ -41,22 +56,82 @@ public final class OrderlessConsumer implements SmartLifecycle {
 
     @Override
     public synchronized void start() {
-        if (running.isEmpty()) {
-            running = Optional.of(OperationConsumer.builder(connectionFactory, applier).options(options).meters(meters)
+        if (started) {
+            return;
+        }
+        started = true;
+        if (!tryStart()) {
+            ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread thread = new Thread(r, "orderless-consumer-start-" + options.queue());
+                thread.setDaemon(true);
+                return thread;
+            });
+            executor.scheduleWithFixedDelay(this::retry, RETRY_SECONDS, RETRY_SECONDS, TimeUnit.SECONDS);
+            retrying = Optional.of(executor);
+        }
+    }
+
+    private synchronized void retry() {
+        if (started && consuming.isEmpty() && tryStart()) {
+            retrying.ifPresent(ScheduledExecutorService::shutdown);
+            retrying = Optional.empty();
+        }
+    }
+
+    /** Declares and starts; false if the broker did not answer (a bad configuration throws). */
+    private boolean tryStart() {
+        try {
+            boolean quorum = switch (queueType) {
+                case QUORUM -> true;
+                case CLASSIC -> false;
+                case AUTO -> QueueTopology.isRabbitMq(connectionFactory);
+            };
+            QueueTopology.declare(connectionFactory, options.queue(), options.deadLetterQueue(), quorum);
+            consuming = Optional.of(OperationConsumer.builder(connectionFactory, applier).options(options).meters(meters)
                     .start());
+            if (waiting.isPresent()) {
+                log.info("consumer on '{}' started: the broker answers again", options.queue());
+            }
+            waiting = Optional.empty();
+            return true;
+        } catch (InvalidConfigurationException e) {
+            if (waiting.isPresent()) {   // on a retry thread: nobody to throw to
+                waiting = Optional.of(e.getMessage());
+                log.error("consumer on '{}' cannot start: {}", options.queue(), e.getMessage());
+                return false;
+            }
+            throw e;
+        } catch (AmqpException e) {
+            waiting = Optional.of("the broker does not answer: " + e.getMessage());
+            log.warn("consumer on '{}' not started, the broker does not answer ({}); trying again every {} s",
+                    options.queue(), e.getMessage(), RETRY_SECONDS);
+            return false;
         }
     }
 
     @Override
     public synchronized void stop() {
-        running.ifPresent(OperationConsumer::close);
-        running = Optional.empty();
+        retrying.ifPresent(ScheduledExecutorService::shutdownNow);
+        retrying = Optional.empty();
+        consuming.ifPresent(OperationConsumer::close);
+        consuming = Optional.empty();
+        started = false;
+    }
+
+    /** True from start to stop, also while waiting for the broker, so that stopping the context stops it. */
+    @Override
+    public synchronized boolean isRunning() {
+        return started;
     }
 
     /** True while its listener container consumes. */
-    @Override
-    public boolean isRunning() {
-        return running.map(OperationConsumer::isRunning).orElse(false);
+    public synchronized boolean isConsuming() {
+        return consuming.map(OperationConsumer::isRunning).orElse(false);
+    }
+
+    /** Why it is not consuming though started, if so. */
+    public Optional<String> waitingFor() {
+        return waiting;
     }
 
     /** Messages waiting in the dead-letter queue, if the broker answers. */

@@ -4,8 +4,9 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
- * {@code UP} while the consumer consumes, {@code DOWN} otherwise (not started, stopped, or its container
- * gave up); details: the queue, the dead-letter queue and how many messages wait there.
+ * {@code UP} while the consumer consumes, {@code DOWN} otherwise (not started, stopped, waiting for the
+ * broker, or its container gave up); details: the queue, the dead-letter queue, how many messages wait
+ * there, and what it waits for.
  */
 final class OrderlessConsumerHealth implements HealthIndicator {
     private final OrderlessConsumer consumer;
@@ -16,7 +17,8 @@ final class OrderlessConsumerHealth implements HealthIndicator {
 
     @Override
     public Health health() {
-        Health.Builder health = consumer.isRunning() ? Health.up() : Health.down();
+        Health.Builder health = consumer.isConsuming() ? Health.up() : Health.down();
+        consumer.waitingFor().ifPresent(why -> health.withDetail("waitingFor", why));
         health.withDetail("queue", consumer.options().queue())
                 .withDetail("consumers", consumer.options().consumers())
                 .withDetail("batchSize", consumer.options().batchSize())

@@ -1,9 +1,11 @@
 package dev.orderless.boot;
 
+import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.apply.ApplierOptions;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.lease.LeaseProvider;
+import dev.orderless.lease.MongoLeaseProvider;
 import dev.orderless.view.FeederOptions;
 import dev.orderless.view.ViewFeeder;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -21,12 +23,12 @@ import org.springframework.context.SmartLifecycle;
 public final class OrderlessFeeders implements SmartLifecycle {
     private final MongoDatabase database;
     private final List<OrderlessView> views;
-    private final LeaseProvider leases;
+    private final MongoCollection<BsonDocument> leases;
     private final Function<OrderlessView, FeederOptions> options;
     private final MeterRegistry meters;
     private final Map<String, ViewFeeder> running = new LinkedHashMap<>();
 
-    OrderlessFeeders(MongoDatabase database, List<OrderlessView> views, LeaseProvider leases,
+    OrderlessFeeders(MongoDatabase database, List<OrderlessView> views, MongoCollection<BsonDocument> leases,
                      Function<OrderlessView, FeederOptions> options, MeterRegistry meters) {
         this.database = database;
         this.views = List.copyOf(views);
@@ -41,8 +43,10 @@ public final class OrderlessFeeders implements SmartLifecycle {
             if (!running.containsKey(view.name())) {
                 GuardedApplier writes = GuardedApplier.create(database.getCollection(view.collection(), BsonDocument.class),
                         view.schema(), ApplierOptions.ofDefaults().withMeters(meters));
-                running.put(view.name(), ViewFeeder.builder(database, view.source(), writes, view.projection(), leases)
-                        .options(options.apply(view)).meters(meters).start());
+                FeederOptions feeder = options.apply(view);
+                LeaseProvider provider = MongoLeaseProvider.create(leases, feeder.lease());   // the view's own timing
+                running.put(view.name(), ViewFeeder.builder(database, view.source(), writes, view.projection(), provider)
+                        .options(feeder).meters(meters).start());
             }
         }
     }

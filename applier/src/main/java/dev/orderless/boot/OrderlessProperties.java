@@ -29,7 +29,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param view       per {@link OrderlessView} name: how its feeder runs
  * @param compaction scheduled tombstone compaction of {@code orderless.collection}
  */
-@ConfigurationProperties("orderless")
+@ConfigurationProperties(prefix = "orderless", ignoreUnknownFields = false)   // a typo fails the start
 public record OrderlessProperties(String database, String collection, @DefaultValue Consumer consumer,
                                   @DefaultValue("orderless_leases") String leases, Map<String, View> view,
                                   @DefaultValue Compaction compaction) {
@@ -50,6 +50,9 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
     public OrderlessProperties {
         view = view == null ? Map.of() : Map.copyOf(view);
     }
+
+    /** How the work queue is declared. */
+    public enum QueueType { AUTO, QUORUM, CLASSIC }
 
     /**
      * {@code orderless.view.<name>.*}; anything unset keeps {@link FeederOptions#ofDefaults(String)}'s value.
@@ -86,7 +89,9 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
                 return writes != null ? options.withWrites(writes) : options;
             } catch (InvalidConfigurationException e) {
                 throw new InvalidConfigurationException("orderless.view." + name + ": "
-                        + e.getMessage().replaceFirst("^(feeder|lease) options: ", ""));
+                        + e.getMessage().replaceFirst("^(feeder|lease) options: ", "").replace("commitEvery", "commit-every")
+                        .replace("pollWait", "poll-wait").replace("poisonAttempts", "poison-attempts")
+                        .replace("lease ttl", "lease-ttl"));
             }
         }
     }
@@ -101,6 +106,9 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
      *
      * @param enabled             false: no consumer even with a queue (a publishing-only application)
      * @param queue               the work queue; declared with its dead-letter queue at start-up
+     * @param queueType           auto (quorum on RabbitMQ, classic elsewhere, asked when the consumer starts),
+     *                            quorum or classic (also declared by Boot's {@code RabbitAdmin} on every
+     *                            connection)
      * @param deadLetterQueue     default: the queue's name + {@code .dlq}
      * @param concurrency         competing consumers (threads); Spring's {@code concurrency}, orderless's
      *                            {@code consumers}
@@ -113,13 +121,15 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
      * @param shutdownTimeout     how long stopping lets in-flight messages finish
      */
     public record Consumer(@DefaultValue("true") boolean enabled, String queue, String deadLetterQueue,
-                           Integer concurrency, Integer prefetch, Integer batchSize, Duration batchReceiveTimeout,
-                           Duration retryInitial, Duration retryMax, Duration maxHold, Duration shutdownTimeout) {
+                           @DefaultValue("auto") QueueType queueType, Integer concurrency, Integer prefetch,
+                           Integer batchSize, Duration batchReceiveTimeout, Duration retryInitial, Duration retryMax,
+                           Duration maxHold, Duration shutdownTimeout) {
 
         /**
          * The consumer's options: these properties, else {@code spring.rabbitmq.listener.simple.*}'s
          * ({@code springConcurrency}, {@code springPrefetch}, {@code springBatchSize}), else the defaults.
-         * A value out of range fails here, naming the property.
+         * Without a batch size of its own the batch is at most the prefetch. A value out of range fails
+         * here, naming the property.
          */
         ConsumerOptions options(Optional<Integer> springConcurrency, Optional<Integer> springPrefetch,
                                 Optional<Integer> springBatchSize) {
@@ -127,16 +137,22 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
                 throw new InvalidConfigurationException("orderless.consumer.queue is not set: name the work queue,"
                         + " or set orderless.consumer.enabled=false");
             }
+            Optional<Integer> fetch = first(prefetch, springPrefetch);
+            Optional<Integer> batchOwn = first(batchSize, springBatchSize);
+            if (batchOwn.isPresent() && fetch.isPresent() && batchOwn.get() > fetch.get()) {
+                throw new InvalidConfigurationException("orderless.consumer.batch-size (" + batchOwn.get() + ") must be"
+                        + " at most the prefetch (" + fetch.get() + "): raise orderless.consumer.prefetch or lower the"
+                        + " batch size");
+            }
             try {
                 ConsumerOptions options = ConsumerOptions.ofDefaults(queue);
                 if (deadLetterQueue != null) {
                     options = options.withDeadLetterQueue(deadLetterQueue);
                 }
                 options = options.withConsumers(first(concurrency, springConcurrency).orElse(options.consumers()));
-                int batch = first(batchSize, springBatchSize).orElse(options.batchSize());
+                int batch = batchOwn.orElse(Math.min(options.batchSize(), fetch.orElse(options.batchSize())));
                 options = batch == 1 ? options.perMessage() : options.withBatch(batch,
                         Optional.ofNullable(batchReceiveTimeout).orElse(options.batchReceiveTimeout()));
-                Optional<Integer> fetch = first(prefetch, springPrefetch);
                 if (fetch.isPresent()) {
                     options = options.withPrefetch(fetch.get());
                 }
@@ -152,9 +168,22 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
                 }
                 return options;
             } catch (InvalidConfigurationException e) {
-                throw new InvalidConfigurationException("orderless.consumer (or spring.rabbitmq.listener.simple): "
-                        + e.getMessage().replaceFirst("^consumer options: ", ""));
+                throw new InvalidConfigurationException(propertyNames(e.getMessage()
+                        .replaceFirst("^consumer options: ", "orderless.consumer.")));
             }
+        }
+
+        /** ConsumerOptions' parameter names as the properties that set them. */
+        private static String propertyNames(String message) {
+            String[][] names = {{"deadLetterQueue", "dead-letter-queue"}, {"consumers", "concurrency"},
+                    {"batchSize", "batch-size"}, {"batchReceiveTimeout", "batch-receive-timeout"},
+                    {"retryInitial", "retry-initial"}, {"retryMax", "retry-max"}, {"maxHold", "max-hold"},
+                    {"shutdownTimeout", "shutdown-timeout"}};
+            String named = message;
+            for (String[] n : names) {
+                named = named.replace(n[0], n[1]);
+            }
+            return named;
         }
 
         private static Optional<Integer> first(Integer own, Optional<Integer> spring) {

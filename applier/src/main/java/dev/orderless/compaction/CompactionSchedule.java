@@ -26,11 +26,14 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>Try the lease {@code compaction:<collection>}; held by another process: nothing to do (empty).
  *   <li>If the last pass began less than one interval ago: release, nothing to do (empty).
- *   <li>Compact every document with tombstones older than the grace, record this pass's start, release.
+ *   <li>Record this pass's start in the lease (so even if the lease lapsed during the pass, nobody starts
+ *       another before the interval is over), compact every document with tombstones older than the
+ *       grace, keeping the lease alive between documents, and release. The pass stops early if the
+ *       lease is lost or {@link #stop()} is called.
  * </ol>
- * A process that dies mid-pass records nothing, so the next one runs the pass again: compaction is
- * guarded per document and harmless to repeat. A pass longer than the lease's ttl may overlap one that
- * another process starts after the lease lapsed; that too is harmless, only not "once".
+ * A process that dies mid-pass leaves the rest to the next interval: compaction is guarded per document
+ * and harmless to repeat or to leave half done. The interval is measured by each asker's clock against
+ * the start the last holder recorded by its own: clock skew between processes shifts a pass by the skew.
  */
 public final class CompactionSchedule {
     private static final Logger log = LoggerFactory.getLogger(CompactionSchedule.class);
@@ -42,6 +45,7 @@ public final class CompactionSchedule {
     private final String owner;
     private final Duration interval;
     private final Clock clock;
+    private volatile boolean stopped;
 
     private CompactionSchedule(TombstoneCompactor compactor, LeaseProvider leases, String collection, String owner,
                                Duration interval, Clock clock) {
@@ -77,8 +81,20 @@ public final class CompactionSchedule {
         return interval;
     }
 
+    /** Ends a pass under way after the document it is on; later asks do nothing until {@link #resume()}. */
+    public void stop() {
+        stopped = true;
+    }
+
+    public void resume() {
+        stopped = false;
+    }
+
     /** Runs a pass if none began within the interval and no other process is running one; what it did. */
     public Optional<TombstoneCompactor.Compaction> runIfDue() {
+        if (stopped) {
+            return Optional.empty();
+        }
         Optional<Lease> held = leases.tryAcquire(resource, owner);
         if (held.isEmpty()) {
             return Optional.empty();
@@ -90,10 +106,14 @@ public final class CompactionSchedule {
             if (last.isPresent() && now.isBefore(last.get().plus(interval))) {
                 return Optional.empty();
             }
-            TombstoneCompactor.Compaction done = compactor.compactAll();
             if (!lease.commit(new BsonDocument(LAST_RUN, new BsonDateTime(now.toEpochMilli())))) {
-                log.warn("{}: the lease passed to another process during the pass; it may run the pass again", resource);
+                log.warn("{}: the lease passed to another process before the pass began; it is that one's", resource);
+                return Optional.empty();
             }
+            TombstoneCompactor.Compaction done = compactor.compactAll(() -> {
+                lease.heartbeat();
+                return lease.isHeld() && !stopped;
+            });
             log.info("{}: compacted {} documents, {} tombstones dropped", resource, done.documents(),
                     done.tombstonesDropped());
             return Optional.of(done);

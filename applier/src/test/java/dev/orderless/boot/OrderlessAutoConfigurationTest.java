@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.client.MongoClient;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.GuardedApplier;
+import dev.orderless.backends.MongoBackend;
+import dev.orderless.backends.RabbitBackend;
 import dev.orderless.oracle.Histories;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.RabbitExtension;
@@ -13,20 +15,21 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import dev.orderless.backends.MongoBackend;
-import dev.orderless.backends.RabbitBackend;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** When the auto-configuration steps in, and how a bad configuration fails the start. */
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
 class OrderlessAutoConfigurationTest {
     private ApplicationContextRunner runner;
+    private MongoBackend mongo;
 
     @BeforeEach
     void setUp(MongoBackend mongo, RabbitBackend rabbit) {
+        this.mongo = mongo;
         // each context gets clients of its own: it closes them when it closes
         runner = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(OrderlessAutoConfiguration.class))
@@ -52,8 +55,7 @@ class OrderlessAutoConfigurationTest {
                 .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.consumer.queue=q",
                         "orderless.consumer.prefetch=5000")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause().hasMessage(
-                        "orderless.consumer (or spring.rabbitmq.listener.simple): prefetch must be between 1 and 1000,"
-                                + " was 5000"));
+                        "orderless.consumer.prefetch must be between 1 and 1000, was 5000"));
     }
 
     @Test
@@ -72,7 +74,7 @@ class OrderlessAutoConfigurationTest {
                 .withPropertyValues("orderless.database=d", "orderless.collection=e");
 
         withView.withPropertyValues("orderless.view.rosters.commit-every=0").run(context -> assertThat(context)
-                .hasFailed().getFailure().rootCause().hasMessage("orderless.view.rosters: commitEvery must be at least 1,"
+                .hasFailed().getFailure().rootCause().hasMessage("orderless.view.rosters: commit-every must be at least 1,"
                         + " was 0"));
         withView.withPropertyValues("orderless.view.roster.commit-every=5").run(context -> assertThat(context)
                 .hasFailed().getFailure().rootCause().hasMessage("orderless.view.roster configures no view: the"
@@ -84,7 +86,7 @@ class OrderlessAutoConfigurationTest {
         runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
                 .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.compaction.enabled=true")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause().hasMessageStartingWith(
-                        "orderless.compaction.grace is not set"));
+                        "orderless.compaction.grace must be a positive duration, was null"));
     }
 
     @Test
@@ -103,5 +105,56 @@ class OrderlessAutoConfigurationTest {
                     .atMost(Duration.ofSeconds(5)).until(() -> a.passes() + b.passes() == 1);
             assertThat(a.failures() + b.failures()).isZero();
         }));
+    }
+
+    @Test
+    void a_spring_listener_prefetch_below_the_batch_makes_the_batch_smaller() {
+        runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.consumer.queue=q",
+                        "orderless.consumer.queue-type=classic", "spring.rabbitmq.listener.simple.prefetch=10")
+                .run(context -> assertThat(context.getBean(OrderlessConsumer.class).options()).satisfies(options -> {
+                    assertThat(options.prefetch()).isEqualTo(10);
+                    assertThat(options.batchSize()).isEqualTo(10);
+                }));
+    }
+
+    @Test
+    void a_misspelt_property_fails_the_start() {
+        runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.consumer.concurency=2")
+                .run(context -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining("concurency"));
+    }
+
+    @Test
+    void two_schemas_and_none_primary_fail_the_start_saying_which_to_mark() {
+        runner.withBean("entities", CollectionSchema.class, () -> Histories.SCHEMA)
+                .withBean("view", CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageStartingWith("several CollectionSchema beans and none of them @Primary"));
+    }
+
+    @Test
+    void the_application_starts_while_the_broker_is_down_and_its_consumer_says_so() throws Exception {
+        int closed = closedPort();
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(OrderlessAutoConfiguration.class))
+                .withBean(MongoClient.class, mongo::newClient)
+                .withBean(ConnectionFactory.class, () -> new CachingConnectionFactory("127.0.0.1", closed))
+                .withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.consumer.queue=q")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    OrderlessConsumerHealth health = context.getBean(OrderlessConsumerHealth.class);
+                    assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
+                    assertThat(String.valueOf(health.health().getDetails().get("waitingFor")))
+                            .startsWith("the broker does not answer");
+                });
+    }
+
+    private static int closedPort() throws java.io.IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
     }
 }

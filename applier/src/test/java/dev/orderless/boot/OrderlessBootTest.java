@@ -102,7 +102,7 @@ class OrderlessBootTest {
 
         @Bean
         OrderlessView byClass() {     // a view: each class's document lists the entities in it
-            return new OrderlessView("by_class", "entities", "by_class", BY_CLASS, (entity, version) -> {
+            return new OrderlessView("classes", "entities", "by_class", BY_CLASS, (entity, version) -> {
                 String id = entity.getString("_id").getValue();
                 List<Operation> ops = new ArrayList<>();
                 entity.getArray("classes", new BsonArray()).forEach(c -> ops.add(Operation.add(
@@ -144,7 +144,7 @@ class OrderlessBootTest {
                 .until(() -> members(client.getDatabase(DATABASE).getCollection("by_class", BsonDocument.class))
                         .equals(expectedMembers(expected)));
         assertThat(viewsHealth.health().getStatus()).isEqualTo(Status.UP);
-        assertThat(viewsHealth.health().getDetails()).containsEntry("by_class", Map.of("state", "ACTIVE"));
+        assertThat(viewsHealth.health().getDetails()).containsEntry("classes", Map.of("state", "ACTIVE"));
         assertThat(consumer.options()).satisfies(options -> {
             assertThat(options.consumers()).isEqualTo(2);
             assertThat(options.batchSize()).isEqualTo(20);
