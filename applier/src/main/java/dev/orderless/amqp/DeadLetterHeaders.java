@@ -13,7 +13,11 @@ import org.springframework.amqp.core.MessageProperties;
  *   <li>{@value #REASON}: why, one line, at most {@value #MAX_REASON} characters (a stack trace would
  *       overflow the AMQP frame and make the republish itself fail);
  *   <li>{@value #ORIGINAL_QUEUE} and {@value #DEAD_LETTERED_AT};
- *   <li>{@value #LETTER_ID}: names this publish, so a return from the broker finds its letter.
+ *   <li>{@value #LETTER_ID}: names this publish, so a return from the broker finds its letter;
+ *   <li>Spring AMQP's {@code RepublishMessageRecoverer} headers, which Spring tooling reads:
+ *       {@value #EXCEPTION_MESSAGE} (the same one-line reason), {@value #ORIGINAL_EXCHANGE} and
+ *       {@value #ORIGINAL_ROUTING_KEY} (where the message was published). No stack trace header: the
+ *       reason is the whole story, and a stack trace could overflow the frame.
  * </ul>
  */
 final class DeadLetterHeaders {
@@ -21,6 +25,9 @@ final class DeadLetterHeaders {
     static final String ORIGINAL_QUEUE = "x-orderless-original-queue";
     static final String DEAD_LETTERED_AT = "x-orderless-dead-lettered-at";
     static final String LETTER_ID = "x-orderless-dead-letter-id";
+    static final String EXCEPTION_MESSAGE = "x-exception-message";
+    static final String ORIGINAL_EXCHANGE = "x-original-exchange";
+    static final String ORIGINAL_ROUTING_KEY = "x-original-routingKey";
     static final int MAX_REASON = 200;
 
     private DeadLetterHeaders() {
@@ -30,6 +37,9 @@ final class DeadLetterHeaders {
         MessageProperties in = message.getMessageProperties();
         Map<String, Object> headers = new HashMap<>(in.getHeaders());
         headers.put(REASON, shortReason(reason));
+        headers.put(EXCEPTION_MESSAGE, shortReason(reason));
+        headers.put(ORIGINAL_EXCHANGE, in.getReceivedExchange() == null ? "" : in.getReceivedExchange());
+        headers.put(ORIGINAL_ROUTING_KEY, in.getReceivedRoutingKey() == null ? queue : in.getReceivedRoutingKey());
         headers.put(ORIGINAL_QUEUE, queue);
         headers.put(DEAD_LETTERED_AT, Instant.now().toString());
         headers.put(LETTER_ID, id);

@@ -116,13 +116,19 @@ final class ConsumerFixture implements AutoCloseable {
         Awaitility.await(queueName + " empty").atMost(Duration.ofSeconds(30)).until(() -> messagesIn(queueName) == 0);
     }
 
-    /** Takes everything in the dead-letter queue: body to reason header, in arrival order. */
+    /**
+     * Takes everything in the dead-letter queue: body to reason header, in arrival order. Each letter also
+     * carries Spring's recoverer headers: the same reason, and where it was published (the default
+     * exchange, the work queue).
+     */
     Map<String, String> drainDeadLetters() {
         RabbitTemplate template = new RabbitTemplate(connectionFactory);
         Map<String, String> reasons = new LinkedHashMap<>();
         for (Message m = template.receive(deadLetterQueue, 2000); m != null; m = template.receive(deadLetterQueue, 500)) {
-            reasons.put(Envelope.toString(m.getBody()),
-                    String.valueOf(m.getMessageProperties().getHeaders().get(DeadLetterHeaders.REASON)));
+            Map<String, Object> headers = m.getMessageProperties().getHeaders();
+            reasons.put(Envelope.toString(m.getBody()), String.valueOf(headers.get(DeadLetterHeaders.REASON)));
+            assertThat(headers).containsEntry("x-exception-message", headers.get(DeadLetterHeaders.REASON))
+                    .containsEntry("x-original-exchange", "").containsEntry("x-original-routingKey", queue);
         }
         return reasons;
     }
