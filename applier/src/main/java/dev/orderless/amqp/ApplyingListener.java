@@ -11,6 +11,7 @@ import dev.orderless.apply.Operation;
 import dev.orderless.apply.Outcome;
 import dev.orderless.message.OperationDecoder;
 import java.io.IOException;
+import java.util.Locale;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -175,6 +176,8 @@ final class ApplyingListener implements ChannelAwareMessageListener {
      */
     private void deadLetter(Message message, Channel channel, DeadLetterReason category, String reason) {
         long tag = message.getMessageProperties().getDeliveryTag();
+        // the kind travels with the message, so any recoverer's letter carries it (DeadLetterQueue sorts by it)
+        message.getMessageProperties().setHeader(DeadLetterHeaders.REASON_KIND, category.name().toLowerCase(Locale.ROOT));
         java.util.concurrent.CompletableFuture<Void> sent;
         try {
             sent = recoverer.recover(message, channel, reason).toCompletableFuture();

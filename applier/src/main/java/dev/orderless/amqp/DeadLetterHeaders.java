@@ -12,7 +12,10 @@ import org.springframework.amqp.core.MessageProperties;
  * <ul>
  *   <li>{@value #REASON}: why, one line, at most {@value #MAX_REASON} characters (a stack trace would
  *       overflow the AMQP frame and make the republish itself fail);
+ *   <li>{@value #REASON_KIND}: the reason's kind, {@code bad_input}, {@code oversized}, {@code beyond_horizon},
+ *       {@code no_progress}, {@code too_large} or {@code held_too_long} (set by the consumer on the original);
  *   <li>{@value #ORIGINAL_QUEUE} and {@value #DEAD_LETTERED_AT};
+ *   <li>{@value #REPLAY_COUNT}, once {@link DeadLetterQueue} replayed it: how many times;
  *   <li>{@value #LETTER_ID}: names this publish, so a return from the broker finds its letter;
  *   <li>Spring AMQP's {@code RepublishMessageRecoverer} headers, which Spring tooling reads:
  *       {@value #EXCEPTION_MESSAGE} (the same one-line reason), {@value #ORIGINAL_EXCHANGE} and
@@ -22,6 +25,8 @@ import org.springframework.amqp.core.MessageProperties;
  */
 final class DeadLetterHeaders {
     static final String REASON = "x-orderless-reason";
+    static final String REASON_KIND = "x-orderless-reason-kind";
+    static final String REPLAY_COUNT = "x-orderless-replay-count";
     static final String ORIGINAL_QUEUE = "x-orderless-original-queue";
     static final String DEAD_LETTERED_AT = "x-orderless-dead-lettered-at";
     static final String LETTER_ID = "x-orderless-dead-letter-id";

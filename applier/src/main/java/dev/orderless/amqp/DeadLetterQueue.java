@@ -1,0 +1,170 @@
+package dev.orderless.amqp;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.GetResponse;
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.TransientException;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeoutException;
+import org.springframework.amqp.rabbit.connection.Connection;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+
+/**
+ * The dead letters of one work queue, for whoever operates it: what is there, by kind of reason, and
+ * sending some back to be applied again (after the cause was fixed: a schema that now declares the
+ * field, a MongoDB role granted).
+ *
+ * <ul>
+ *   <li>{@link #list(int)} looks at the first letters and hands every one back, untouched (their order in
+ *       the queue may change).
+ *   <li>{@link #replay} moves letters of one kind (or every kind) to the work queue, each published with
+ *       confirms and {@value DeadLetterHeaders#REPLAY_COUNT} one higher, and removed from the dead-letter
+ *       queue only once the broker confirmed the copy: a failure leaves it where it was. A letter
+ *       dead-lettered longer ago than the tombstone grace is refused and stays: its operation may be
+ *       older than tombstones that were compacted since, so it could only end {@code beyond_horizon}.
+ * </ul>
+ * Each call looks at most at the letters that were in the queue when it began, so letters it hands back
+ * are not looked at twice.
+ */
+public final class DeadLetterQueue {
+    private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(10);
+
+    private final ConnectionFactory connectionFactory;
+    private final String workQueue;
+    private final String deadLetterQueue;
+
+    private DeadLetterQueue(ConnectionFactory connectionFactory, String workQueue, String deadLetterQueue) {
+        this.connectionFactory = connectionFactory;
+        this.workQueue = workQueue;
+        this.deadLetterQueue = deadLetterQueue;
+    }
+
+    public static DeadLetterQueue of(ConnectionFactory connectionFactory, String workQueue, String deadLetterQueue) {
+        if (connectionFactory == null || workQueue == null || workQueue.isBlank() || deadLetterQueue == null
+                || deadLetterQueue.isBlank() || workQueue.equals(deadLetterQueue)) {
+            throw new InvalidConfigurationException("dead-letter queue: a connection factory and two different queue"
+                    + " names are required, were '" + workQueue + "' and '" + deadLetterQueue + "'");
+        }
+        return new DeadLetterQueue(connectionFactory, workQueue, deadLetterQueue);
+    }
+
+    /** Letters of one kind: how many were seen, and up to three of their reasons. */
+    public record Kind(String kind, long count, List<String> samples) {
+    }
+
+    /** What a replay did: letters sent back, and letters refused (with why), by kind. */
+    public record Replay(long replayed, Map<String, Long> refused) {
+    }
+
+    /** The kinds among the first {@code max} letters, most frequent first. */
+    public List<Kind> list(int max) {
+        Map<String, List<String>> reasons = new LinkedHashMap<>();
+        onChannel(channel -> {
+            long bound = Math.min(max, channel.queueDeclarePassive(deadLetterQueue).getMessageCount());
+            for (long i = 0; i < bound; i++) {
+                GetResponse letter = channel.basicGet(deadLetterQueue, false);
+                if (letter == null) {
+                    break;
+                }
+                reasons.computeIfAbsent(kindOf(letter.getProps()), k -> new ArrayList<>())
+                        .add(header(letter.getProps(), DeadLetterHeaders.REASON).orElse("(no reason)"));
+            }
+            return null;   // closing the channel hands every letter back
+        });
+        List<Kind> kinds = new ArrayList<>();
+        reasons.forEach((kind, all) -> kinds.add(new Kind(kind, all.size(), List.copyOf(all.subList(0, Math.min(3,
+                all.size()))))));
+        kinds.sort((a, b) -> Long.compare(b.count(), a.count()));
+        return kinds;
+    }
+
+    /**
+     * Sends back up to {@code max} letters of {@code kind} (every kind if empty) to the work queue.
+     *
+     * @param grace the tombstone grace of the work queue's collection: older letters are refused
+     */
+    public Replay replay(Optional<String> kind, int max, Duration grace, Clock clock) {
+        Map<String, Long> refused = new HashMap<>();
+        long replayed = onChannel(channel -> {
+            channel.confirmSelect();
+            long sent = 0;
+            long bound = channel.queueDeclarePassive(deadLetterQueue).getMessageCount();
+            for (long i = 0; i < bound && sent < max; i++) {
+                GetResponse letter = channel.basicGet(deadLetterQueue, false);
+                if (letter == null) {
+                    break;
+                }
+                String letterKind = kindOf(letter.getProps());
+                if (kind.isPresent() && !kind.get().equals(letterKind)) {
+                    continue;   // not asked for: handed back when the channel closes
+                }
+                Optional<Instant> at = header(letter.getProps(), DeadLetterHeaders.DEAD_LETTERED_AT).flatMap(DeadLetterQueue::instant);
+                if (at.isEmpty() || at.get().plus(grace).isBefore(clock.instant())) {
+                    refused.merge(letterKind, 1L, Long::sum);
+                    continue;
+                }
+                channel.basicPublish("", workQueue, true, replayed(letter.getProps()), letter.getBody());
+                channel.waitForConfirmsOrDie(CONFIRM_TIMEOUT.toMillis());
+                channel.basicAck(letter.getEnvelope().getDeliveryTag(), false);
+                sent++;
+            }
+            return sent;
+        });
+        return new Replay(replayed, Map.copyOf(refused));
+    }
+
+    private static AMQP.BasicProperties replayed(AMQP.BasicProperties props) {
+        Map<String, Object> headers = props.getHeaders() == null ? new HashMap<>() : new HashMap<>(props.getHeaders());
+        Object count = headers.get(DeadLetterHeaders.REPLAY_COUNT);
+        headers.put(DeadLetterHeaders.REPLAY_COUNT, count instanceof Number n ? n.intValue() + 1 : 1);
+        return props.builder().headers(headers).deliveryMode(2).build();
+    }
+
+    private static String kindOf(AMQP.BasicProperties props) {
+        return header(props, DeadLetterHeaders.REASON_KIND).orElse("unknown");
+    }
+
+    private static Optional<String> header(AMQP.BasicProperties props, String name) {
+        Object value = props.getHeaders() == null ? null : props.getHeaders().get(name);
+        return value == null ? Optional.empty() : Optional.of(value.toString());
+    }
+
+    private static Optional<Instant> instant(String text) {
+        try {
+            return Optional.of(Instant.parse(text));
+        } catch (DateTimeParseException e) {
+            return Optional.empty();
+        }
+    }
+
+    private interface OnChannel<T> {
+        T run(Channel channel) throws IOException, InterruptedException, TimeoutException;
+    }
+
+    /**
+     * Runs {@code work} on a channel of its own on the raw connection, never a cached one: closing it must
+     * really close it, so that every letter taken and not acked goes back to the queue.
+     */
+    private <T> T onChannel(OnChannel<T> work) {
+        try (Connection connection = connectionFactory.createConnection();
+             Channel channel = connection.getDelegate().createChannel()) {
+            return work.run(channel);
+        } catch (IOException | TimeoutException e) {
+            throw new TransientException("dead-letter queue '" + deadLetterQueue + "': " + e, e, false);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TransientException("dead-letter queue '" + deadLetterQueue + "': interrupted", e, false);
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package dev.orderless.amqp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoDatabase;
+import dev.orderless.testing.MongoExtension;
+import dev.orderless.testing.RabbitExtension;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+
+/** Looking at dead letters by kind, and sending them back to the work queue. */
+@ExtendWith({MongoExtension.class, RabbitExtension.class})
+class DeadLetterQueueTest {
+
+    @Test
+    void letters_are_listed_by_kind_replayed_by_kind_and_refused_past_the_grace(ConnectionFactory cf, MongoDatabase db)
+            throws Exception {
+        try (ConsumerFixture fixture = new ConsumerFixture(cf, db, "dlq")) {
+            OperationConsumer consumer = fixture.start(fixture.options(1).withMaxMessageBytes(200));
+            List<byte[]> bodies = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                bodies.add(("not json " + i).getBytes(StandardCharsets.UTF_8));
+            }
+            for (int i = 0; i < 2; i++) {
+                bodies.add(("{\"entity\":\"e" + i + "\",\"pad\":\"" + "x".repeat(300) + "\"}")
+                        .getBytes(StandardCharsets.UTF_8));
+            }
+            fixture.publishRaw(bodies);
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 5);
+            consumer.close();
+            DeadLetterQueue letters = DeadLetterQueue.of(cf, fixture.queue, fixture.deadLetterQueue);
+
+            assertThat(letters.list(100)).extracting(DeadLetterQueue.Kind::kind, DeadLetterQueue.Kind::count)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("bad_input", 3L),
+                            org.assertj.core.groups.Tuple.tuple("oversized", 2L));
+            Awaitility.await("listing hands every letter back").atMost(Duration.ofSeconds(10))
+                    .until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 5);
+
+            DeadLetterQueue.Replay oversized = letters.replay(Optional.of("oversized"), 10, Duration.ofDays(1),
+                    Clock.systemUTC());
+            assertThat(oversized.replayed()).isEqualTo(2);
+            List<Message> back = new ArrayList<>();
+            RabbitTemplate template = new RabbitTemplate(cf);
+            for (Message m = template.receive(fixture.queue, 2000); m != null; m = template.receive(fixture.queue, 500)) {
+                back.add(m);
+            }
+            assertThat(back).hasSize(2).allSatisfy(m -> assertThat(m.getMessageProperties().getHeaders())
+                    .containsEntry("x-orderless-replay-count", 1).containsEntry("x-orderless-reason-kind", "oversized"));
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 3);
+
+            Clock later = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(2));
+            DeadLetterQueue.Replay tooOld = letters.replay(Optional.empty(), 10, Duration.ofMinutes(1), later);
+            assertThat(tooOld).isEqualTo(new DeadLetterQueue.Replay(0, Map.of("bad_input", 3L)));
+            Awaitility.await("refused letters stay").atMost(Duration.ofSeconds(10))
+                    .until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 3);
+        }
+    }
+}
