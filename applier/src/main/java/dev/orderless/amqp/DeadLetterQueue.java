@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
 
 /**
  * The dead letters of one work queue, for whoever operates it: what is there, by kind of reason, and
@@ -95,9 +96,16 @@ public final class DeadLetterQueue {
      * @param grace the tombstone grace of the work queue's collection: older letters are refused
      */
     public Replay replay(Optional<String> kind, int max, Duration grace, Clock clock) {
+        if (new RabbitAdmin(connectionFactory).getQueueProperties(workQueue) == null) {
+            throw new InvalidConfigurationException("dead-letter replay: the work queue '" + workQueue + "' does not"
+                    + " exist; declare it (QueueTopology.declare) before sending letters back to it");
+        }
         Map<String, Long> refused = new HashMap<>();
         long replayed = onChannel(channel -> {
+            channel.queueDeclarePassive(workQueue);   // a missing work queue fails here, before any letter moves
             channel.confirmSelect();
+            java.util.concurrent.atomic.AtomicBoolean returned = new java.util.concurrent.atomic.AtomicBoolean();
+            channel.addReturnListener(r -> returned.set(true));   // unroutable: confirmed, yet delivered nowhere
             long sent = 0;
             long bound = channel.queueDeclarePassive(deadLetterQueue).getMessageCount();
             for (long i = 0; i < bound && sent < max; i++) {
@@ -116,6 +124,9 @@ public final class DeadLetterQueue {
                 }
                 channel.basicPublish("", workQueue, true, replayed(letter.getProps()), letter.getBody());
                 channel.waitForConfirmsOrDie(CONFIRM_TIMEOUT.toMillis());
+                if (returned.get()) {   // the letter stays: closing the channel hands it back
+                    throw new IOException("the broker could not route a replayed letter to '" + workQueue + "'");
+                }
                 channel.basicAck(letter.getEnvelope().getDeliveryTag(), false);
                 sent++;
             }

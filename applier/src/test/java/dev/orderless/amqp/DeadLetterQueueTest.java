@@ -66,4 +66,15 @@ class DeadLetterQueueTest {
                     .until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 3);
         }
     }
+
+    @Test
+    void a_replay_to_a_work_queue_that_does_not_exist_is_refused_before_any_letter_moves(ConnectionFactory cf) {
+        String missing = RabbitExtension.uniqueQueue("missing");
+        DeadLetterQueue letters = DeadLetterQueue.of(cf, missing, missing + ".dlq");
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> letters.replay(Optional.empty(), 10,
+                        Duration.ofDays(1), Clock.systemUTC()))
+                .isInstanceOf(dev.orderless.InvalidConfigurationException.class)
+                .hasMessageContaining("the work queue '" + missing + "' does not exist");
+    }
 }
