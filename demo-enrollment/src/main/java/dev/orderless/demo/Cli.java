@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
             "keeps the class rosters view. With no command, 'run' is meant.", ""},
         synopsisSubcommandLabel = "[COMMAND]",
         subcommands = {RunCommand.class, ServeCommand.class, PublishCommand.class, ConsumeCommand.class,
-            ViewCommand.class, VerifyCommand.class, CommandLine.HelpCommand.class},
+            ViewCommand.class, VerifyCommand.class, DeadLettersCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Several processes on one machine:",
             "  eval \"$(java -jar demo-enrollment.jar serve --detach)\"   # embedded MongoDB and AMQP broker",
             "  java -jar demo-enrollment.jar publish --shuffle --duplicate-rate 0.2 --poison 5",

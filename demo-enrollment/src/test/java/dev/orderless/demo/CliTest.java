@@ -14,7 +14,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The demo's command line as a newcomer meets it: help, bad values, no backends, unreachable backends. */
 class CliTest {
-    private static final List<String> COMMANDS = List.of("run", "consume", "view", "publish", "serve", "verify");
+    private static final List<String> COMMANDS = List.of("run", "consume", "view", "publish", "serve", "verify",
+            "dead-letters");
 
     @Test
     void help_on_the_jar_names_every_command_and_exits_0() {
@@ -58,7 +59,7 @@ class CliTest {
 
     @Test
     void commands_that_share_backends_refuse_without_uris_and_say_to_run_serve() {
-        for (String command : List.of("consume", "publish", "verify", "view")) {
+        for (String command : List.of("consume", "publish", "verify", "view", "dead-letters")) {
             CliRun run = CliRun.of(Map.of(), command);
             assertOneLineError(run, "serve --detach");
             assertThat(run.err()).as(command).contains(command.equals("view") ? "MONGODB_URI" : "RABBITMQ_URI");

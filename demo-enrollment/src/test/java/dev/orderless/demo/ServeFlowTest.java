@@ -54,6 +54,14 @@ class ServeFlowTest {
             assertThat(verify.result()).contains("converged=true", "diverged=0", "lost=0", "dead_lettered=5",
                     "rosters_consistent=true");
             assertThat(verify.exit()).isZero();
+
+            CliRun letters = CliRun.of(env, "dead-letters");
+            System.out.println("[serve-flow] " + letters.out().strip().replace("\n", "\n[serve-flow] "));
+            assertThat(letters.exit()).as(letters.err()).isZero();
+            assertThat(letters.out()).contains("DEAD LETTERS in 'enrollment.ops.dlq': 5", "bad_input");
+            CliRun replay = CliRun.of(env, "dead-letters", "replay", "--max", "2");
+            assertThat(replay.out()).as(replay.err()).contains("REPLAYED 2 to 'enrollment.ops'");
+            assertThat(CliRun.of(env, "dead-letters").out()).contains("DEAD LETTERS in 'enrollment.ops.dlq': 3");
         } finally {
             consumers.forEach(Process::destroyForcibly);
             serve.destroy();

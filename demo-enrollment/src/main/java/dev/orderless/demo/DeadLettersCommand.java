@@ -1,0 +1,65 @@
+package dev.orderless.demo;
+
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.amqp.DeadLetterQueue;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "dead-letters", sortOptions = false,
+        header = "List the dead letters by kind, or send them back to the work queue.",
+        description = {
+    "list (the default): the kinds of reason among the first --max letters, with counts and sample reasons;",
+    "every letter stays. replay: up to --max letters (of --kind only, if given) back to the work queue, each",
+    "removed from the dead-letter queue once the broker confirmed its copy; a letter dead-lettered longer",
+    "ago than --grace stays, since it could only end beyond the horizon."})
+final class DeadLettersCommand extends DemoCommand {
+    @Mixin
+    Connections connections;
+
+    @Parameters(index = "0", arity = "0..1", defaultValue = "list", paramLabel = "list|replay",
+            description = "What to do (default: ${DEFAULT-VALUE}).")
+    String action;
+
+    @Option(names = "--kind", paramLabel = "KIND", description = "Replay only this kind: bad_input, oversized,"
+            + " beyond_horizon, no_progress, too_large, held_too_long.")
+    Optional<String> kind = Optional.empty();
+
+    @Option(names = "--max", defaultValue = "100", description = "At most this many letters (default: ${DEFAULT-VALUE}).")
+    int max;
+
+    @Option(names = "--grace", defaultValue = "P1D", paramLabel = "DURATION",
+            description = "The tombstone grace, ISO-8601 (default: ${DEFAULT-VALUE}): older letters are not replayed.")
+    Duration grace;
+
+    @Override
+    public Integer call() throws Exception {
+        if (!action.equals("list") && !action.equals("replay")) {
+            throw new InvalidConfigurationException("dead-letters does 'list' or 'replay', not '" + action + "'");
+        }
+        if (max < 1) {
+            throw new InvalidConfigurationException("--max must be at least 1, was " + max);
+        }
+        DemoOptions options = connections.required(DemoOptions.ofDefaults("dead-letters"), cli.env, true);
+        try (Wiring wiring = Wiring.connect(options)) {
+            DeadLetterQueue letters = DeadLetterQueue.of(wiring.rabbit(), options.queue(), options.deadLetterQueue());
+            if (action.equals("list")) {
+                List<DeadLetterQueue.Kind> kinds = letters.list(max);
+                long total = kinds.stream().mapToLong(DeadLetterQueue.Kind::count).sum();
+                cli.out.println("DEAD LETTERS in '" + options.deadLetterQueue() + "': " + total
+                        + (total == max ? " (looked at the first " + max + ")" : ""));
+                kinds.forEach(k -> cli.out.println("  " + k.kind() + " " + k.count() + ": " + k.samples().get(0)));
+                return 0;
+            }
+            DeadLetterQueue.Replay replay = letters.replay(kind, max, grace, Clock.systemUTC());
+            cli.out.println("REPLAYED " + replay.replayed() + " to '" + options.queue() + "'"
+                    + (replay.refused().isEmpty() ? "" : "; refused as older than " + grace + ": " + replay.refused()));
+            return 0;
+        }
+    }
+}
