@@ -4,7 +4,6 @@ import dev.orderless.InvalidConfigurationException;
 import java.util.Map;
 import org.springframework.amqp.AmqpConnectException;
 import org.springframework.amqp.AmqpException;
-import org.springframework.amqp.core.Declarable;
 import org.springframework.amqp.core.Declarables;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.core.QueueBuilder;
@@ -44,8 +43,8 @@ public final class QueueTopology {
     public static Declared declare(ConnectionFactory connectionFactory, String queue, String deadLetterQueue,
                                    boolean rabbitMq) {
         RabbitAdmin admin = new RabbitAdmin(connectionFactory);
-        for (Declarable declarable : declarables(queue, deadLetterQueue, rabbitMq).getDeclarables()) {
-            declare(admin, (Queue) declarable);
+        for (Queue each : declarables(queue, deadLetterQueue, rabbitMq).getDeclarablesByType(Queue.class)) {
+            declare(admin, each);
         }
         return new Declared(queue, deadLetterQueue, rabbitMq);
     }

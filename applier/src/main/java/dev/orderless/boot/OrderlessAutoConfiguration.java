@@ -18,7 +18,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -70,10 +69,7 @@ public class OrderlessAutoConfiguration {
     @ConditionalOnMissingBean
     GuardedApplier orderlessApplier(MongoClient client, ObjectProvider<CollectionSchema> schemas,
                                     OrderlessProperties properties, ObjectProvider<MeterRegistry> meters) {
-        CollectionSchema schema = entitySchema(schemas);
-        String database = required("orderless.database", properties.database(), "the MongoDB database of the entities");
-        String collection = required("orderless.collection", properties.collection(), "the entity collection");
-        return GuardedApplier.create(client.getDatabase(database).getCollection(collection, BsonDocument.class), schema,
+        return GuardedApplier.create(entities(database(client, properties), properties), entitySchema(schemas),
                 ApplierOptions.ofDefaults().withMeters(meters.getIfAvailable(SimpleMeterRegistry::new)));
     }
 
@@ -85,8 +81,7 @@ public class OrderlessAutoConfiguration {
         @Bean
         OrderlessFeeders orderlessFeeders(MongoClient client, OrderlessProperties properties, List<OrderlessView> views,
                                           ObjectProvider<MeterRegistry> meters) {
-            MongoDatabase database = client.getDatabase(required("orderless.database", properties.database(),
-                    "the MongoDB database of the sources and views"));
+            MongoDatabase database = database(client, properties);
             Set<String> names = new HashSet<>();
             for (OrderlessView view : views) {
                 if (!names.add(view.name())) {
@@ -121,29 +116,17 @@ public class OrderlessAutoConfiguration {
     @ConditionalOnBooleanProperty(name = "orderless.compaction.enabled")
     OrderlessCompaction orderlessCompaction(MongoClient client, ObjectProvider<CollectionSchema> schemas,
                                             OrderlessProperties properties, ObjectProvider<MeterRegistry> meters) {
-        CollectionSchema schema = entitySchema(schemas);
-        String database = required("orderless.database", properties.database(), "the MongoDB database of the entities");
-        String collection = required("orderless.collection", properties.collection(), "the entity collection");
-        Duration grace = properties.compaction().grace();
-        if (grace == null || grace.isNegative() || grace.isZero()) {
-            throw new InvalidConfigurationException("orderless.compaction.grace must be a positive duration, was "
-                    + grace + ": how long a tombstone is kept, longer than any message can take to arrive (retries"
-                    + " and dead-letter replays included)");
-        }
-        Duration interval = properties.compaction().interval();
-        if (interval == null || interval.isNegative() || interval.isZero()) {
-            throw new InvalidConfigurationException("orderless.compaction.interval must be a positive duration, was "
-                    + interval);
-        }
-        MongoDatabase db = client.getDatabase(database);
-        ApplierOptions options = ApplierOptions.ofDefaults().withMeters(meters.getIfAvailable(SimpleMeterRegistry::new));
-        TombstoneCompactor compactor = TombstoneCompactor.create(db.getCollection(collection, BsonDocument.class), schema,
-                grace, options);
-        LeaseProvider leases = MongoLeaseProvider.create(db.getCollection(properties.leases(), BsonDocument.class),
+        MongoDatabase database = database(client, properties);
+        MongoCollection<BsonDocument> entities = entities(database, properties);
+        TombstoneCompactor compactor = TombstoneCompactor.create(entities, entitySchema(schemas),
+                properties.compaction().grace(), ApplierOptions.ofDefaults()
+                        .withMeters(meters.getIfAvailable(SimpleMeterRegistry::new)));
+        LeaseProvider leases = MongoLeaseProvider.create(database.getCollection(properties.leases(), BsonDocument.class),
                 LeaseOptions.ofDefaults());
         String owner = ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID().toString().substring(0, 8);
+        String collection = entities.getNamespace().getCollectionName();
         return new OrderlessCompaction(CompactionSchedule.create(compactor, leases, collection, owner,
-                interval, Clock.systemUTC()), collection);
+                properties.compaction().interval(), Clock.systemUTC()), collection);
     }
 
     /** The consumer: only with {@code orderless.consumer.queue}, and not with {@code orderless.consumer.enabled=false}. */
@@ -200,6 +183,16 @@ public class OrderlessAutoConfiguration {
                     + " entity collection's schema @Primary (a view's schema belongs in its OrderlessView only)");
         }
         return schema;
+    }
+
+    private static MongoDatabase database(MongoClient client, OrderlessProperties properties) {
+        return client.getDatabase(required("orderless.database", properties.database(),
+                "the MongoDB database of the entities"));
+    }
+
+    private static MongoCollection<BsonDocument> entities(MongoDatabase database, OrderlessProperties properties) {
+        return database.getCollection(required("orderless.collection", properties.collection(), "the entity collection"),
+                BsonDocument.class);
     }
 
     private static String required(String property, String value, String what) {

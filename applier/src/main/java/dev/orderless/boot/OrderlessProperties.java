@@ -45,6 +45,17 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
      */
     public record Compaction(@DefaultValue("false") boolean enabled, @DefaultValue("1h") Duration interval,
                              Duration grace) {
+        public Compaction {
+            if (enabled && (grace == null || grace.isNegative() || grace.isZero())) {
+                throw new InvalidConfigurationException("orderless.compaction.grace must be a positive duration, was "
+                        + grace + ": how long a tombstone is kept, longer than any message can take to arrive (retries"
+                        + " and dead-letter replays included)");
+            }
+            if (interval == null || interval.isNegative() || interval.isZero()) {
+                throw new InvalidConfigurationException("orderless.compaction.interval must be a positive duration, was "
+                        + interval);
+            }
+        }
     }
 
     public OrderlessProperties {

@@ -109,7 +109,6 @@ final class DemoRun {
         // counted (messages neither applied nor stale) or seen (effects the oracle shows and MongoDB lacks):
         // a redelivery counted twice cannot hide a loss that the state shows
         long lost = Math.max(Math.max(0, good - applied - stale), ReferenceModel.missingEffects(expected, stored));
-        boolean converged = diverged == 0;
         boolean rostersConsistent = consistent > 0;
         double seconds = (consumed - started) / 1e9;
 
@@ -129,9 +128,6 @@ final class DemoRun {
                 : "rosters still differ after 120 s");
         out.printf("  %-15s %,d students compared with the sequential oracle: %,d diverged%n", "converged",
                 expected.size(), diverged);
-        out.printf("RESULT converged=%s entities=%d diverged=%d published=%d applied=%d stale=%d dead_lettered=%d"
-                        + " lost=%d rosters_consistent=%s%n", converged, expected.size(), diverged, good, applied, stale,
-                deadLettered, lost, rostersConsistent);
-        return converged && lost == 0 && rostersConsistent ? 0 : 1;
+        return new Result(expected.size(), diverged, good, applied, stale, deadLettered, lost, rostersConsistent).print(out);
     }
 }

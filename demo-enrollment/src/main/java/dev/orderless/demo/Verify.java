@@ -69,12 +69,8 @@ final class Verify {
         Journal.Totals.Tally tally = w.journal.tallied();
         out.printf("  %-15s %,d processes counted %,d applied, %,d stale, %,d dead-lettered%n", "consumers",
                 tally.processes(), tally.applied(), tally.stale(), tally.deadLettered());
-        boolean converged = diverged == 0;
-        out.printf("RESULT converged=%s entities=%d diverged=%d published=%d applied=%d stale=%d dead_lettered=%d"
-                        + " lost=%d rosters_consistent=%s%n", converged, expected.size(), diverged,
-                published.messages() - published.poison(), tally.applied(), tally.stale(), tally.deadLettered(), lost,
-                consistent);
-        return converged && lost == 0 && consistent ? 0 : 1;
+        return new Result(expected.size(), diverged, published.messages() - published.poison(), tally.applied(),
+                tally.stale(), tally.deadLettered(), lost, consistent).print(out);
     }
 
     /** How long the rosters took to match the students, or a negative duration if they did not in time. */
