@@ -96,15 +96,20 @@ public final class OrderlessConsumer implements SmartLifecycle {
             return true;
         } catch (InvalidConfigurationException e) {
             if (waiting.isPresent()) {   // on a retry thread: nobody to throw to
+                if (!waiting.equals(Optional.of(e.getMessage()))) {
+                    log.error("consumer on '{}' cannot start: {}", options.queue(), e.getMessage());
+                }
                 waiting = Optional.of(e.getMessage());
-                log.error("consumer on '{}' cannot start: {}", options.queue(), e.getMessage());
                 return false;
             }
             throw e;
         } catch (AmqpException e) {
-            waiting = Optional.of("the broker does not answer: " + e.getMessage());
-            log.warn("consumer on '{}' not started, the broker does not answer ({}); trying again every {} s",
-                    options.queue(), e.getMessage(), RETRY_SECONDS);
+            String why = "the broker does not answer: " + e.getMessage();
+            if (!waiting.equals(Optional.of(why))) {   // once per reason, not every 5 s while it lasts
+                log.warn("consumer on '{}' not started, {}; trying again every {} s (its health says so meanwhile)",
+                        options.queue(), why, RETRY_SECONDS);
+            }
+            waiting = Optional.of(why);
             return false;
         }
     }
