@@ -10,6 +10,7 @@ import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
 import dev.orderless.apply.Outcome;
 import dev.orderless.message.OperationDecoder;
+import io.micrometer.observation.Observation;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.Optional;
@@ -50,9 +51,12 @@ final class ApplyingListener implements ChannelAwareMessageListener {
     private final ConsumerMetrics metrics;
     private final Backoff backoff;
     private final HoldClock holdClock;
+    private final ConsumeObservations observations;
 
     ApplyingListener(GuardedApplier applier, OperationDecoder decoder, DeadLetterRecoverer recoverer,
-                     ConsumerOptions options, ConsumerMetrics metrics, Backoff backoff) {
+                     ConsumerOptions options, ConsumerMetrics metrics, Backoff backoff,
+                     ConsumeObservations observations) {
+        this.observations = observations;
         this.holdClock = new HoldClock(applier::answersWrites, options.maxHold());
         this.applier = applier;
         this.decoder = decoder;
@@ -64,10 +68,22 @@ final class ApplyingListener implements ChannelAwareMessageListener {
 
     @Override
     public void onMessage(Message message, Channel channel) throws IOException {
-        Optional<Operation> op = decode(message, channel);
-        if (op.isPresent()) {
-            applyHolding(message, channel, op.get());
+        Observation observation = observations.consume(message);
+        try (Observation.Scope scope = observation.openScope()) {
+            Optional<Operation> op = decode(message, channel);
+            if (op.isPresent()) {
+                applyHolding(message, channel, op.get());
+            }
+        } catch (IOException | RuntimeException e) {
+            observation.error(e);
+            throw e;
+        } finally {
+            observation.stop();
         }
+    }
+
+    ConsumeObservations observations() {
+        return observations;
     }
 
     /** The operation in {@code message}; empty if it is too large or undecodable, and then dead-lettered. */
@@ -79,7 +95,9 @@ final class ApplyingListener implements ChannelAwareMessageListener {
             return Optional.empty();
         }
         try {
-            return Optional.of(decoder.decode(body));
+            Operation op = decoder.decode(body);
+            observations.operation(op.entity(), op.seq());
+            return Optional.of(op);
         } catch (InvalidInputException e) {
             deadLetter(message, channel, DeadLetterReason.BAD_INPUT, e.reason());
         } catch (RuntimeException e) {
@@ -102,7 +120,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
             }
             TransientException failure;
             try {
-                Outcome outcome = applier.apply(op);
+                Outcome outcome = observations.apply(1, () -> applier.apply(op));
                 holdClock.completed();
                 settleOutcome(message, channel, op, outcome);
                 return;
@@ -176,6 +194,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
      */
     private void deadLetter(Message message, Channel channel, DeadLetterReason category, String reason) {
         long tag = message.getMessageProperties().getDeliveryTag();
+        observations.outcome("dead_lettered");
         // the kind travels with the message, so any recoverer's letter carries it (DeadLetterQueue sorts by it)
         message.getMessageProperties().setHeader(DeadLetterHeaders.REASON_KIND, category.name().toLowerCase(Locale.ROOT));
         java.util.concurrent.CompletableFuture<Void> sent;
@@ -214,6 +233,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
      */
     private void ack(Channel channel, long tag, Operation op, Outcome outcome) {
         try {
+            observations.outcome(outcome.tag());
             channel.basicAck(tag, false);
             metrics.outcome(outcome);   // counted once acked: a redelivery after a lost ack is counted once, as a duplicate
         } catch (IOException | RuntimeException e) {
@@ -223,6 +243,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
     }
 
     void requeue(Channel channel, long tag, Operation op) throws IOException {
+        observations.outcome("requeued");
         channel.basicNack(tag, false, true);
         metrics.requeued();
         log.info("stopping: '{}' seq {} handed back to the queue unapplied", op.entity(), op.seq());

@@ -4,6 +4,7 @@ import com.rabbitmq.client.Channel;
 import dev.orderless.apply.BatchResult;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
+import io.micrometer.observation.Observation;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,13 +43,22 @@ final class BatchApplyingListener implements ChannelAwareBatchMessageListener {
 
     @Override
     public void onMessageBatch(List<Message> messages, Channel channel) {
+        ConsumeObservations observations = single.observations();
         List<Message> decoded = new ArrayList<>();
         List<Operation> ops = new ArrayList<>();
+        List<Observation> observed = new ArrayList<>();
         for (Message message : messages) {
-            Optional<Operation> op = single.decode(message, channel);
+            Observation observation = observations.consume(message);
+            Optional<Operation> op;
+            try (Observation.Scope scope = observation.openScope()) {
+                op = single.decode(message, channel);
+            }
             if (op.isPresent()) {
                 decoded.add(message);
                 ops.add(op.get());
+                observed.add(observation);
+            } else {
+                observation.stop();
             }
         }
         if (ops.isEmpty()) {
@@ -57,39 +67,59 @@ final class BatchApplyingListener implements ChannelAwareBatchMessageListener {
         try {
             if (single.stopping()) {
                 for (int i = 0; i < ops.size(); i++) {
-                    single.requeue(channel, decoded.get(i).getMessageProperties().getDeliveryTag(), ops.get(i));
+                    int at = i;
+                    in(observed.get(i), () -> single.requeue(channel, decoded.get(at).getMessageProperties()
+                            .getDeliveryTag(), ops.get(at)));
                 }
                 return;
             }
             List<BatchResult> results;
             try {
-                results = applier.applyAll(ops);
+                results = observations.apply(ops.size(), () -> applier.applyAll(ops));
             } catch (RuntimeException e) {   // before any write (the collection check): each message on its own
                 log.warn("batch of {} not applied ({}); applying its messages one by one", ops.size(), e.toString());
                 for (int i = 0; i < ops.size(); i++) {
-                    single.applyHolding(decoded.get(i), channel, ops.get(i));
+                    int at = i;
+                    in(observed.get(i), () -> single.applyHolding(decoded.get(at), channel, ops.get(at)));
                 }
                 return;
             }
             List<Integer> failed = new ArrayList<>();
             for (int i = 0; i < results.size(); i++) {
                 BatchResult result = results.get(i);
+                Message message = decoded.get(i);
                 if (result instanceof BatchResult.Done done) {
                     single.mongoAnswered();
-                    single.settleOutcome(decoded.get(i), channel, done.op(), done.outcome());
+                    in(observed.get(i), () -> single.settleOutcome(message, channel, done.op(), done.outcome()));
                 } else if (result instanceof BatchResult.Refused refused) {
-                    single.refuse(decoded.get(i), channel, refused.reason());
+                    in(observed.get(i), () -> single.refuse(message, channel, refused.reason()));
                 } else {
                     failed.add(i);
                 }
             }
             for (int i : failed) {
-                single.applyHolding(decoded.get(i), channel, ops.get(i));
+                in(observed.get(i), () -> single.applyHolding(decoded.get(i), channel, ops.get(i)));
             }
         } catch (IOException e) {
             // the channel is gone: the broker redelivers whatever is unacked
             log.warn("batch of {} on a closed channel ({}): the broker redelivers what was not acked", ops.size(),
                     e.toString());
+        } finally {
+            observed.forEach(Observation::stop);   // each ends with its batch, the time its consumer thread spent
+        }
+    }
+
+    private interface Settle {
+        void run() throws IOException;
+    }
+
+    /** Settles one message of the batch with its own observation in scope. */
+    private static void in(Observation observation, Settle settle) throws IOException {
+        try (Observation.Scope scope = observation.openScope()) {
+            settle.run();
+        } catch (IOException | RuntimeException e) {
+            observation.error(e);
+            throw e;
         }
     }
 }

@@ -6,8 +6,10 @@ import dev.orderless.message.Envelope;
 import dev.orderless.message.OperationDecoder;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.AcknowledgeMode;
@@ -98,6 +100,8 @@ public final class OperationConsumer implements AutoCloseable {
         private DeadLetterRecoverer recoverer;
         private BrokerBlocking blocking;
         private BrokerBlocking ownWatcher;
+        private ObservationRegistry observations = ObservationRegistry.NOOP;
+        private Supplier<SimpleMessageListenerContainer> containers;
 
         private Builder(ConnectionFactory connectionFactory, GuardedApplier applier) {
             if (connectionFactory == null || applier == null) {
@@ -132,6 +136,29 @@ public final class OperationConsumer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Records {@code orderless.consume} and {@code orderless.apply} observations (see
+         * {@link ConsumeObservations}); none by default.
+         */
+        public Builder observations(ObservationRegistry observations) {
+            this.observations = observations;
+            return this;
+        }
+
+        /**
+         * Makes the listener container from a factory of the application's, so its settings and customizers
+         * apply: Spring Boot's {@code rabbitListenerContainerFactory::createListenerContainer}, say (task
+         * executor, error handler, recovery back-off, consumer tags, after-receive post-processors, container
+         * customizers, events). The consumer then sets what it owns, whatever the factory said: the
+         * connection factory, the queue, consumers, prefetch, batching, manual acks, no transactions, no
+         * advice chain (it retries MongoDB itself; a retry advice would ack what was never applied) and the
+         * listener. By default, a plain {@link SimpleMessageListenerContainer}.
+         */
+        public Builder container(Supplier<SimpleMessageListenerContainer> containers) {
+            this.containers = containers;
+            return this;
+        }
+
         /** Replaces the default republish-to-DLQ recoverer. */
         public Builder recoverer(DeadLetterRecoverer recoverer) {
             this.recoverer = recoverer;
@@ -142,8 +169,8 @@ public final class OperationConsumer implements AutoCloseable {
             if (options == null) {
                 throw new InvalidConfigurationException("consumer: options are required, e.g. ConsumerOptions.ofDefaults(\"my.queue\")");
             }
-            if (decoder == null || meters == null) {
-                throw new InvalidConfigurationException("consumer: decoder and meters must not be null");
+            if (decoder == null || meters == null || observations == null) {
+                throw new InvalidConfigurationException("consumer: decoder, meters and observations must not be null");
             }
             requireQueue(options.queue());
             requireQueue(options.deadLetterQueue());
@@ -151,8 +178,9 @@ public final class OperationConsumer implements AutoCloseable {
             DeadLetterPublisher publisher = recoverer != null ? null : deadLetterPublisher();
             DeadLetterRecoverer dlq = recoverer != null ? recoverer : publisher;
             ApplyingListener listener = new ApplyingListener(applier, decoder, dlq, options,
-                    new ConsumerMetrics(meters, options.queue()), new Backoff(options.retryInitial(), options.retryMax(), stop));
-            SimpleMessageListenerContainer container = new SimpleMessageListenerContainer(connectionFactory);
+                    new ConsumerMetrics(meters, options.queue()), new Backoff(options.retryInitial(), options.retryMax(), stop),
+                    new ConsumeObservations(observations, options.queue()));
+            SimpleMessageListenerContainer container = container();
             container.setBeanName("orderless-" + options.queue());
             container.setQueueNames(options.queue());
             container.setConcurrentConsumers(options.consumers());
@@ -167,6 +195,7 @@ public final class OperationConsumer implements AutoCloseable {
                 container.setBatchReceiveTimeout(options.batchReceiveTimeout().toMillis());
                 container.setMessageListener(new BatchApplyingListener(applier, listener));
             } else {
+                container.setConsumerBatchEnabled(false);   // a factory's batching must not meet a per-message listener
                 container.setMessageListener(listener);
             }
             container.setDefaultRequeueRejected(true);
@@ -176,6 +205,21 @@ public final class OperationConsumer implements AutoCloseable {
                     options.consumers(), options.prefetch(), options.batchSize() > 1 ? "batches of up to "
                     + options.batchSize() : "one message at a time", options.deadLetterQueue());
             return new OperationConsumer(container, stop, options, publisher, ownWatcher);
+        }
+
+        private SimpleMessageListenerContainer container() {
+            if (containers == null) {
+                return new SimpleMessageListenerContainer(connectionFactory);
+            }
+            SimpleMessageListenerContainer container = containers.get();
+            if (container == null) {
+                throw new InvalidConfigurationException("consumer: the container factory made no container");
+            }
+            container.setAdviceChain();   // a retry advice would hand back or drop what orderless must settle itself
+            container.setConnectionFactory(connectionFactory);
+            container.setChannelTransacted(false);
+            container.setAutoStartup(false);
+            return container;
         }
 
         /**

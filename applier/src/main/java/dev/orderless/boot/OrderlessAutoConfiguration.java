@@ -16,6 +16,7 @@ import dev.orderless.lease.LeaseProvider;
 import dev.orderless.lease.MongoLeaseProvider;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.util.HashSet;
@@ -24,7 +25,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import org.bson.BsonDocument;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.Declarables;
+import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -49,7 +53,9 @@ import org.springframework.core.env.Environment;
  *       application has its own);
  *   <li>with {@code orderless.consumer.queue}: the queue and its dead-letter queue, declared at start-up
  *       and as {@link Declarables} for Boot's {@code RabbitAdmin}, and an {@link OrderlessConsumer}
- *       lifecycle bean with a health indicator ({@code orderlessConsumer});
+ *       lifecycle bean with a health indicator ({@code orderlessConsumer}). Its listener container comes
+ *       from Boot's {@code rabbitListenerContainerFactory} ({@code spring.rabbitmq.listener.simple.*},
+ *       container customizers), its observations go to the application's {@code ObservationRegistry};
  *   <li>with {@code orderless.compaction.enabled=true}: {@link OrderlessCompaction}, one pass per interval
  *       across every instance;
  *   <li>for each {@link OrderlessView} bean: its feeder, in one {@link OrderlessFeeders} lifecycle bean, with
@@ -64,6 +70,7 @@ import org.springframework.core.env.Environment;
 @ConditionalOnBean(CollectionSchema.class)
 @EnableConfigurationProperties(OrderlessProperties.class)
 public class OrderlessAutoConfiguration {
+    private static final Logger log = LoggerFactory.getLogger(OrderlessAutoConfiguration.class);
 
     @Bean
     @ConditionalOnMissingBean
@@ -151,7 +158,9 @@ public class OrderlessAutoConfiguration {
         @Bean
         OrderlessConsumer orderlessConsumer(ConnectionFactory connectionFactory, GuardedApplier applier,
                                             OrderlessProperties properties, Environment environment,
-                                            ObjectProvider<MeterRegistry> meters) {
+                                            ObjectProvider<MeterRegistry> meters,
+                                            ObjectProvider<ObservationRegistry> observations,
+                                            ObjectProvider<SimpleRabbitListenerContainerFactory> containers) {
             // Spring Boot's listener properties, read as Boot binds them (relaxed names, environment variables)
             Binder binder = Binder.get(environment);
             String simple = "spring.rabbitmq.listener.simple.";
@@ -160,8 +169,19 @@ public class OrderlessAutoConfiguration {
             ConsumerOptions options = properties.consumer().options(
                     Optional.ofNullable(binder.bind(simple + "concurrency", Integer.class).orElse(null)),
                     Optional.ofNullable(binder.bind(simple + "prefetch", Integer.class).orElse(null)), batch);
+            if (binder.bind(simple + "retry.enabled", Boolean.class).orElse(false)) {
+                log.warn("spring.rabbitmq.listener.simple.retry.enabled does not apply to the orderless consumer on"
+                        + " '{}': it retries MongoDB itself (orderless.consumer.retry-initial, retry-max, max-hold)",
+                        options.queue());
+            }
+            ObservationRegistry registry = observations.getIfAvailable(() -> ObservationRegistry.NOOP);
+            // Boot's container factory, when the application has one: spring.rabbitmq.listener.simple.* and customizers
+            SimpleRabbitListenerContainerFactory factory = containers.getIfUnique();
             return new OrderlessConsumer(connectionFactory, applier, options, properties.consumer().queueType(),
-                    meters.getIfAvailable(SimpleMeterRegistry::new));
+                    meters.getIfAvailable(SimpleMeterRegistry::new), builder -> {
+                        builder.observations(registry);
+                        return factory == null ? builder : builder.container(factory::createListenerContainer);
+                    });
         }
 
         /** Health, where Spring Boot's health support is on the class path. */

@@ -11,6 +11,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.AmqpException;
@@ -36,13 +37,16 @@ public final class OrderlessConsumer implements SmartLifecycle {
     private final ConsumerOptions options;
     private final OrderlessProperties.QueueType queueType;
     private final MeterRegistry meters;
+    private final UnaryOperator<OperationConsumer.Builder> wiring;
     private Optional<OperationConsumer> consuming = Optional.empty();
     private Optional<ScheduledExecutorService> retrying = Optional.empty();
     private volatile Optional<String> waiting = Optional.empty();
     private boolean started;
 
     OrderlessConsumer(ConnectionFactory connectionFactory, GuardedApplier applier, ConsumerOptions options,
-                      OrderlessProperties.QueueType queueType, MeterRegistry meters) {
+                      OrderlessProperties.QueueType queueType, MeterRegistry meters,
+                      UnaryOperator<OperationConsumer.Builder> wiring) {
+        this.wiring = wiring;
         this.connectionFactory = connectionFactory;
         this.applier = applier;
         this.options = options;
@@ -87,8 +91,8 @@ public final class OrderlessConsumer implements SmartLifecycle {
                 case AUTO -> QueueTopology.isRabbitMq(connectionFactory);
             };
             QueueTopology.declare(connectionFactory, options.queue(), options.deadLetterQueue(), quorum);
-            consuming = Optional.of(OperationConsumer.builder(connectionFactory, applier).options(options).meters(meters)
-                    .start());
+            consuming = Optional.of(wiring.apply(OperationConsumer.builder(connectionFactory, applier).options(options)
+                    .meters(meters)).start());
             if (waiting.isPresent()) {
                 log.info("consumer on '{}' started: the broker answers again", options.queue());
             }

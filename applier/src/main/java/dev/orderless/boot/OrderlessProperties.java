@@ -28,11 +28,32 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param leases     the collection of the views' leases, in {@code orderless.database}
  * @param view       per {@link OrderlessView} name: how its feeder runs
  * @param compaction scheduled tombstone compaction of {@code orderless.collection}
+ * @param publisher  the stamping publisher (orderless-producer-stamping's auto-configuration)
  */
 @ConfigurationProperties(prefix = "orderless", ignoreUnknownFields = false)   // a typo fails the start
 public record OrderlessProperties(String database, String collection, @DefaultValue Consumer consumer,
                                   @DefaultValue("orderless_leases") String leases, Map<String, View> view,
-                                  @DefaultValue Compaction compaction) {
+                                  @DefaultValue Compaction compaction, @DefaultValue Publisher publisher) {
+
+    /**
+     * {@code orderless.publisher.*}: a {@code StampingPublisher} bean, where orderless-producer-stamping is on
+     * the class path. It sends through a {@code RabbitTemplate} made with Spring Boot's
+     * {@code spring.rabbitmq.template.*} settings, on a connection factory with
+     * {@code spring.rabbitmq.publisher-confirm-type=correlated} and {@code spring.rabbitmq.publisher-returns=true}.
+     *
+     * @param enabled        false: no publisher (an application that only consumes)
+     * @param exchange       default: {@code spring.rabbitmq.template.exchange}, else the default exchange
+     * @param routingKey     default: {@code spring.rabbitmq.template.routing-key}, else {@code orderless.consumer.queue}
+     * @param counters       the collection of the seq counters, in {@code orderless.database}
+     * @param confirmTimeout how long one window of messages waits for the broker's confirms
+     * @param maxAttempts    sends per message before the publish fails
+     * @param retryPause     pause before re-sending what was not confirmed
+     * @param window         messages sent before waiting for their confirms
+     */
+    public record Publisher(@DefaultValue("true") boolean enabled, String exchange, String routingKey,
+                            @DefaultValue("orderless_seq_counters") String counters, Duration confirmTimeout,
+                            Integer maxAttempts, Duration retryPause, Integer window) {
+    }
 
     /**
      * {@code orderless.compaction.*}: one pass per interval across every instance (a lease in

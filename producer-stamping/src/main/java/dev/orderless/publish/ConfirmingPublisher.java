@@ -4,6 +4,8 @@ import dev.orderless.InvalidConfigurationException;
 import dev.orderless.amqp.BrokerBlocking;
 import dev.orderless.apply.Operation;
 import dev.orderless.message.Envelope;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.transport.SenderContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -15,6 +17,7 @@ import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageBuilder;
 import org.springframework.amqp.core.MessageDeliveryMode;
+import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.core.ReturnedMessage;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.connection.CorrelationData;
@@ -43,6 +46,8 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
  */
 public final class ConfirmingPublisher {
     private static final Logger log = LoggerFactory.getLogger(ConfirmingPublisher.class);
+    /** The observation of one send (see {@link PublisherOptions#observations()}). */
+    public static final String PUBLISH = "orderless.publish";
 
     private final RabbitTemplate template;
     private final BrokerBlocking blocking;
@@ -89,12 +94,26 @@ public final class ConfirmingPublisher {
         if (connectionFactory == null || exchange == null || routingKey == null || options == null) {
             throw new InvalidConfigurationException("publisher: connectionFactory, exchange, routingKey and options are required");
         }
+        return on(new RabbitTemplate(connectionFactory), exchange, routingKey, options, blocking);
+    }
+
+    /**
+     * A publisher that sends through {@code template}, which it then owns: made with the application's
+     * settings (Spring Boot's {@code RabbitTemplateConfigurer}: {@code spring.rabbitmq.template.*}, its send
+     * retries, its customizers), on a connection factory with correlated confirms and returns. It is set
+     * to mandatory and to the factory's publisher connection.
+     */
+    public static ConfirmingPublisher on(RabbitTemplate template, String exchange, String routingKey,
+                                         PublisherOptions options, BrokerBlocking blocking) {
+        if (template == null || exchange == null || routingKey == null || options == null) {
+            throw new InvalidConfigurationException("publisher: template, exchange, routingKey and options are required");
+        }
+        ConnectionFactory connectionFactory = template.getConnectionFactory();
         if (!connectionFactory.isPublisherConfirms() || !connectionFactory.isPublisherReturns()) {
             throw new InvalidConfigurationException("publisher: the connection factory must have correlated publisher"
                     + " confirms and returns enabled: factory.setPublisherConfirmType(ConfirmType.CORRELATED);"
                     + " factory.setPublisherReturns(true)");
         }
-        RabbitTemplate template = new RabbitTemplate(connectionFactory);
         template.setMandatory(true);
         ConnectionFactory publishing = connectionFactory.getPublisherConnectionFactory();
         template.setUsePublisherConnection(publishing != null);
@@ -209,17 +228,34 @@ public final class ConfirmingPublisher {
     }
 
     private Sent send(Outgoing outgoing) {
+        MessageProperties properties = new MessageProperties();
+        SenderContext<MessageProperties> context = new SenderContext<>((carrier, key, value) -> carrier.setHeader(key, value));
+        context.setCarrier(properties);
+        context.setRemoteServiceName("RabbitMQ");
+        Observation observation = Observation.createNotStarted(PUBLISH, () -> context, options.observations())
+                .contextualName((exchange.isEmpty() ? routingKey : exchange) + " send")
+                .lowCardinalityKeyValue("orderless.exchange", exchange)
+                .lowCardinalityKeyValue("orderless.routing_key", routingKey);
+        if (outgoing.op() != null) {
+            observation.highCardinalityKeyValue("orderless.entity", outgoing.op().entity())
+                    .highCardinalityKeyValue("orderless.seq", Long.toString(outgoing.op().seq()));
+        }
+        observation.start();   // a tracing handler writes the trace context into the headers now
         Message message = MessageBuilder.withBody(outgoing.body())
+                .andProperties(properties)
                 .setContentType(Envelope.CONTENT_TYPE)
                 .setDeliveryMode(MessageDeliveryMode.PERSISTENT)
                 .setMessageId(outgoing.id())
                 .build();
         CorrelationData correlation = new CorrelationData(outgoing.id());
-        try {
+        try (Observation.Scope scope = observation.openScope()) {
             template.send(exchange, routingKey, message, correlation);
             return new Sent(outgoing, correlation, null);
         } catch (AmqpException e) {
+            observation.error(e);
             return new Sent(outgoing, correlation, "send failed: " + e.getMessage());
+        } finally {
+            observation.stop();
         }
     }
 

@@ -3,6 +3,7 @@ package dev.orderless.publish;
 import dev.orderless.InvalidConfigurationException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 
 /**
@@ -16,9 +17,12 @@ import java.time.Duration;
  * @param window         messages sent before waiting for their confirms (bounds memory and lets the
  *                       broker push back)
  * @param meters         where blocked time is counted ({@code orderless.amqp.blocked.seconds{role=publisher}})
+ * @param observations   where each send is observed ({@code orderless.publish}, a sender: a tracing handler
+ *                       puts the trace context in the message's headers, where the consumer's
+ *                       {@code orderless.consume} continues it); none by default
  */
 public record PublisherOptions(Duration confirmTimeout, int maxAttempts, Duration retryPause, int window,
-                               MeterRegistry meters) {
+                               MeterRegistry meters, ObservationRegistry observations) {
     public PublisherOptions {
         if (confirmTimeout == null || confirmTimeout.isNegative() || confirmTimeout.isZero()) {
             throw new InvalidConfigurationException("publisher options: confirmTimeout must be positive, was " + confirmTimeout);
@@ -32,33 +36,38 @@ public record PublisherOptions(Duration confirmTimeout, int maxAttempts, Duratio
         if (window < 1 || window > 100_000) {
             throw new InvalidConfigurationException("publisher options: window must be between 1 and 100000, was " + window);
         }
-        if (meters == null) {
-            throw new InvalidConfigurationException("publisher options: meters must not be null");
+        if (meters == null || observations == null) {
+            throw new InvalidConfigurationException("publisher options: meters and observations must not be null");
         }
     }
 
-    /** 10 s for a window's confirms, 5 attempts, 200 ms between, 1,000 in flight, a private meter registry. */
+    /** 10 s for a window's confirms, 5 attempts, 200 ms between, 1,000 in flight, a private meter registry, no observations. */
     public static PublisherOptions ofDefaults() {
-        return new PublisherOptions(Duration.ofSeconds(10), 5, Duration.ofMillis(200), 1000, new SimpleMeterRegistry());
+        return new PublisherOptions(Duration.ofSeconds(10), 5, Duration.ofMillis(200), 1000, new SimpleMeterRegistry(),
+                ObservationRegistry.NOOP);
     }
 
     public PublisherOptions withMeters(MeterRegistry meters) {
-        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters);
+        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters, observations);
+    }
+
+    public PublisherOptions withObservations(ObservationRegistry observations) {
+        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters, observations);
     }
 
     public PublisherOptions withConfirmTimeout(Duration confirmTimeout) {
-        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters);
+        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters, observations);
     }
 
     public PublisherOptions withMaxAttempts(int maxAttempts) {
-        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters);
+        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters, observations);
     }
 
     public PublisherOptions withRetryPause(Duration retryPause) {
-        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters);
+        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters, observations);
     }
 
     public PublisherOptions withWindow(int window) {
-        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters);
+        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters, observations);
     }
 }

@@ -1,0 +1,77 @@
+package dev.orderless.amqp;
+
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.transport.ReceiverContext;
+import java.util.function.Supplier;
+import org.springframework.amqp.core.Message;
+
+/**
+ * Micrometer observations of the consumer, so a trace crosses publish, broker and apply:
+ * <ul>
+ *   <li>{@value #CONSUME}, one per message, from its delivery to its settling (ack, dead letter or hand
+ *       back), as a receiver: a tracing handler continues the trace whose context the publisher put in the
+ *       message's headers. Low-cardinality keys: {@code orderless.queue}, {@code orderless.outcome}
+ *       (applied, superseded, duplicate, collision, dead_lettered, requeued); high: the entity and seq.
+ *   <li>{@value #APPLY}, one per MongoDB apply (one message, or one bulk for a batch), inside it.
+ * </ul>
+ * Spring AMQP creates no observation for a batch listener (its documentation: "observations are NOT
+ * created for Batch Listener Containers"), so orderless makes its own, one per message of the batch.
+ * With no registry given, {@link ObservationRegistry#NOOP}: nothing is recorded, nothing is allocated.
+ */
+final class ConsumeObservations {
+    static final String CONSUME = "orderless.consume";
+    static final String APPLY = "orderless.apply";
+
+    private final ObservationRegistry registry;
+    private final String queue;
+
+    ConsumeObservations(ObservationRegistry registry, String queue) {
+        this.registry = registry;
+        this.queue = queue;
+    }
+
+    /** Starts the observation of one delivered message; the caller stops it once the message is settled. */
+    Observation consume(Message message) {
+        return Observation.createNotStarted(CONSUME, () -> receiving(message), registry)
+                .contextualName(queue + " process")
+                .lowCardinalityKeyValue("orderless.queue", queue)
+                .start();
+    }
+
+    /** Names how the current message ended, on the {@value #CONSUME} observation in scope (if any). */
+    void outcome(String outcome) {
+        Observation current = registry.getCurrentObservation();
+        if (current != null && CONSUME.equals(current.getContext().getName())) {
+            current.lowCardinalityKeyValue("orderless.outcome", outcome);
+        }
+    }
+
+    /** Adds the entity and seq of the message in scope, once decoded. */
+    void operation(String entity, long seq) {
+        Observation current = registry.getCurrentObservation();
+        if (current != null && CONSUME.equals(current.getContext().getName())) {
+            current.highCardinalityKeyValue("orderless.entity", entity);
+            current.highCardinalityKeyValue("orderless.seq", Long.toString(seq));
+        }
+    }
+
+    /** Runs one apply (of {@code operations} operations) inside a {@value #APPLY} observation. */
+    <T> T apply(int operations, Supplier<T> apply) {
+        return Observation.createNotStarted(APPLY, registry)
+                .lowCardinalityKeyValue("orderless.queue", queue)
+                .lowCardinalityKeyValue("orderless.batch", operations > 1 ? "true" : "false")
+                .highCardinalityKeyValue("orderless.operations", Integer.toString(operations))
+                .observe(apply);
+    }
+
+    private static ReceiverContext<Message> receiving(Message message) {
+        ReceiverContext<Message> context = new ReceiverContext<>((carrier, key) -> {
+            Object value = carrier.getMessageProperties().getHeader(key);
+            return value == null ? null : value.toString();
+        });
+        context.setCarrier(message);
+        context.setRemoteServiceName("RabbitMQ");
+        return context;
+    }
+}
