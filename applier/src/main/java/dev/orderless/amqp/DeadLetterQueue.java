@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
@@ -34,6 +36,8 @@ import org.springframework.amqp.rabbit.core.RabbitAdmin;
  *       queue only once the broker confirmed the copy: a failure leaves it where it was. A letter
  *       dead-lettered longer ago than the tombstone grace is refused and stays: its operation may be
  *       older than tombstones that were compacted since, so it could only end {@code beyond_horizon}.
+ *   <li>{@link #park} moves letters to the parking queue, with the same confirms: kept, out of the way.
+ *   <li>{@link #purge} drops letters.
  * </ul>
  * Each call looks at most at the letters that were in the queue when it began, so letters it hands back
  * are not looked at twice.
@@ -71,18 +75,11 @@ public final class DeadLetterQueue {
     /** The kinds among the first {@code max} letters, most frequent first. */
     public List<Kind> list(int max) {
         Map<String, List<String>> reasons = new LinkedHashMap<>();
-        onChannel(channel -> {
-            long bound = Math.min(max, channel.queueDeclarePassive(deadLetterQueue).getMessageCount());
-            for (long i = 0; i < bound; i++) {
-                GetResponse letter = channel.basicGet(deadLetterQueue, false);
-                if (letter == null) {
-                    break;
-                }
-                reasons.computeIfAbsent(kindOf(letter.getProps()), k -> new ArrayList<>())
-                        .add(header(letter.getProps(), DeadLetterHeaders.REASON).orElse("(no reason)"));
-            }
-            return null;   // closing the channel hands every letter back
-        });
+        onChannel(channel -> walk(channel, Optional.empty(), max, letter -> {
+            reasons.computeIfAbsent(kindOf(letter.getProps()), k -> new ArrayList<>())
+                    .add(header(letter.getProps(), DeadLetterHeaders.REASON).orElse("(no reason)"));
+            return true;   // closing the channel hands every letter back
+        }));
         List<Kind> kinds = new ArrayList<>();
         reasons.forEach((kind, all) -> kinds.add(new Kind(kind, all.size(), List.copyOf(all.subList(0, Math.min(3,
                 all.size()))))));
@@ -96,43 +93,112 @@ public final class DeadLetterQueue {
      * @param grace the tombstone grace of the work queue's collection: older letters are refused
      */
     public Replay replay(Optional<String> kind, int max, Duration grace, Clock clock) {
-        if (new RabbitAdmin(connectionFactory).getQueueProperties(workQueue) == null) {
-            throw new InvalidConfigurationException("dead-letter replay: the work queue '" + workQueue + "' does not"
-                    + " exist; declare it (QueueTopology.declare) before sending letters back to it");
-        }
+        requireQueue(workQueue, "dead-letter replay: the work queue '" + workQueue + "' does not exist; declare it"
+                + " (QueueTopology.declare) before sending letters back to it");
         Map<String, Long> refused = new HashMap<>();
-        long replayed = onChannel(channel -> {
-            channel.queueDeclarePassive(workQueue);   // a missing work queue fails here, before any letter moves
-            channel.confirmSelect();
-            java.util.concurrent.atomic.AtomicBoolean returned = new java.util.concurrent.atomic.AtomicBoolean();
-            channel.addReturnListener(r -> returned.set(true));   // unroutable: confirmed, yet delivered nowhere
-            long sent = 0;
-            long bound = channel.queueDeclarePassive(deadLetterQueue).getMessageCount();
-            for (long i = 0; i < bound && sent < max; i++) {
-                GetResponse letter = channel.basicGet(deadLetterQueue, false);
-                if (letter == null) {
-                    break;
-                }
-                String letterKind = kindOf(letter.getProps());
-                if (kind.isPresent() && !kind.get().equals(letterKind)) {
-                    continue;   // not asked for: handed back when the channel closes
-                }
-                Optional<Instant> at = header(letter.getProps(), DeadLetterHeaders.DEAD_LETTERED_AT).flatMap(DeadLetterQueue::instant);
-                if (at.isEmpty() || at.get().plus(grace).isBefore(clock.instant())) {
-                    refused.merge(letterKind, 1L, Long::sum);
-                    continue;
-                }
-                channel.basicPublish("", workQueue, true, replayed(letter.getProps()), letter.getBody());
-                channel.waitForConfirmsOrDie(CONFIRM_TIMEOUT.toMillis());
-                if (returned.get()) {   // the letter stays: closing the channel hands it back
-                    throw new IOException("the broker could not route a replayed letter to '" + workQueue + "'");
-                }
-                channel.basicAck(letter.getEnvelope().getDeliveryTag(), false);
-                sent++;
+        long replayed = onChannel(channel -> walk(channel, kind, max, confirming(channel, workQueue, letter -> {
+            Optional<Instant> at = header(letter.getProps(), DeadLetterHeaders.DEAD_LETTERED_AT)
+                    .flatMap(DeadLetterQueue::instant);
+            if (at.isEmpty() || at.get().plus(grace).isBefore(clock.instant())) {
+                refused.merge(kindOf(letter.getProps()), 1L, Long::sum);
+                return Optional.empty();
             }
-            return sent;
-        });
+            return Optional.of(replayed(letter.getProps()));
+        })));
         return new Replay(replayed, Map.copyOf(refused));
+    }
+
+    /**
+     * Moves up to {@code max} letters of {@code kind} (every kind if empty) to the parking queue
+     * ({@link QueueTopology#parkingQueue}, declared if missing): out of the way of replays, still kept.
+     * List, replay or purge them with {@code DeadLetterQueue.of(factory, workQueue, parkingQueue)}.
+     *
+     * @return how many were moved
+     */
+    public long park(Optional<String> kind, int max) {
+        String parking = QueueTopology.parkingQueue(deadLetterQueue);
+        if (new RabbitAdmin(connectionFactory).getQueueProperties(parking) == null) {
+            new RabbitAdmin(connectionFactory).declareQueue(QueueBuilder.durable(parking).build());
+        }
+        return onChannel(channel -> walk(channel, kind, max, confirming(channel, parking,
+                letter -> Optional.of(letter.getProps()))));
+    }
+
+    /**
+     * Drops up to {@code max} letters of {@code kind} (every kind if empty), for good: for letters whose
+     * operations nobody needs any more (a test's, or superseded by a later correction).
+     *
+     * @return how many were dropped
+     */
+    public long purge(Optional<String> kind, int max) {
+        return onChannel(channel -> walk(channel, kind, max, letter -> {
+            channel.basicAck(letter.getEnvelope().getDeliveryTag(), false);
+            return true;
+        }));
+    }
+
+    /** What a walk does with one letter; true if it counts towards the walk's {@code max}. */
+    private interface Visit {
+        boolean visit(GetResponse letter) throws IOException, InterruptedException, TimeoutException;
+    }
+
+    /**
+     * Takes letters one by one, at most as many as the queue held when it began, and hands those of
+     * {@code kind} to {@code visit} until {@code max} of them counted. What is not acked goes back when
+     * the channel closes.
+     */
+    private long walk(Channel channel, Optional<String> kind, long max, Visit visit)
+            throws IOException, InterruptedException, TimeoutException {
+        long bound = channel.queueDeclarePassive(deadLetterQueue).getMessageCount();
+        long counted = 0;
+        for (long i = 0; i < bound && counted < max; i++) {
+            GetResponse letter = channel.basicGet(deadLetterQueue, false);
+            if (letter == null) {
+                break;
+            }
+            if (kind.isPresent() && !kind.get().equals(kindOf(letter.getProps()))) {
+                continue;   // not asked for: handed back when the channel closes
+            }
+            if (visit.visit(letter)) {
+                counted++;
+            }
+        }
+        return counted;
+    }
+
+    /** How a letter is sent on: its properties, or empty to leave it where it is. */
+    private interface Forward {
+        Optional<AMQP.BasicProperties> properties(GetResponse letter);
+    }
+
+    /**
+     * A visit that publishes the letter to {@code queue} with confirms, and acks it only once the broker
+     * confirmed and routed the copy: a failure leaves it in the dead-letter queue.
+     */
+    private static Visit confirming(Channel channel, String queue, Forward forward) throws IOException {
+        channel.queueDeclarePassive(queue);   // a missing target fails here, before any letter moves
+        channel.confirmSelect();
+        AtomicBoolean returned = new AtomicBoolean();
+        channel.addReturnListener(r -> returned.set(true));   // unroutable: confirmed, yet delivered nowhere
+        return letter -> {
+            Optional<AMQP.BasicProperties> properties = forward.properties(letter);
+            if (properties.isEmpty()) {
+                return false;
+            }
+            channel.basicPublish("", queue, true, properties.get(), letter.getBody());
+            channel.waitForConfirmsOrDie(CONFIRM_TIMEOUT.toMillis());
+            if (returned.get()) {   // the letter stays: closing the channel hands it back
+                throw new IOException("the broker could not route a letter to '" + queue + "'");
+            }
+            channel.basicAck(letter.getEnvelope().getDeliveryTag(), false);
+            return true;
+        };
+    }
+
+    private void requireQueue(String queue, String otherwise) {
+        if (new RabbitAdmin(connectionFactory).getQueueProperties(queue) == null) {
+            throw new InvalidConfigurationException(otherwise);
+        }
     }
 
     private static AMQP.BasicProperties replayed(AMQP.BasicProperties props) {

@@ -1,7 +1,9 @@
 package dev.orderless.amqp;
 
 import dev.orderless.InvalidConfigurationException;
+import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import org.springframework.amqp.AmqpConnectException;
 import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.core.Declarables;
@@ -21,6 +23,9 @@ import org.springframework.amqp.rabbit.core.RabbitAdmin;
  *       consumer, because only a republish can carry the reason header.
  *   <li>Any other AMQP 0-9-1 broker: a classic durable queue; dead-lettering is the consumer's republish.
  * </ul>
+ * With a dead-letter TTL (RabbitMQ only), a letter older than it moves by itself from the dead-letter
+ * queue to its parking queue ({@link #parkingQueue}): the dead-letter queue then holds only letters young
+ * enough to replay, and nothing is dropped. Choose the TTL no longer than the tombstone grace.
  * Re-declaring with the same arguments is harmless; a queue that exists with other arguments is reported
  * as a configuration error naming it.
  */
@@ -42,8 +47,14 @@ public final class QueueTopology {
 
     public static Declared declare(ConnectionFactory connectionFactory, String queue, String deadLetterQueue,
                                    boolean rabbitMq) {
+        return declare(connectionFactory, queue, deadLetterQueue, rabbitMq, Optional.empty());
+    }
+
+    /** As {@link #declare(ConnectionFactory, String, String, boolean)}, parking letters older than {@code deadLetterTtl}. */
+    public static Declared declare(ConnectionFactory connectionFactory, String queue, String deadLetterQueue,
+                                   boolean rabbitMq, Optional<Duration> deadLetterTtl) {
         RabbitAdmin admin = new RabbitAdmin(connectionFactory);
-        for (Queue each : declarables(queue, deadLetterQueue, rabbitMq).getDeclarablesByType(Queue.class)) {
+        for (Queue each : declarables(queue, deadLetterQueue, rabbitMq, deadLetterTtl).getDeclarablesByType(Queue.class)) {
             declare(admin, each);
         }
         return new Declared(queue, deadLetterQueue, rabbitMq);
@@ -54,12 +65,34 @@ public final class QueueTopology {
      * application's {@code Declarables} bean).
      */
     public static Declarables declarables(String queue, String deadLetterQueue, boolean rabbitMq) {
-        Queue dlq = QueueBuilder.durable(deadLetterQueue).build();
+        return declarables(queue, deadLetterQueue, rabbitMq, Optional.empty());
+    }
+
+    /**
+     * As {@link #declarables(String, String, boolean)}; with a dead-letter TTL on RabbitMQ, the parking queue
+     * first and the dead-letter queue's letters moving there once older than the TTL.
+     */
+    public static Declarables declarables(String queue, String deadLetterQueue, boolean rabbitMq,
+                                          Optional<Duration> deadLetterTtl) {
+        if (deadLetterTtl.isPresent() && (deadLetterTtl.get().isNegative() || deadLetterTtl.get().isZero())) {
+            throw new InvalidConfigurationException("dead-letter TTL must be positive, was " + deadLetterTtl.get());
+        }
         Queue work = rabbitMq
                 ? QueueBuilder.durable(queue).quorum().deliveryLimit(DELIVERY_LIMIT)
                         .deadLetterExchange("").deadLetterRoutingKey(deadLetterQueue).build()
                 : QueueBuilder.durable(queue).build();
-        return new Declarables(dlq, work);
+        if (deadLetterTtl.isEmpty() || !rabbitMq) {
+            return new Declarables(QueueBuilder.durable(deadLetterQueue).build(), work);
+        }
+        Queue parking = QueueBuilder.durable(parkingQueue(deadLetterQueue)).build();
+        Queue dlq = QueueBuilder.durable(deadLetterQueue).withArgument("x-message-ttl", deadLetterTtl.get().toMillis())
+                .deadLetterExchange("").deadLetterRoutingKey(parkingQueue(deadLetterQueue)).build();
+        return new Declarables(parking, dlq, work);
+    }
+
+    /** Where letters of {@code deadLetterQueue} are parked: kept, never replayed by themselves. */
+    public static String parkingQueue(String deadLetterQueue) {
+        return deadLetterQueue + ".parked";
     }
 
     /** True if the broker says it is RabbitMQ (its {@code product} server property). */

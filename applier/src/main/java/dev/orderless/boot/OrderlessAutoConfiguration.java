@@ -19,6 +19,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -152,7 +153,7 @@ public class OrderlessAutoConfiguration {
             }
             String dlq = consumer.deadLetterQueue() != null ? consumer.deadLetterQueue() : consumer.queue() + ".dlq";
             return QueueTopology.declarables(consumer.queue(), dlq,
-                    consumer.queueType() == OrderlessProperties.QueueType.QUORUM);
+                    consumer.queueType() == OrderlessProperties.QueueType.QUORUM, properties.deadLetterTtl());
         }
 
         @Bean
@@ -177,11 +178,25 @@ public class OrderlessAutoConfiguration {
             ObservationRegistry registry = observations.getIfAvailable(() -> ObservationRegistry.NOOP);
             // Boot's container factory, when the application has one: spring.rabbitmq.listener.simple.* and customizers
             SimpleRabbitListenerContainerFactory factory = containers.getIfUnique();
+            Optional<Duration> deadLetterTtl = properties.deadLetterTtl();   // refused here if longer than the grace
             return new OrderlessConsumer(connectionFactory, applier, options, properties.consumer().queueType(),
-                    meters.getIfAvailable(SimpleMeterRegistry::new), builder -> {
+                    meters.getIfAvailable(SimpleMeterRegistry::new), deadLetterTtl, builder -> {
                         builder.observations(registry);
                         return factory == null ? builder : builder.container(factory::createListenerContainer);
                     });
+        }
+
+        /** The dead letters as an Actuator endpoint, where Spring Boot's Actuator is on the class path. */
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+        static class Endpoints {
+            @Bean
+            OrderlessDeadLettersEndpoint orderlessDeadLettersEndpoint(ConnectionFactory connectionFactory,
+                                                                      OrderlessConsumer consumer,
+                                                                      OrderlessProperties properties) {
+                return new OrderlessDeadLettersEndpoint(connectionFactory, consumer.options(), properties.replayGrace(),
+                        Clock.systemUTC());
+            }
         }
 
         /** Health, where Spring Boot's health support is on the class path. */

@@ -6,6 +6,7 @@ import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.amqp.QueueTopology;
 import dev.orderless.apply.GuardedApplier;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Executors;
@@ -38,6 +39,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
     private final OrderlessProperties.QueueType queueType;
     private final MeterRegistry meters;
     private final UnaryOperator<OperationConsumer.Builder> wiring;
+    private final Optional<Duration> deadLetterTtl;
     private Optional<OperationConsumer> consuming = Optional.empty();
     private Optional<ScheduledExecutorService> retrying = Optional.empty();
     private volatile Optional<String> waiting = Optional.empty();
@@ -45,7 +47,8 @@ public final class OrderlessConsumer implements SmartLifecycle {
 
     OrderlessConsumer(ConnectionFactory connectionFactory, GuardedApplier applier, ConsumerOptions options,
                       OrderlessProperties.QueueType queueType, MeterRegistry meters,
-                      UnaryOperator<OperationConsumer.Builder> wiring) {
+                      Optional<Duration> deadLetterTtl, UnaryOperator<OperationConsumer.Builder> wiring) {
+        this.deadLetterTtl = deadLetterTtl;
         this.wiring = wiring;
         this.connectionFactory = connectionFactory;
         this.applier = applier;
@@ -90,7 +93,11 @@ public final class OrderlessConsumer implements SmartLifecycle {
                 case CLASSIC -> false;
                 case AUTO -> QueueTopology.isRabbitMq(connectionFactory);
             };
-            QueueTopology.declare(connectionFactory, options.queue(), options.deadLetterQueue(), quorum);
+            if (deadLetterTtl.isPresent() && !quorum) {
+                log.warn("orderless.consumer.dead-letter-ttl is not declared on '{}': only RabbitMQ parks letters by"
+                        + " age; replay still refuses letters older than the grace", options.deadLetterQueue());
+            }
+            QueueTopology.declare(connectionFactory, options.queue(), options.deadLetterQueue(), quorum, deadLetterTtl);
             consuming = Optional.of(wiring.apply(OperationConsumer.builder(connectionFactory, applier).options(options)
                     .meters(meters)).start());
             if (waiting.isPresent()) {

@@ -128,6 +128,29 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
         }
     }
 
+    /**
+     * {@code orderless.consumer.dead-letter-ttl}, refused if longer than the compaction grace: a letter
+     * replayed after the grace could only end {@code beyond_horizon}.
+     */
+    Optional<Duration> deadLetterTtl() {
+        Optional<Duration> ttl = Optional.ofNullable(consumer.deadLetterTtl());
+        if (ttl.isPresent() && (ttl.get().isNegative() || ttl.get().isZero())) {
+            throw new InvalidConfigurationException("orderless.consumer.dead-letter-ttl must be a positive duration,"
+                    + " was " + ttl.get());
+        }
+        if (ttl.isPresent() && compaction.enabled() && ttl.get().compareTo(compaction.grace()) > 0) {
+            throw new InvalidConfigurationException("orderless.consumer.dead-letter-ttl (" + ttl.get() + ") is longer"
+                    + " than orderless.compaction.grace (" + compaction.grace() + "): a letter replayed after the grace"
+                    + " could only end beyond_horizon; set the TTL to at most the grace");
+        }
+        return ttl;
+    }
+
+    /** How old a dead letter may be and still be replayed: the compaction grace, if compaction runs. */
+    Optional<Duration> replayGrace() {
+        return compaction.enabled() ? Optional.of(compaction.grace()) : Optional.empty();
+    }
+
     /** {@code orderless.view.<name>.*} of {@code name}, defaults if none is set. */
     FeederOptions viewOptions(String name) {
         return view.getOrDefault(name, new View(null, null, null, null, null, null, null)).options(name);
@@ -151,11 +174,15 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
      * @param retryMax            longest pause
      * @param maxHold             how long one message may fail while MongoDB serves others
      * @param shutdownTimeout     how long stopping lets in-flight messages finish
+     * @param deadLetterTtl       on RabbitMQ, letters older than this move by themselves from the dead-letter
+     *                            queue to its parking queue ({@code <dead-letter-queue>.parked}); at most
+     *                            {@code orderless.compaction.grace}. Unset: letters stay until replayed,
+     *                            parked or purged
      */
     public record Consumer(@DefaultValue("true") boolean enabled, String queue, String deadLetterQueue,
                            @DefaultValue("auto") QueueType queueType, Integer concurrency, Integer prefetch,
                            Integer batchSize, Duration batchReceiveTimeout, Duration retryInitial, Duration retryMax,
-                           Duration maxHold, Duration shutdownTimeout) {
+                           Duration maxHold, Duration shutdownTimeout, Duration deadLetterTtl) {
 
         /**
          * The consumer's options: these properties, else {@code spring.rabbitmq.listener.simple.*}'s

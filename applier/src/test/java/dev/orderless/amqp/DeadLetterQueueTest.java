@@ -68,6 +68,56 @@ class DeadLetterQueueTest {
     }
 
     @Test
+    void letters_are_parked_and_purged_by_kind(ConnectionFactory cf, MongoDatabase db) throws Exception {
+        try (ConsumerFixture fixture = new ConsumerFixture(cf, db, "dlq-park")) {
+            OperationConsumer consumer = fixture.start(fixture.options(1).withMaxMessageBytes(200));
+            List<byte[]> bodies = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                bodies.add(("not json " + i).getBytes(StandardCharsets.UTF_8));
+            }
+            for (int i = 0; i < 2; i++) {
+                bodies.add(("{\"entity\":\"e" + i + "\",\"pad\":\"" + "x".repeat(300) + "\"}")
+                        .getBytes(StandardCharsets.UTF_8));
+            }
+            fixture.publishRaw(bodies);
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 5);
+            consumer.close();
+            DeadLetterQueue letters = DeadLetterQueue.of(cf, fixture.queue, fixture.deadLetterQueue);
+            String parking = QueueTopology.parkingQueue(fixture.deadLetterQueue);
+
+            assertThat(letters.park(Optional.of("oversized"), 10)).isEqualTo(2);
+            assertThat(letters.purge(Optional.of("bad_input"), 2)).isEqualTo(2);
+
+            Awaitility.await("one bad_input letter left").atMost(Duration.ofSeconds(10))
+                    .until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 1 && fixture.messagesIn(parking) == 2);
+            assertThat(letters.list(10)).extracting(DeadLetterQueue.Kind::kind).containsExactly("bad_input");
+            assertThat(DeadLetterQueue.of(cf, fixture.queue, parking).list(10))
+                    .extracting(DeadLetterQueue.Kind::kind, DeadLetterQueue.Kind::count)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("oversized", 2L));
+            new org.springframework.amqp.rabbit.core.RabbitAdmin(cf).deleteQueue(parking);
+        }
+    }
+
+    @Test
+    void on_rabbitmq_a_letter_older_than_the_dead_letter_ttl_moves_to_the_parking_queue(ConnectionFactory cf) {
+        org.junit.jupiter.api.Assumptions.assumeTrue(QueueTopology.isRabbitMq(cf), "TTL parking is declared on RabbitMQ only");
+        String queue = RabbitExtension.uniqueQueue("dlq-ttl");
+        String dlq = queue + ".dlq";
+        QueueTopology.declare(cf, queue, dlq, true, Optional.of(Duration.ofMillis(300)));
+        try {
+            new RabbitTemplate(cf).send("", dlq, new Message("a letter".getBytes(StandardCharsets.UTF_8)));
+
+            Awaitility.await("the letter is parked once older than the TTL").atMost(Duration.ofSeconds(30))
+                    .until(() -> new RabbitTemplate(cf).receive(QueueTopology.parkingQueue(dlq), 100) != null);
+        } finally {
+            org.springframework.amqp.rabbit.core.RabbitAdmin admin = new org.springframework.amqp.rabbit.core.RabbitAdmin(cf);
+            admin.deleteQueue(queue);
+            admin.deleteQueue(dlq);
+            admin.deleteQueue(QueueTopology.parkingQueue(dlq));
+        }
+    }
+
+    @Test
     void a_replay_to_a_work_queue_that_does_not_exist_is_refused_before_any_letter_moves(ConnectionFactory cf) {
         String missing = RabbitExtension.uniqueQueue("missing");
         DeadLetterQueue letters = DeadLetterQueue.of(cf, missing, missing + ".dlq");

@@ -90,6 +90,18 @@ class OrderlessAutoConfigurationTest {
     }
 
     @Test
+    void a_dead_letter_ttl_longer_than_the_compaction_grace_fails_the_start_naming_both() {
+        runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.consumer.queue=q",
+                        "orderless.compaction.enabled=true", "orderless.compaction.grace=7d",
+                        "orderless.consumer.dead-letter-ttl=8d")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause().hasMessage(
+                        "orderless.consumer.dead-letter-ttl (PT192H) is longer than orderless.compaction.grace (PT168H):"
+                                + " a letter replayed after the grace could only end beyond_horizon; set the TTL to at"
+                                + " most the grace"));
+    }
+
+    @Test
     void two_application_contexts_run_one_compaction_pass_per_interval_between_them() {
         String database = MongoBackend.freshDatabaseName("compaction");
         ApplicationContextRunner app = runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
