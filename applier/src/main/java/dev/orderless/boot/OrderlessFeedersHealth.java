@@ -10,7 +10,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 /**
  * {@code DOWN} if a view's feeder is {@code FAILED} (with why) or not running; {@code UP} while each is
  * {@code ACTIVE} or {@code STANDBY} (another instance feeds that view: healthy). Details per view: its
- * state, and the failure if any.
+ * state; while active, its lease's fence and its lag (ISO-8601, as {@code PT0.4S}: see
+ * {@link ViewFeeder#lag()}); the failure if any.
  */
 final class OrderlessFeedersHealth implements HealthIndicator {
     private final OrderlessFeeders feeders;
@@ -32,6 +33,8 @@ final class OrderlessFeedersHealth implements HealthIndicator {
                 up = false;
             } else {
                 detail.put("state", feeder.state().name());
+                feeder.fence().ifPresent(fence -> detail.put("fence", fence));
+                feeder.lag().ifPresent(lag -> detail.put("lag", lag.toString()));
                 feeder.failure().map(OrderlessException::getMessage).ifPresent(why -> detail.put("failure", why));
                 up &= feeder.state() == ViewFeeder.State.ACTIVE || feeder.state() == ViewFeeder.State.STANDBY;
             }

@@ -2,9 +2,14 @@ package dev.orderless.view;
 
 import dev.orderless.apply.Outcome;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import org.bson.BsonTimestamp;
 
 /**
  * {@code orderless.view.events{resource}}, {@code orderless.view.writes{resource,outcome}},
@@ -13,7 +18,8 @@ import java.util.Map;
  * (poison events recorded and skipped), {@code orderless.view.attempts_failed} (one event's failed tries),
  * {@code orderless.view.source_deletes} (hard deletes of source documents carried to the view) and
  * {@code orderless.view.failures{reason}} (terms that ended in an error: {@code transient} hands over,
- * anything else is {@code FAILED}).
+ * anything else is {@code FAILED}), and the gauge {@code orderless.view.lag} in seconds (see {@link #lag()};
+ * NaN while this feeder is not the active one).
  */
 final class FeederMetrics {
     private final Counter events;
@@ -30,6 +36,9 @@ final class FeederMetrics {
     private final Counter sourceDeletes;
     private final MeterRegistry meters;
     private final String resource;
+    private final AtomicLong lastEventMillis = new AtomicLong(NONE);
+    private final AtomicLong caughtUpMillis = new AtomicLong(NONE);
+    private static final long NONE = Long.MIN_VALUE;
 
     FeederMetrics(MeterRegistry meters, String resource) {
         events = Counter.builder("orderless.view.events").tag("resource", resource).register(meters);
@@ -51,6 +60,35 @@ final class FeederMetrics {
         sourceDeletes = Counter.builder("orderless.view.source_deletes").tag("resource", resource).register(meters);
         this.meters = meters;
         this.resource = resource;
+        Gauge.builder("orderless.view.lag", this, m -> m.lag().map(d -> d.toMillis() / 1000.0).orElse(Double.NaN))
+                .tag("resource", resource).baseUnit("seconds").strongReference(true).register(meters);
+    }
+
+    /** An event written at {@code clusterTime} (second resolution) was handled. */
+    void eventAt(BsonTimestamp clusterTime) {
+        lastEventMillis.set(clusterTime.getTime() * 1000L);
+    }
+
+    /** A poll found nothing more: every change up to now was handled. */
+    void caughtUp() {
+        caughtUpMillis.set(System.currentTimeMillis());
+    }
+
+    /** The term ended: the lag is now another feeder's to report. */
+    void termEnded() {
+        lastEventMillis.set(NONE);
+        caughtUpMillis.set(NONE);
+    }
+
+    /**
+     * How far behind the source the view is: now minus the later of the cluster time of the last event
+     * handled and the last time a poll found nothing more. Empty before the first of either in this term.
+     * The cluster time is the server's clock and has second resolution: a skewed client clock shifts it.
+     */
+    Optional<Duration> lag() {
+        long since = Math.max(lastEventMillis.get(), caughtUpMillis.get());
+        return since == NONE ? Optional.empty()
+                : Optional.of(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - since)));
     }
 
     void deadLettered() {

@@ -137,6 +137,7 @@ final class FeederTerm {
                     handle(event);
                     sinceCommit++;
                 } else {
+                    metrics.caughtUp();
                     idle(polled, running);
                 }
                 boolean due = sinceCommit >= options.commitEvery()
@@ -249,6 +250,7 @@ final class FeederTerm {
         metrics.event();
         if (event.getClusterTime() != null) {
             lastClusterTime = Optional.of(event.getClusterTime());
+            metrics.eventAt(event.getClusterTime());
         }
         if (FATAL.contains(event.getOperationType())) {
             throw new FeederStoppedException("the source collection '" + source.getNamespace().getCollectionName()

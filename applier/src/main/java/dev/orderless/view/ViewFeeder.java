@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
@@ -68,6 +69,8 @@ public final class ViewFeeder implements AutoCloseable {
     private volatile State state = State.STANDBY;
     private volatile OrderlessException failure;
     private volatile boolean halted;
+    private volatile long fence = NO_FENCE;
+    private static final long NO_FENCE = -1;
     private int barrenTerms;
 
     private ViewFeeder(Builder b) {
@@ -110,6 +113,21 @@ public final class ViewFeeder implements AutoCloseable {
 
     public FeederOptions options() {
         return options;
+    }
+
+    /** The fence of this feeder's lease while it is the active one. */
+    public OptionalLong fence() {
+        long current = fence;
+        return current == NO_FENCE ? OptionalLong.empty() : OptionalLong.of(current);
+    }
+
+    /**
+     * While active: how far behind its source the view is, now minus the later of the cluster time of
+     * the last change handled and the last poll that found nothing more (so an idle view is not behind).
+     * Also the gauge {@code orderless.view.lag{resource}}, in seconds. Empty while standing by.
+     */
+    public Optional<Duration> lag() {
+        return metrics.lag();
     }
 
     /** How many change events this view has dead-lettered (reads the dead-letter collection). */
@@ -175,6 +193,7 @@ public final class ViewFeeder implements AutoCloseable {
     /** One term as owner; false if the feeder must not continue at all. */
     private boolean term(Lease lease) {
         state = State.ACTIVE;
+        fence = lease.fence();
         metrics.acquired();
         log.info("feeder '{}' active as {} (fence {})", options.resource(), options.owner(), lease.fence());
         boolean release = true;
@@ -212,6 +231,8 @@ public final class ViewFeeder implements AutoCloseable {
             fail(e, "bug");
             return false;
         } finally {
+            fence = NO_FENCE;
+            metrics.termEnded();
             if (term.committedAny() && !handBack) {
                 barrenTerms = 0;
             }

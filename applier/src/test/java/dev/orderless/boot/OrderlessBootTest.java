@@ -125,6 +125,8 @@ class OrderlessBootTest {
     private OrderlessConsumerHealth health;
     @Autowired
     private OrderlessFeedersHealth viewsHealth;
+    @Autowired
+    private OrderlessFeeders feeders;
 
     @Test
     void properties_alone_declare_the_queues_and_apply_what_arrives() throws Exception {
@@ -144,7 +146,11 @@ class OrderlessBootTest {
                 .until(() -> members(client.getDatabase(DATABASE).getCollection("by_class", BsonDocument.class))
                         .equals(expectedMembers(expected)));
         assertThat(viewsHealth.health().getStatus()).isEqualTo(Status.UP);
-        assertThat(viewsHealth.health().getDetails()).containsEntry("classes", Map.of("state", "ACTIVE"));
+        assertThat(viewsHealth.health().getDetails().get("classes")).asInstanceOf(
+                org.assertj.core.api.InstanceOfAssertFactories.map(String.class, Object.class))
+                .containsEntry("state", "ACTIVE").containsKeys("fence", "lag");
+        assertThat(feeders.feeders().get("classes").lag()).hasValueSatisfying(lag ->
+                assertThat(lag).as("caught up: behind by at most a few polls").isLessThan(Duration.ofSeconds(30)));
         assertThat(consumer.options()).satisfies(options -> {
             assertThat(options.consumers()).isEqualTo(2);
             assertThat(options.batchSize()).isEqualTo(20);
@@ -184,6 +190,22 @@ class OrderlessBootTest {
                 .contains("```java\n" + region.group(1).stripIndent() + "\n```");
         assertThat(readme).as("README.md quotes orderless-boot-example.properties (change both together)")
                 .contains("```properties\n" + properties.strip() + "\n```");
+    }
+
+    @Test
+    void views_health_is_down_once_the_feeders_stop_and_up_again_once_they_run() {
+        Awaitility.await("the feeder is active").atMost(Duration.ofSeconds(30))
+                .until(() -> viewsHealth.health().getStatus().equals(Status.UP));
+
+        feeders.stop();
+        try {
+            assertThat(viewsHealth.health().getStatus()).isEqualTo(Status.DOWN);
+            assertThat(viewsHealth.health().getDetails()).containsEntry("classes", Map.of("state", "NOT_RUNNING"));
+        } finally {
+            feeders.start();
+        }
+        Awaitility.await("the feeder is back").atMost(Duration.ofSeconds(30))
+                .until(() -> viewsHealth.health().getStatus().equals(Status.UP));
     }
 
     @Test
