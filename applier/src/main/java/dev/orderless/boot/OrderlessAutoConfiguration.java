@@ -126,15 +126,15 @@ public class OrderlessAutoConfiguration {
                                             OrderlessProperties properties, ObjectProvider<MeterRegistry> meters) {
         MongoDatabase database = database(client, properties);
         MongoCollection<BsonDocument> entities = entities(database, properties);
+        MeterRegistry registry = meters.getIfAvailable(SimpleMeterRegistry::new);
         TombstoneCompactor compactor = TombstoneCompactor.create(entities, entitySchema(schemas),
-                properties.compaction().grace(), ApplierOptions.ofDefaults()
-                        .withMeters(meters.getIfAvailable(SimpleMeterRegistry::new)));
+                properties.compaction().grace(), ApplierOptions.ofDefaults().withMeters(registry));
         LeaseProvider leases = MongoLeaseProvider.create(database.getCollection(properties.leases(), BsonDocument.class),
                 LeaseOptions.ofDefaults());
         String owner = ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID().toString().substring(0, 8);
         String collection = entities.getNamespace().getCollectionName();
         return new OrderlessCompaction(CompactionSchedule.create(compactor, leases, collection, owner,
-                properties.compaction().interval(), Clock.systemUTC()), collection);
+                properties.compaction().interval(), Clock.systemUTC()), collection, registry);
     }
 
     /** The consumer: only with {@code orderless.consumer.queue}, and not with {@code orderless.consumer.enabled=false}. */

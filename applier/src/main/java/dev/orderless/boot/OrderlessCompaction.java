@@ -1,6 +1,8 @@
 package dev.orderless.boot;
 
 import dev.orderless.compaction.CompactionSchedule;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -15,7 +17,8 @@ import org.springframework.context.SmartLifecycle;
  * Asks the {@link CompactionSchedule} whether a pass is due, at start and then every interval (at most
  * every minute), on a thread of its own. Every instance of the application asks; the schedule's lease
  * makes it one pass per interval across them. A failed pass is a WARN naming the collection, and the
- * next ask tries again.
+ * next ask tries again. Counted in {@code orderless.compaction.passes}, {@code .documents},
+ * {@code .tombstones_dropped} and {@code .failures}, tagged with the collection.
  */
 public final class OrderlessCompaction implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(OrderlessCompaction.class);
@@ -24,11 +27,20 @@ public final class OrderlessCompaction implements SmartLifecycle {
     private final String collection;
     private final AtomicLong passes = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
+    private final Counter passCount;
+    private final Counter documents;
+    private final Counter tombstones;
+    private final Counter failureCount;
     private Optional<ScheduledExecutorService> ticking = Optional.empty();
 
-    OrderlessCompaction(CompactionSchedule schedule, String collection) {
+    OrderlessCompaction(CompactionSchedule schedule, String collection, MeterRegistry meters) {
         this.schedule = schedule;
         this.collection = collection;
+        this.passCount = Counter.builder("orderless.compaction.passes").tag("collection", collection).register(meters);
+        this.documents = Counter.builder("orderless.compaction.documents").tag("collection", collection).register(meters);
+        this.tombstones = Counter.builder("orderless.compaction.tombstones_dropped").tag("collection", collection)
+                .register(meters);
+        this.failureCount = Counter.builder("orderless.compaction.failures").tag("collection", collection).register(meters);
     }
 
     @Override
@@ -48,12 +60,19 @@ public final class OrderlessCompaction implements SmartLifecycle {
 
     private void ask() {
         try {
-            schedule.runIfDue().ifPresent(pass -> passes.incrementAndGet());
+            schedule.runIfDue().ifPresent(pass -> {
+                passes.incrementAndGet();
+                passCount.increment();
+                documents.increment(pass.documents());
+                tombstones.increment(pass.tombstonesDropped());
+            });
         } catch (RuntimeException e) {   // the thread must live on: the next ask tries again
             failures.incrementAndGet();
+            failureCount.increment();
             log.warn("compaction of '{}' failed, tried again at the next ask: {}", collection, e.toString());
         } catch (Error e) {   // an escaping Error would cancel the schedule without a word
             failures.incrementAndGet();
+            failureCount.increment();
             log.error("compaction of '{}' failed with {}, tried again at the next ask", collection, e.toString(), e);
         }
     }

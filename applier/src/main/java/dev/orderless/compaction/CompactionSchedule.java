@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  *       grace, keeping the lease alive between documents, and release. The pass stops early if the
  *       lease is lost or {@link #stop()} is called.
  * </ol>
- * A process that dies mid-pass leaves the rest to the next interval: compaction is guarded per document
+ * Each process remembers when the next pass is due, as far as it learnt, and does not ask for the lease
+ * before then. A process that dies mid-pass leaves the rest to the next interval: compaction is guarded per document
  * and harmless to repeat or to leave half done. The interval is measured by each asker's clock against
  * the start the last holder recorded by its own: clock skew between processes shifts a pass by the skew.
  */
@@ -46,6 +47,7 @@ public final class CompactionSchedule {
     private final Duration interval;
     private final Clock clock;
     private volatile boolean stopped;
+    private volatile Instant notBefore = Instant.MIN;   // the next pass that this process knows of
 
     private CompactionSchedule(TombstoneCompactor compactor, LeaseProvider leases, String collection, String owner,
                                Duration interval, Clock clock) {
@@ -92,8 +94,8 @@ public final class CompactionSchedule {
 
     /** Runs a pass if none began within the interval and no other process is running one; what it did. */
     public Optional<TombstoneCompactor.Compaction> runIfDue() {
-        if (stopped) {
-            return Optional.empty();
+        if (stopped || clock.instant().isBefore(notBefore)) {
+            return Optional.empty();   // known not due: no lease round trip, no log line
         }
         Optional<Lease> held = leases.tryAcquire(resource, owner);
         if (held.isEmpty()) {
@@ -104,8 +106,10 @@ public final class CompactionSchedule {
             Optional<Instant> last = lease.position().filter(p -> p.isDateTime(LAST_RUN))
                     .map(p -> Instant.ofEpochMilli(p.getDateTime(LAST_RUN).getValue()));
             if (last.isPresent() && now.isBefore(last.get().plus(interval))) {
+                notBefore = last.get().plus(interval);
                 return Optional.empty();
             }
+            notBefore = now.plus(interval);
             if (!lease.commit(new BsonDocument(LAST_RUN, new BsonDateTime(now.toEpochMilli())))) {
                 log.warn("{}: the lease passed to another process before the pass began; it is that one's", resource);
                 return Optional.empty();
