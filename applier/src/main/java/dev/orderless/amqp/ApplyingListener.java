@@ -108,6 +108,17 @@ final class ApplyingListener implements ChannelAwareMessageListener {
 
     /** Applies {@code op} of {@code message}, holding it through transient failures (see the class comment). */
     void applyHolding(Message message, Channel channel, Operation op) throws IOException {
+        boolean[] held = {false};
+        try {
+            applyHolding(message, channel, op, held);
+        } finally {
+            if (held[0]) {
+                metrics.holdEnded();
+            }
+        }
+    }
+
+    private void applyHolding(Message message, Channel channel, Operation op, boolean[] held) throws IOException {
         long tag = message.getMessageProperties().getDeliveryTag();
         HoldClock.Hold hold = holdClock.hold();
         for (int attempt = 1; ; attempt++) {
@@ -116,6 +127,10 @@ final class ApplyingListener implements ChannelAwareMessageListener {
                 return;
             }
             if (attempt > 1) {
+                if (!held[0]) {
+                    held[0] = true;
+                    metrics.holdStarted();
+                }
                 hold.beforeRetry();
             }
             TransientException failure;

@@ -3,9 +3,11 @@ package dev.orderless.amqp;
 import dev.orderless.CannotApplyException;
 import dev.orderless.apply.Outcome;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Every outcome of every delivery, counted:
@@ -17,7 +19,8 @@ import java.util.Map;
  *       few);
  *   <li>{@code orderless.consume.retried{queue}}: applies repeated after a transient MongoDB failure;
  *   <li>{@code orderless.consume.requeued{queue}}: messages handed back unacked (shutdown, or a
- *       dead-letter publish that failed).
+ *       dead-letter publish that failed);
+ *   <li>{@code orderless.consume.holding{queue}} (a gauge): messages held now, retried after a failure.
  * </ul>
  * Registered elsewhere: {@code orderless.consume.dead_letters.parked{queue}} ({@link DeadLetterPublisher})
  * and {@code orderless.amqp.blocked.*} ({@link BrokerBlocking}).
@@ -39,6 +42,7 @@ final class ConsumerMetrics {
     private final Map<DeadLetterReason, Counter> deadLettered = new EnumMap<>(DeadLetterReason.class);
     private final Counter retried;
     private final Counter requeued;
+    private final AtomicInteger holding = new AtomicInteger();
 
     ConsumerMetrics(MeterRegistry meters, String queue) {
         for (Outcome outcome : Outcome.values()) {
@@ -51,6 +55,20 @@ final class ConsumerMetrics {
         }
         retried = Counter.builder("orderless.consume.retried").tag("queue", queue).register(meters);
         requeued = Counter.builder("orderless.consume.requeued").tag("queue", queue).register(meters);
+        Gauge.builder("orderless.consume.holding", holding, AtomicInteger::get).tag("queue", queue).register(meters);
+    }
+
+    void holdStarted() {
+        holding.incrementAndGet();
+    }
+
+    void holdEnded() {
+        holding.decrementAndGet();
+    }
+
+    /** Messages held now: failed once, retried until applied, dead-lettered or handed back. */
+    int holding() {
+        return holding.get();
     }
 
     void outcome(Outcome outcome) {

@@ -44,9 +44,11 @@ public final class OperationConsumer implements AutoCloseable {
     private final ConsumerOptions options;
     private final DeadLetterPublisher deadLetters;   // null if the builder was given a recoverer
     private final BrokerBlocking ownWatcher;          // null unless this consumer made it
+    private final ConsumerMetrics metrics;
 
     private OperationConsumer(SimpleMessageListenerContainer container, CountDownLatch stop, ConsumerOptions options,
-                              DeadLetterPublisher deadLetters, BrokerBlocking ownWatcher) {
+                              DeadLetterPublisher deadLetters, BrokerBlocking ownWatcher, ConsumerMetrics metrics) {
+        this.metrics = metrics;
         this.container = container;
         this.stop = stop;
         this.options = options;
@@ -64,6 +66,11 @@ public final class OperationConsumer implements AutoCloseable {
 
     public boolean isRunning() {
         return container.isRunning();
+    }
+
+    /** Messages held now: failed once and retried until applied, dead-lettered or handed back. */
+    public int holding() {
+        return metrics.holding();
     }
 
     /**
@@ -177,8 +184,9 @@ public final class OperationConsumer implements AutoCloseable {
             CountDownLatch stop = new CountDownLatch(1);
             DeadLetterPublisher publisher = recoverer != null ? null : deadLetterPublisher();
             DeadLetterRecoverer dlq = recoverer != null ? recoverer : publisher;
+            ConsumerMetrics metrics = new ConsumerMetrics(meters, options.queue());
             ApplyingListener listener = new ApplyingListener(applier, decoder, dlq, options,
-                    new ConsumerMetrics(meters, options.queue()), new Backoff(options.retryInitial(), options.retryMax(), stop),
+                    metrics, new Backoff(options.retryInitial(), options.retryMax(), stop),
                     new ConsumeObservations(observations, options.queue()));
             SimpleMessageListenerContainer container = container();
             container.setBeanName("orderless-" + options.queue());
@@ -204,7 +212,7 @@ public final class OperationConsumer implements AutoCloseable {
             log.info("consuming '{}' with {} consumers, prefetch {}, {}, dead letters to '{}'", options.queue(),
                     options.consumers(), options.prefetch(), options.batchSize() > 1 ? "batches of up to "
                     + options.batchSize() : "one message at a time", options.deadLetterQueue());
-            return new OperationConsumer(container, stop, options, publisher, ownWatcher);
+            return new OperationConsumer(container, stop, options, publisher, ownWatcher, metrics);
         }
 
         private SimpleMessageListenerContainer container() {

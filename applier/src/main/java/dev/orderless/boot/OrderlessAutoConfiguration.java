@@ -105,7 +105,7 @@ public class OrderlessAutoConfiguration {
                 }
             }
             MongoCollection<BsonDocument> leases = database.getCollection(properties.leases(), BsonDocument.class);
-            return new OrderlessFeeders(database, views, leases, view -> properties.viewOptions(view.name()),
+            return new OrderlessFeeders(client, database, views, leases, view -> properties.viewOptions(view.name()),
                     meters.getIfAvailable(SimpleMeterRegistry::new));
         }
 

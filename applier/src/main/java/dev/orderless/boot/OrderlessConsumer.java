@@ -145,6 +145,11 @@ public final class OrderlessConsumer implements SmartLifecycle {
         return consuming.map(OperationConsumer::isRunning).orElse(false);
     }
 
+    /** Messages held now, retried after a failure (0 while not consuming). */
+    public synchronized int holding() {
+        return consuming.map(OperationConsumer::holding).orElse(0);
+    }
+
     /** Why it is not consuming though started, if so. */
     public Optional<String> waitingFor() {
         return waiting;

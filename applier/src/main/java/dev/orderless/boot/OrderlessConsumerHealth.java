@@ -6,7 +6,7 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 /**
  * {@code UP} while the consumer consumes, {@code DOWN} otherwise (not started, stopped, waiting for the
  * broker, or its container gave up); details: the queue, the dead-letter queue, how many messages wait
- * there, and what it waits for.
+ * there, how many messages are held (retried after a failure), and what it waits for.
  */
 final class OrderlessConsumerHealth implements HealthIndicator {
     private final OrderlessConsumer consumer;
@@ -22,7 +22,8 @@ final class OrderlessConsumerHealth implements HealthIndicator {
         health.withDetail("queue", consumer.options().queue())
                 .withDetail("consumers", consumer.options().consumers())
                 .withDetail("batchSize", consumer.options().batchSize())
-                .withDetail("deadLetterQueue", consumer.options().deadLetterQueue());
+                .withDetail("deadLetterQueue", consumer.options().deadLetterQueue())
+                .withDetail("holding", consumer.holding());
         consumer.deadLetterDepth().ifPresent(depth -> health.withDetail("deadLetters", depth));
         return health.build();
     }

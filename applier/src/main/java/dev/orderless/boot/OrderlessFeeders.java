@@ -1,5 +1,6 @@
 package dev.orderless.boot;
 
+import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.apply.ApplierOptions;
@@ -21,6 +22,7 @@ import org.springframework.context.SmartLifecycle;
  * other beans, stopped before them (a clean stop commits each feeder's position and releases its lease).
  */
 public final class OrderlessFeeders implements SmartLifecycle {
+    private final MongoClient client;
     private final MongoDatabase database;
     private final List<OrderlessView> views;
     private final MongoCollection<BsonDocument> leases;
@@ -28,8 +30,10 @@ public final class OrderlessFeeders implements SmartLifecycle {
     private final MeterRegistry meters;
     private final Map<String, ViewFeeder> running = new LinkedHashMap<>();
 
-    OrderlessFeeders(MongoDatabase database, List<OrderlessView> views, MongoCollection<BsonDocument> leases,
-                     Function<OrderlessView, FeederOptions> options, MeterRegistry meters) {
+    OrderlessFeeders(MongoClient client, MongoDatabase database, List<OrderlessView> views,
+                     MongoCollection<BsonDocument> leases, Function<OrderlessView, FeederOptions> options,
+                     MeterRegistry meters) {
+        this.client = client;   // for the oplog's reach, when a stored position is too old to resume
         this.database = database;
         this.views = List.copyOf(views);
         this.leases = leases;
@@ -46,7 +50,7 @@ public final class OrderlessFeeders implements SmartLifecycle {
                 FeederOptions feeder = options.apply(view);
                 LeaseProvider provider = MongoLeaseProvider.create(leases, feeder.lease());   // the view's own timing
                 running.put(view.name(), ViewFeeder.builder(database, view.source(), writes, view.projection(), provider)
-                        .options(feeder).meters(meters).start());
+                        .options(feeder).meters(meters).client(client).start());
             }
         }
     }

@@ -100,9 +100,11 @@ class MongoOutageTest {
             OperationConsumer consumer = fixture.start(fixture.options(2).withRetry(Duration.ofSeconds(1), Duration.ofSeconds(30)));
             fixture.publish(history);
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> fixture.retried() >= 2);
+            assertThat(consumer.holding()).as("messages held, one per consumer thread").isBetween(1, 2);
 
             consumer.close();
 
+            assertThat(consumer.holding()).as("none held once handed back").isZero();
             assertThat(fixture.acked() + fixture.deadLettered()).isZero();
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> fixture.messagesIn(fixture.queue) == history.size());
             proxy.restore();

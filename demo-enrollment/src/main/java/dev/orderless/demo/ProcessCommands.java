@@ -1,7 +1,6 @@
 package dev.orderless.demo;
 
 import com.mongodb.MongoException;
-import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.apply.Operation;
 import dev.orderless.publish.ConfirmingPublisher;
 import dev.orderless.publish.PublisherOptions;
@@ -13,12 +12,14 @@ import java.lang.management.ManagementFactory;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * The separate-process commands of a real deployment: {@code publish} (only the web application),
  * {@code consume} (only the consumers; run several, kill one, lose nothing) and {@code view} (only the
  * roster feeder; run two, watch the lease hand over). {@code consume} and {@code view} stop gracefully
- * on SIGTERM or Ctrl-C.
+ * on SIGTERM or Ctrl-C. Both are Spring Boot applications wired by orderless's auto-configuration
+ * ({@link DemoBoot}).
  */
 final class ProcessCommands {
     private ProcessCommands() {
@@ -29,13 +30,12 @@ final class ProcessCommands {
         out.println("consume: " + o.consumers() + " consumers" + (o.exitWhenIdleSeconds() > 0
                 ? ", exiting after " + o.exitWhenIdleSeconds() + " s idle with an empty queue" : ", until stopped"));
         out.println(w.describe());
-        w.declareQueues();
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         Counts counts = new Counts(meters);
         String process = "consume " + ManagementFactory.getRuntimeMXBean().getName() + " " + System.currentTimeMillis();
         RabbitAdmin admin = new RabbitAdmin(w.rabbit());
         try (StopSignal stop = new StopSignal()) {
-            try (OperationConsumer consumer = w.startConsumers(meters);
+            try (ConfigurableApplicationContext consumer = DemoBoot.consume(w, meters);
                  Progress progress = new Progress(out, () -> String.format("  applied %,.0f, stale %,.0f,"
                          + " dead-lettered %,.0f, retried %,.0f", counts.applied(), counts.stale(),
                          counts.deadLettered(), counts.retried()))) {
@@ -86,7 +86,8 @@ final class ProcessCommands {
                 + Enrollment.ROSTER_LEASE + "'; run another to see it stand by and take over)");
         out.println(w.describe());
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        try (StopSignal stop = new StopSignal(); ViewFeeder feeder = w.startRosterFeeder(meters)) {
+        try (StopSignal stop = new StopSignal(); ConfigurableApplicationContext context = DemoBoot.view(w, meters)) {
+            ViewFeeder feeder = DemoBoot.rosterFeeder(context);
             ViewFeeder.State last = null;
             long deadLettered = 0;
             while (!stop.await(500)) {

@@ -1,0 +1,119 @@
+package dev.orderless.demo;
+
+import dev.orderless.OrderlessException;
+import dev.orderless.apply.CollectionSchema;
+import dev.orderless.boot.OrderlessConsumer;
+import dev.orderless.boot.OrderlessFeeders;
+import dev.orderless.boot.OrderlessView;
+import dev.orderless.view.ViewFeeder;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * {@code consume} and {@code view} as the Spring Boot application a team would write: a schema bean, a
+ * view bean and properties; orderless's auto-configuration builds the consumer (on Boot's container
+ * factory) and the feeder, and starts and stops them with the context. The command's flags become the
+ * properties below; the clients are the command's own (made by {@link Wiring}, checked to answer, closed
+ * by it), so a failure to connect is still one line naming the URI.
+ *
+ * <pre>
+ * orderless.database=&lt;--database&gt;
+ * orderless.collection=students
+ * orderless.leases=leases
+ * orderless.consumer.queue=&lt;--queue&gt;                (consume only)
+ * orderless.consumer.dead-letter-queue=&lt;queue&gt;.dlq
+ * orderless.consumer.concurrency=&lt;--consumers&gt;
+ * </pre>
+ */
+final class DemoBoot {
+    /** What the application declares itself: the entities' schema, and (for {@code view}) the rosters view. */
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class App {
+        @Bean
+        CollectionSchema studentSchema() {
+            return Enrollment.STUDENT_SCHEMA;
+        }
+    }
+
+    /** The rosters view, in the {@code view} application only. */
+    @SpringBootConfiguration
+    static class Rosters {
+        @Bean
+        OrderlessView classRosters() {
+            return new OrderlessView(Enrollment.ROSTERS, Enrollment.STUDENTS, Enrollment.ROSTERS,
+                    Enrollment.ROSTER_SCHEMA, new ClassRosterProjection());
+        }
+    }
+
+    private DemoBoot() {
+    }
+
+    /** The consumers of {@code consume}, started; closing the context stops them gracefully. */
+    static ConfigurableApplicationContext consume(Wiring w, MeterRegistry meters) {
+        Map<String, Object> properties = common(w);
+        properties.put("orderless.consumer.queue", w.options.queue());
+        properties.put("orderless.consumer.dead-letter-queue", w.options.deadLetterQueue());
+        properties.put("orderless.consumer.concurrency", w.options.consumers());
+        return run(new SpringApplicationBuilder(App.class), properties, w, meters, true);
+    }
+
+    /** The roster feeder of {@code view}, started; closing the context commits and releases its lease. */
+    static ConfigurableApplicationContext view(Wiring w, MeterRegistry meters) {
+        Map<String, Object> properties = common(w);
+        // view needs only MongoDB: no AMQP connection factory of Boot's
+        properties.put("spring.autoconfigure.exclude", "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration");
+        return run(new SpringApplicationBuilder(App.class, Rosters.class), properties, w, meters, false);
+    }
+
+    static OrderlessConsumer consumer(ConfigurableApplicationContext context) {
+        return context.getBean(OrderlessConsumer.class);
+    }
+
+    static ViewFeeder rosterFeeder(ConfigurableApplicationContext context) {
+        return context.getBean(OrderlessFeeders.class).feeders().get(Enrollment.ROSTERS);
+    }
+
+    private static Map<String, Object> common(Wiring w) {
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put("spring.main.banner-mode", "off");
+        properties.put("spring.main.log-startup-info", "false");
+        properties.put("orderless.database", w.options.database());
+        properties.put("orderless.collection", Enrollment.STUDENTS);
+        properties.put("orderless.leases", "leases");
+        properties.put("orderless.publisher.enabled", "false");   // publish is another command
+        return properties;
+    }
+
+    private static ConfigurableApplicationContext run(SpringApplicationBuilder builder, Map<String, Object> properties,
+                                                      Wiring w, MeterRegistry meters, boolean amqp) {
+        // the demo's logback.xml stays in charge of its output; Boot does not reconfigure logging
+        System.setProperty("org.springframework.boot.logging.LoggingSystem", "none");
+        builder.web(WebApplicationType.NONE).registerShutdownHook(false).properties(properties)
+                .initializers(context -> {
+                    context.getBeanFactory().registerSingleton("mongoClient", w.client);
+                    context.getBeanFactory().registerSingleton("meterRegistry", meters);
+                    if (amqp) {
+                        context.getBeanFactory().registerSingleton("rabbitConnectionFactory", (ConnectionFactory) w.rabbit());
+                    }
+                });
+        try {
+            return builder.run();
+        } catch (RuntimeException e) {   // Boot wraps a bean's failure: the one line is the orderless reason inside
+            for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+                if (cause instanceof OrderlessException orderless) {
+                    throw orderless;
+                }
+            }
+            throw e;
+        }
+    }
+}
