@@ -127,10 +127,6 @@ final class ApplyingListener implements ChannelAwareMessageListener {
                 return;
             }
             if (attempt > 1) {
-                if (!held[0]) {
-                    held[0] = true;
-                    metrics.holdStarted();
-                }
                 hold.beforeRetry();
             }
             TransientException failure;
@@ -145,6 +141,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
             } catch (InvalidConfigurationException e) {
                 // the same for every message: hold it, like an outage, and say what to fix
                 hold.down();
+                heldFrom(held);
                 metrics.retried();
                 log.error("'{}' seq {} not applied, MongoDB refuses it for a reason of configuration; holding it,"
                         + " retry {} after a pause: {}", op.entity(), op.seq(), attempt, e.getMessage());
@@ -160,6 +157,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
                         e.toString(), e);
                 failure = new TransientException("unexpected " + e, e, false);
             }
+            heldFrom(held);
             metrics.retried();
             if (hold.heldTooLong(failure)) {
                 deadLetter(message, channel, DeadLetterReason.HELD_TOO_LONG, "held too long: '" + op.entity()
@@ -173,6 +171,14 @@ final class ApplyingListener implements ChannelAwareMessageListener {
                 requeue(channel, tag, op);
                 return;
             }
+        }
+    }
+
+    /** The message failed once and is now held: counted from its first failure until it is settled. */
+    private void heldFrom(boolean[] held) {
+        if (!held[0]) {
+            held[0] = true;
+            metrics.holdStarted();
         }
     }
 

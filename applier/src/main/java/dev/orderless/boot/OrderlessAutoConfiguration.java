@@ -41,6 +41,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -111,6 +112,7 @@ public class OrderlessAutoConfiguration {
 
         @Configuration(proxyBeanMethods = false)
         @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+        @ConditionalOnEnabledHealthIndicator("orderlessviews")   // management.health.orderlessviews.enabled
         static class Health {
             @Bean
             OrderlessFeedersHealth orderlessViewsHealthIndicator(OrderlessFeeders feeders) {
@@ -202,6 +204,7 @@ public class OrderlessAutoConfiguration {
         /** Health, where Spring Boot's health support is on the class path. */
         @Configuration(proxyBeanMethods = false)
         @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+        @ConditionalOnEnabledHealthIndicator("orderlessconsumer")   // management.health.orderlessconsumer.enabled
         static class Health {
             @Bean
             OrderlessConsumerHealth orderlessConsumerHealthIndicator(OrderlessConsumer consumer) {

@@ -164,6 +164,20 @@ class OrderlessAutoConfigurationTest {
                 });
     }
 
+    @Test
+    void a_health_indicator_turned_off_by_management_health_is_not_there() throws Exception {
+        int closed = closedPort();
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(OrderlessAutoConfiguration.class))
+                .withBean(MongoClient.class, mongo::newClient)
+                .withBean(ConnectionFactory.class, () -> new CachingConnectionFactory("127.0.0.1", closed))
+                .withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.consumer.queue=q",
+                        "management.health.orderlessconsumer.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(OrderlessConsumer.class)
+                        .doesNotHaveBean(OrderlessConsumerHealth.class));
+    }
+
     private static int closedPort() throws java.io.IOException {
         try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
             return socket.getLocalPort();

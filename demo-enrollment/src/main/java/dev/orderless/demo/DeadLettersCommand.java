@@ -2,6 +2,7 @@ package dev.orderless.demo;
 
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.amqp.DeadLetterQueue;
+import dev.orderless.amqp.QueueTopology;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -12,21 +13,22 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "dead-letters", sortOptions = false,
-        header = "List the dead letters by kind, or send them back to the work queue.",
+        header = "List the dead letters by kind; replay, park or purge them.",
         description = {
     "list (the default): the kinds of reason among the first --max letters, with counts and sample reasons;",
     "every letter stays. replay: up to --max letters (of --kind only, if given) back to the work queue, each",
     "removed from the dead-letter queue once the broker confirmed its copy; a letter dead-lettered longer",
-    "ago than --grace stays, since it could only end beyond the horizon."})
+    "ago than --grace stays, since it could only end beyond the horizon. park: up to --max letters to the",
+    "parking queue (<dead-letter queue>.parked), kept out of the way. purge: up to --max letters dropped."})
 final class DeadLettersCommand extends DemoCommand {
     @Mixin
     Connections connections;
 
-    @Parameters(index = "0", arity = "0..1", defaultValue = "list", paramLabel = "list|replay",
+    @Parameters(index = "0", arity = "0..1", defaultValue = "list", paramLabel = "list|replay|park|purge",
             description = "What to do (default: ${DEFAULT-VALUE}).")
     String action;
 
-    @Option(names = "--kind", paramLabel = "KIND", description = "Replay only this kind: bad_input, oversized,"
+    @Option(names = "--kind", paramLabel = "KIND", description = "Replay, park or purge only this kind: bad_input, oversized,"
             + " beyond_horizon, no_progress, too_large, held_too_long.")
     Optional<String> kind = Optional.empty();
 
@@ -39,8 +41,9 @@ final class DeadLettersCommand extends DemoCommand {
 
     @Override
     public Integer call() throws Exception {
-        if (!action.equals("list") && !action.equals("replay")) {
-            throw new InvalidConfigurationException("dead-letters does 'list' or 'replay', not '" + action + "'");
+        if (!List.of("list", "replay", "park", "purge").contains(action)) {
+            throw new InvalidConfigurationException("dead-letters does 'list', 'replay', 'park' or 'purge', not '"
+                    + action + "'");
         }
         if (max < 1) {
             throw new InvalidConfigurationException("--max must be at least 1, was " + max);
@@ -54,6 +57,15 @@ final class DeadLettersCommand extends DemoCommand {
                 cli.out.println("DEAD LETTERS in '" + options.deadLetterQueue() + "': " + total
                         + (total == max ? " (looked at the first " + max + ")" : ""));
                 kinds.forEach(k -> cli.out.println("  " + k.kind() + " " + k.count() + ": " + k.samples().get(0)));
+                return 0;
+            }
+            if (action.equals("park")) {
+                cli.out.println("PARKED " + letters.park(kind, max) + " to '"
+                        + QueueTopology.parkingQueue(options.deadLetterQueue()) + "'");
+                return 0;
+            }
+            if (action.equals("purge")) {
+                cli.out.println("PURGED " + letters.purge(kind, max) + " from '" + options.deadLetterQueue() + "'");
                 return 0;
             }
             DeadLetterQueue.Replay replay = letters.replay(kind, max, grace, Clock.systemUTC());

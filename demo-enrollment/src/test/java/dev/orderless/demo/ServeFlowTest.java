@@ -62,6 +62,11 @@ class ServeFlowTest {
             CliRun replay = CliRun.of(env, "dead-letters", "replay", "--max", "2");
             assertThat(replay.out()).as(replay.err()).contains("REPLAYED 2 to 'enrollment.ops'");
             assertThat(CliRun.of(env, "dead-letters").out()).contains("DEAD LETTERS in 'enrollment.ops.dlq': 3");
+            CliRun park = CliRun.of(env, "dead-letters", "park", "--kind", "bad_input", "--max", "1");
+            assertThat(park.out()).as(park.err()).contains("PARKED 1 to 'enrollment.ops.dlq.parked'");
+            CliRun purge = CliRun.of(env, "dead-letters", "purge", "--max", "1");
+            assertThat(purge.out()).as(purge.err()).contains("PURGED 1 from 'enrollment.ops.dlq'");
+            assertThat(CliRun.of(env, "dead-letters").out()).contains("DEAD LETTERS in 'enrollment.ops.dlq': 1");
         } finally {
             consumers.forEach(Process::destroyForcibly);
             serve.destroy();
