@@ -94,16 +94,18 @@ final class ApplyingListener implements ChannelAwareMessageListener {
                     "oversized: " + body.length + " bytes, limit " + options.maxMessageBytes());
             return Optional.empty();
         }
+        Operation op;
         try {
-            Operation op = decoder.decode(body);
-            observations.operation(op.entity(), op.seq());
-            return Optional.of(op);
+            op = decoder.decode(body);
         } catch (InvalidInputException e) {
             deadLetter(message, channel, DeadLetterReason.BAD_INPUT, e.reason());
+            return Optional.empty();
         } catch (RuntimeException e) {
             deadLetter(message, channel, DeadLetterReason.BAD_INPUT, "undecodable: " + e);
+            return Optional.empty();
         }
-        return Optional.empty();
+        observations.operation(op.entity(), op.seq());   // outside the try: its failure is not the message's
+        return Optional.of(op);
     }
 
     /** Applies {@code op} of {@code message}, holding it through transient failures (see the class comment). */
@@ -131,7 +133,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
             }
             TransientException failure;
             try {
-                Outcome outcome = observations.apply(1, () -> applier.apply(op));
+                Outcome outcome = observations.apply(() -> applier.apply(op));
                 holdClock.completed();
                 settleOutcome(message, channel, op, outcome);
                 return;

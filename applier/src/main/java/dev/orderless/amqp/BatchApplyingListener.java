@@ -47,24 +47,28 @@ final class BatchApplyingListener implements ChannelAwareBatchMessageListener {
         List<Message> decoded = new ArrayList<>();
         List<Operation> ops = new ArrayList<>();
         List<Observation> observed = new ArrayList<>();
-        for (Message message : messages) {
-            Observation observation = observations.consume(message);
-            Optional<Operation> op;
-            try (Observation.Scope scope = observation.openScope()) {
-                op = single.decode(message, channel);
-            }
-            if (op.isPresent()) {
-                decoded.add(message);
-                ops.add(op.get());
-                observed.add(observation);
-            } else {
-                observation.stop();
-            }
-        }
-        if (ops.isEmpty()) {
-            return;
-        }
         try {
+            for (Message message : messages) {
+                Observation observation = observations.consume(message);
+                Optional<Operation> op;
+                try (Observation.Scope scope = observation.openScope()) {
+                    op = single.decode(message, channel);
+                } catch (RuntimeException e) {
+                    observation.error(e);
+                    observation.stop();
+                    throw e;
+                }
+                if (op.isPresent()) {
+                    decoded.add(message);
+                    ops.add(op.get());
+                    observed.add(observation);
+                } else {
+                    observation.stop();
+                }
+            }
+            if (ops.isEmpty()) {
+                return;
+            }
             if (single.stopping()) {
                 for (int i = 0; i < ops.size(); i++) {
                     int at = i;
@@ -75,7 +79,7 @@ final class BatchApplyingListener implements ChannelAwareBatchMessageListener {
             }
             List<BatchResult> results;
             try {
-                results = observations.apply(ops.size(), () -> applier.applyAll(ops));
+                results = observations.applyBulk(observed, () -> applier.applyAll(ops));
             } catch (RuntimeException e) {   // before any write (the collection check): each message on its own
                 log.warn("batch of {} not applied ({}); applying its messages one by one", ops.size(), e.toString());
                 for (int i = 0; i < ops.size(); i++) {

@@ -87,6 +87,7 @@ public final class BrokerBlocking implements AutoCloseable {
         FunctionCounter.builder("orderless.amqp.blocked.seconds", blocking, BrokerBlocking::blockedSeconds)
                 .description("time the broker blocked these publishing connections (resource alarm)")
                 .baseUnit("seconds").tag("role", role).register(meters);
+        ConsumerMetrics.withoutGauge(meters, "orderless.amqp.blocked.now", "role", role);
         Gauge.builder("orderless.amqp.blocked.now", blocking, b -> b.reason().isPresent() ? 1 : 0)
                 .description("1 while the broker blocks these publishing connections").tag("role", role)
                 .register(meters);

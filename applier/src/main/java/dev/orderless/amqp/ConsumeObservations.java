@@ -3,6 +3,8 @@ package dev.orderless.amqp;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.transport.ReceiverContext;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
 import org.springframework.amqp.core.Message;
 
@@ -13,10 +15,13 @@ import org.springframework.amqp.core.Message;
  *       back), as a receiver: a tracing handler continues the trace whose context the publisher put in the
  *       message's headers. Low-cardinality keys: {@code orderless.queue}, {@code orderless.outcome}
  *       (applied, superseded, duplicate, collision, dead_lettered, requeued); high: the entity and seq.
- *   <li>{@value #APPLY}, one per MongoDB apply (one message, or one bulk for a batch), inside it.
+ *   <li>{@value #APPLY}, one per MongoDB apply, inside it. In batch mode each message of a bulk has its
+ *       own, a child of its {@value #CONSUME}, spanning the bulk write ({@code orderless.batch=true},
+ *       {@code orderless.operations} the bulk's size): a trace shows the apply its message waited on.
  * </ul>
  * Spring AMQP creates no observation for a batch listener (its documentation: "observations are NOT
- * created for Batch Listener Containers"), so orderless makes its own, one per message of the batch.
+ * created for Batch Listener Containers"), so orderless makes its own, one per message of the batch; each
+ * ends when its batch is settled, the time its consumer thread spent on it.
  * With no registry given, {@link ObservationRegistry#NOOP}: nothing is recorded, nothing is allocated.
  */
 final class ConsumeObservations {
@@ -56,13 +61,36 @@ final class ConsumeObservations {
         }
     }
 
-    /** Runs one apply (of {@code operations} operations) inside a {@value #APPLY} observation. */
-    <T> T apply(int operations, Supplier<T> apply) {
+    /** Runs the apply of the message in scope inside a {@value #APPLY} observation. */
+    <T> T apply(Supplier<T> apply) {
         return Observation.createNotStarted(APPLY, registry)
                 .lowCardinalityKeyValue("orderless.queue", queue)
-                .lowCardinalityKeyValue("orderless.batch", operations > 1 ? "true" : "false")
-                .highCardinalityKeyValue("orderless.operations", Integer.toString(operations))
+                .lowCardinalityKeyValue("orderless.batch", "false")
+                .highCardinalityKeyValue("orderless.operations", "1")
                 .observe(apply);
+    }
+
+    /**
+     * Runs one bulk apply of the messages observed by {@code consumes}, with an {@value #APPLY} child of each
+     * spanning it.
+     */
+    <T> T applyBulk(List<Observation> consumes, Supplier<T> apply) {
+        List<Observation> applies = new ArrayList<>(consumes.size());
+        for (Observation consume : consumes) {
+            applies.add(Observation.createNotStarted(APPLY, registry).parentObservation(consume)
+                    .lowCardinalityKeyValue("orderless.queue", queue)
+                    .lowCardinalityKeyValue("orderless.batch", "true")
+                    .highCardinalityKeyValue("orderless.operations", Integer.toString(consumes.size()))
+                    .start());
+        }
+        try {
+            return apply.get();
+        } catch (RuntimeException e) {
+            applies.forEach(a -> a.error(e));
+            throw e;
+        } finally {
+            applies.forEach(Observation::stop);
+        }
     }
 
     private static ReceiverContext<Message> receiving(Message message) {

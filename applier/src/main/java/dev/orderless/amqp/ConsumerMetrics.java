@@ -55,7 +55,17 @@ final class ConsumerMetrics {
         }
         retried = Counter.builder("orderless.consume.retried").tag("queue", queue).register(meters);
         requeued = Counter.builder("orderless.consume.requeued").tag("queue", queue).register(meters);
+        withoutGauge(meters, "orderless.consume.holding", "queue", queue);
         Gauge.builder("orderless.consume.holding", holding, AtomicInteger::get).tag("queue", queue).register(meters);
+    }
+
+    /**
+     * Removes the gauge a previous instance registered under these tags: a registry keeps the first object a
+     * gauge was registered with, so a consumer restarted on the same registry would report its dead
+     * predecessor for ever. The latest instance reports.
+     */
+    static void withoutGauge(MeterRegistry meters, String name, String tag, String value) {
+        meters.find(name).tag(tag, value).gauges().forEach(meters::remove);
     }
 
     void holdStarted() {

@@ -14,7 +14,8 @@ import org.springframework.amqp.core.MessageProperties;
  *       overflow the AMQP frame and make the republish itself fail);
  *   <li>{@value #REASON_KIND}: the reason's kind, {@code bad_input}, {@code oversized}, {@code beyond_horizon},
  *       {@code no_progress}, {@code too_large} or {@code held_too_long} (set by the consumer on the original);
- *   <li>{@value #ORIGINAL_QUEUE} and {@value #DEAD_LETTERED_AT};
+ *   <li>{@value #ORIGINAL_QUEUE} and {@value #DEAD_LETTERED_AT} (the first time: a replayed letter that
+ *       fails again keeps it, so replay's grace counts from its first failure);
  *   <li>{@value #REPLAY_COUNT}, once {@link DeadLetterQueue} replayed it: how many times;
  *   <li>{@value #LETTER_ID}: names this publish, so a return from the broker finds its letter;
  *   <li>Spring AMQP's {@code RepublishMessageRecoverer} headers, which Spring tooling reads:
@@ -46,7 +47,8 @@ final class DeadLetterHeaders {
         headers.put(ORIGINAL_EXCHANGE, in.getReceivedExchange() == null ? "" : in.getReceivedExchange());
         headers.put(ORIGINAL_ROUTING_KEY, in.getReceivedRoutingKey() == null ? queue : in.getReceivedRoutingKey());
         headers.put(ORIGINAL_QUEUE, queue);
-        headers.put(DEAD_LETTERED_AT, Instant.now().toString());
+        // the first time it was dead-lettered, kept through replays: a letter's age is how long it has failed
+        headers.putIfAbsent(DEAD_LETTERED_AT, Instant.now().toString());
         headers.put(LETTER_ID, id);
         return new AMQP.BasicProperties.Builder()
                 .contentType(in.getContentType()).contentEncoding(in.getContentEncoding())

@@ -105,6 +105,7 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
             }
         };
         blocking.onUnblocked(onUnblocked);
+        ConsumerMetrics.withoutGauge(meters, "orderless.consume.dead_letters.parked", "queue", queue);
         Gauge.builder("orderless.consume.dead_letters.parked", this, DeadLetterPublisher::parkedCount)
                 .description("dead letters waiting for the broker to stop blocking publishers")
                 .tag("queue", queue).register(meters);

@@ -11,11 +11,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.springframework.amqp.core.QueueBuilder;
@@ -62,6 +66,23 @@ public final class DeadLetterQueue {
                     + " names are required, were '" + workQueue + "' and '" + deadLetterQueue + "'");
         }
         return new DeadLetterQueue(connectionFactory, workQueue, deadLetterQueue);
+    }
+
+    /**
+     * Every kind a letter can have: the consumer's reasons ({@code bad_input}, {@code oversized},
+     * {@code beyond_horizon}, {@code no_progress}, {@code too_large}, {@code held_too_long}), and
+     * {@value #UNKNOWN_KIND} for a letter without one (dead-lettered by the broker itself, at its delivery limit).
+     */
+    public static final Set<String> KINDS;
+    public static final String UNKNOWN_KIND = "unknown";
+
+    static {
+        Set<String> kinds = new TreeSet<>();
+        for (ConsumerMetrics.DeadLetterReason reason : ConsumerMetrics.DeadLetterReason.values()) {
+            kinds.add(reason.name().toLowerCase(Locale.ROOT));
+        }
+        kinds.add(UNKNOWN_KIND);
+        KINDS = Collections.unmodifiableSet(kinds);
     }
 
     /** Letters of one kind: how many were seen, and up to three of their reasons. */
@@ -209,7 +230,7 @@ public final class DeadLetterQueue {
     }
 
     private static String kindOf(AMQP.BasicProperties props) {
-        return header(props, DeadLetterHeaders.REASON_KIND).orElse("unknown");
+        return header(props, DeadLetterHeaders.REASON_KIND).orElse(UNKNOWN_KIND);
     }
 
     private static Optional<String> header(AMQP.BasicProperties props, String name) {

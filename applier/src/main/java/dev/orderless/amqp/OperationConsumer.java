@@ -183,6 +183,22 @@ public final class OperationConsumer implements AutoCloseable {
             requireQueue(options.deadLetterQueue());
             CountDownLatch stop = new CountDownLatch(1);
             DeadLetterPublisher publisher = recoverer != null ? null : deadLetterPublisher();
+            try {
+                return start(stop, publisher);
+            } catch (RuntimeException e) {
+                // what this start opened closes with it: a caller that retries must not leak a connection each time
+                if (publisher != null) {
+                    publisher.close();
+                }
+                if (ownWatcher != null) {
+                    ownWatcher.close();
+                    ownWatcher = null;
+                }
+                throw e;
+            }
+        }
+
+        private OperationConsumer start(CountDownLatch stop, DeadLetterPublisher publisher) {
             DeadLetterRecoverer dlq = recoverer != null ? recoverer : publisher;
             ConsumerMetrics metrics = new ConsumerMetrics(meters, options.queue());
             ApplyingListener listener = new ApplyingListener(applier, decoder, dlq, options,
@@ -191,7 +207,11 @@ public final class OperationConsumer implements AutoCloseable {
             SimpleMessageListenerContainer container = container();
             container.setBeanName("orderless-" + options.queue());
             container.setQueueNames(options.queue());
+            // exactly the consumers, whatever a factory set ("2-4" scales): the container checks each setter
+            // against the other's current value, so widen the maximum first
+            container.setMaxConcurrentConsumers(Integer.MAX_VALUE);
             container.setConcurrentConsumers(options.consumers());
+            container.setMaxConcurrentConsumers(options.consumers());
             container.setPrefetchCount(options.prefetch());
             container.setAcknowledgeMode(AcknowledgeMode.MANUAL);
             container.setShutdownTimeout(options.shutdownTimeout().toMillis());
@@ -226,6 +246,7 @@ public final class OperationConsumer implements AutoCloseable {
             container.setAdviceChain();   // a retry advice would hand back or drop what orderless must settle itself
             container.setConnectionFactory(connectionFactory);
             container.setChannelTransacted(false);
+            container.setTransactionManager(null);   // an ack inside a transaction would wait for its commit
             container.setAutoStartup(false);
             return container;
         }

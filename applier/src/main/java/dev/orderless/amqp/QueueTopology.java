@@ -23,15 +23,19 @@ import org.springframework.amqp.rabbit.core.RabbitAdmin;
  *       consumer, because only a republish can carry the reason header.
  *   <li>Any other AMQP 0-9-1 broker: a classic durable queue; dead-lettering is the consumer's republish.
  * </ul>
- * With a dead-letter TTL (RabbitMQ only), a letter older than it moves by itself from the dead-letter
- * queue to its parking queue ({@link #parkingQueue}): the dead-letter queue then holds only letters young
- * enough to replay, and nothing is dropped. Choose the TTL no longer than the tombstone grace.
+ * With a dead-letter TTL (RabbitMQ only), the broker moves a letter older than it from the dead-letter
+ * queue to its parking queue ({@link #parkingQueue}), declared with it: the dead-letter queue then holds
+ * only letters young enough to replay. RabbitMQ dead-letters from a classic queue at most once: a letter
+ * in that move when a broker node fails can be lost, so the TTL is a way to keep the dead-letter queue
+ * replayable, not a second copy. Choose the TTL no longer than the tombstone grace.
  * Re-declaring with the same arguments is harmless; a queue that exists with other arguments is reported
- * as a configuration error naming it.
+ * as a configuration error naming it (RabbitMQ cannot change a queue's arguments in place).
  */
 public final class QueueTopology {
     /** RabbitMQ's limit on redeliveries of one message before it dead-letters it itself. */
     public static final int DELIVERY_LIMIT = 50;
+    /** RabbitMQ's largest {@code x-message-ttl}: 2^32 - 1 ms. */
+    static final long MAX_TTL_MILLIS = 0xFFFF_FFFFL;
 
     private QueueTopology() {
     }
@@ -74,8 +78,10 @@ public final class QueueTopology {
      */
     public static Declarables declarables(String queue, String deadLetterQueue, boolean rabbitMq,
                                           Optional<Duration> deadLetterTtl) {
-        if (deadLetterTtl.isPresent() && (deadLetterTtl.get().isNegative() || deadLetterTtl.get().isZero())) {
-            throw new InvalidConfigurationException("dead-letter TTL must be positive, was " + deadLetterTtl.get());
+        if (deadLetterTtl.isPresent() && (deadLetterTtl.get().isNegative() || deadLetterTtl.get().isZero()
+                || deadLetterTtl.get().toMillis() > MAX_TTL_MILLIS)) {
+            throw new InvalidConfigurationException("dead-letter TTL must be positive and at most " + MAX_TTL_MILLIS
+                    + " ms (RabbitMQ's limit, about 49 days), was " + deadLetterTtl.get());
         }
         Queue work = rabbitMq
                 ? QueueBuilder.durable(queue).quorum().deliveryLimit(DELIVERY_LIMIT)
@@ -111,8 +117,9 @@ public final class QueueTopology {
             throw e;   // the broker did not answer: nothing to say about the queue
         } catch (AmqpException e) {
             throw new InvalidConfigurationException("queue '" + queue.getName() + "' could not be declared with "
-                    + queue.getArguments() + " (" + rootMessage(e) + "); if it exists with other arguments,"
-                    + " delete it or choose another name");
+                    + queue.getArguments() + " (" + rootMessage(e) + "); if it exists with other arguments, which"
+                    + " RabbitMQ cannot change in place: undo the change, or choose another name, or move its"
+                    + " messages elsewhere (a dead-letter queue's: DeadLetterQueue.park) before deleting it");
         }
     }
 

@@ -79,9 +79,19 @@ public final class OrderlessConsumer implements SmartLifecycle {
     }
 
     private synchronized void retry() {
-        if (started && consuming.isEmpty() && tryStart()) {
-            retrying.ifPresent(ScheduledExecutorService::shutdown);
-            retrying = Optional.empty();
+        try {
+            if (started && consuming.isEmpty() && tryStart()) {
+                retrying.ifPresent(ScheduledExecutorService::shutdown);
+                retrying = Optional.empty();
+            }
+        } catch (RuntimeException e) {
+            // an exception would end the schedule in silence: say it (once per reason), and keep trying
+            String why = "it failed: " + e;
+            if (!waiting.equals(Optional.of(why))) {
+                log.error("consumer on '{}' cannot start, {}; trying again every {} s", options.queue(), why,
+                        RETRY_SECONDS);
+            }
+            waiting = Optional.of(why);
         }
     }
 
@@ -94,8 +104,9 @@ public final class OrderlessConsumer implements SmartLifecycle {
                 case AUTO -> QueueTopology.isRabbitMq(connectionFactory);
             };
             if (deadLetterTtl.isPresent() && !quorum) {
-                log.warn("orderless.consumer.dead-letter-ttl is not declared on '{}': only RabbitMQ parks letters by"
-                        + " age; replay still refuses letters older than the grace", options.deadLetterQueue());
+                log.warn("orderless.consumer.dead-letter-ttl is not declared on '{}': letters park by age only on"
+                        + " RabbitMQ with orderless.consumer.queue-type auto or quorum; replay still refuses letters"
+                        + " older than the grace", options.deadLetterQueue());
             }
             QueueTopology.declare(connectionFactory, options.queue(), options.deadLetterQueue(), quorum, deadLetterTtl);
             consuming = Optional.of(wiring.apply(OperationConsumer.builder(connectionFactory, applier).options(options)

@@ -11,6 +11,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -26,11 +27,14 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *   <li>{@code POST .../replay} with optional {@code kind} and {@code max}: back to the work queue,
  *       refusing letters older than {@code orderless.compaction.grace} when compaction runs;
  *   <li>{@code POST .../park} with optional {@code kind} and {@code max}: to the parking queue;
- *   <li>{@code DELETE} with optional {@code kind} and {@code max}: dropped.
+ *   <li>{@code DELETE} with {@code kind} or {@code max} (or both; never neither): dropped.
  * </ul>
  * {@code max} defaults to {@value #DEFAULT_MAX}; each call looks at most at the letters there when it began.
+ * A {@code kind} must be one of {@link DeadLetterQueue#KINDS}. Read-only by default: the writes need
+ * {@code management.endpoint.orderlessdeadletters.access=unrestricted}, so exposing the endpoint to look
+ * does not also let anyone replay or drop letters.
  */
-@Endpoint(id = "orderlessdeadletters")
+@Endpoint(id = "orderlessdeadletters", defaultAccess = Access.READ_ONLY)
 public final class OrderlessDeadLettersEndpoint {
     static final int DEFAULT_MAX = 1000;
     /** Without compaction no tombstone is ever dropped, so no letter is too old to replay. */
@@ -44,9 +48,12 @@ public final class OrderlessDeadLettersEndpoint {
 
     OrderlessDeadLettersEndpoint(ConnectionFactory connectionFactory, ConsumerOptions options, Optional<Duration> grace,
                                  Clock clock) {
-        this.connectionFactory = connectionFactory;
+        // the publisher connection, as the consumer's dead letters use: a resource alarm that blocks these
+        // publishes must not also stop the consumers' acks
+        ConnectionFactory publishing = connectionFactory.getPublisherConnectionFactory();
+        this.connectionFactory = publishing != null ? publishing : connectionFactory;
         this.options = options;
-        this.letters = DeadLetterQueue.of(connectionFactory, options.queue(), options.deadLetterQueue());
+        this.letters = DeadLetterQueue.of(this.connectionFactory, options.queue(), options.deadLetterQueue());
         this.grace = grace;
         this.clock = clock;
     }
@@ -70,7 +77,7 @@ public final class OrderlessDeadLettersEndpoint {
     /** {@code replay} or {@code park} up to {@code max} letters of {@code kind} (every kind if absent). */
     @WriteOperation
     public Map<String, Object> act(@Selector String action, @Nullable String kind, @Nullable Integer max) {
-        Optional<String> ofKind = Optional.ofNullable(kind).filter(k -> !k.isBlank());
+        Optional<String> ofKind = kind(kind);
         return switch (action) {
             case "replay" -> {
                 DeadLetterQueue.Replay replay = letters.replay(ofKind, limit(max), grace.orElse(NO_COMPACTION), clock);
@@ -82,10 +89,27 @@ public final class OrderlessDeadLettersEndpoint {
         };
     }
 
-    /** Drops up to {@code max} letters of {@code kind} (every kind if absent). */
+    /**
+     * Drops up to {@code max} letters of {@code kind} (every kind if absent); one of them must be given, so a
+     * bare {@code DELETE} drops nothing by accident.
+     */
     @DeleteOperation
     public Map<String, Object> purge(@Nullable String kind, @Nullable Integer max) {
-        return Map.of("purged", letters.purge(Optional.ofNullable(kind).filter(k -> !k.isBlank()), limit(max)));
+        Optional<String> ofKind = kind(kind);
+        if (ofKind.isEmpty() && max == null) {
+            throw new InvalidEndpointRequestException("purge drops letters for good: give a kind, or max, or both",
+                    "purge needs kind or max");
+        }
+        return Map.of("purged", letters.purge(ofKind, limit(max)));
+    }
+
+    private static Optional<String> kind(@Nullable String kind) {
+        Optional<String> ofKind = Optional.ofNullable(kind).map(String::strip).filter(k -> !k.isEmpty());
+        if (ofKind.isPresent() && !DeadLetterQueue.KINDS.contains(ofKind.get())) {
+            throw new InvalidEndpointRequestException("unknown kind '" + ofKind.get() + "': one of "
+                    + DeadLetterQueue.KINDS, "unknown kind");
+        }
+        return ofKind;
     }
 
     private static int limit(@Nullable Integer max) {

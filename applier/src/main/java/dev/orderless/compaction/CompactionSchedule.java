@@ -109,11 +109,11 @@ public final class CompactionSchedule {
                 notBefore = last.get().plus(interval);
                 return Optional.empty();
             }
-            notBefore = now.plus(interval);
             if (!lease.commit(new BsonDocument(LAST_RUN, new BsonDateTime(now.toEpochMilli())))) {
                 log.warn("{}: the lease passed to another process before the pass began; it is that one's", resource);
                 return Optional.empty();
             }
+            notBefore = now.plus(interval);   // only once the pass is on record: a failed commit asks again next tick
             TombstoneCompactor.Compaction done = compactor.compactAll(() -> {
                 lease.heartbeat();
                 return lease.isHeld() && !stopped;

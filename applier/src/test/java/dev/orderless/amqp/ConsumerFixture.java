@@ -64,8 +64,12 @@ final class ConsumerFixture implements AutoCloseable {
     }
 
     OperationConsumer start(GuardedApplier applier, ConsumerOptions options) {
-        OperationConsumer consumer = OperationConsumer.builder(connectionFactory, applier)
-                .options(options).meters(meters).start();
+        return start(OperationConsumer.builder(connectionFactory, applier).options(options));
+    }
+
+    /** Starts what {@code builder} says, with this fixture's meters. */
+    OperationConsumer start(OperationConsumer.Builder builder) {
+        OperationConsumer consumer = builder.meters(meters).start();
         consumers.add(consumer);
         return consumer;
     }

@@ -1,6 +1,7 @@
 package dev.orderless.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.groups.Tuple.tuple;
 
 import com.mongodb.client.MongoClient;
@@ -28,18 +29,31 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.InvocationContext;
+import org.springframework.boot.actuate.endpoint.OperationFilter;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.invoke.convert.ConversionServiceParameterValueMapper;
+import org.springframework.boot.actuate.endpoint.web.EndpointMediaTypes;
+import org.springframework.boot.actuate.endpoint.web.ExposableWebEndpoint;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointHttpMethod;
+import org.springframework.boot.actuate.endpoint.web.WebOperation;
+import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpointDiscoverer;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * What an operator does with dead letters through the Actuator endpoint of an application wired by
- * properties: look at them by reason, replay one reason, park another, purge. On the embedded broker, or
- * the real RabbitMQ when {@code RABBITMQ_URI} is set (as in CI).
+ * What an operator does with dead letters in an application wired by properties, through the Actuator
+ * endpoint as Actuator's web layer calls it (discovered, request parameters mapped by name): look at them
+ * by reason, replay one reason, park another, purge. On the embedded broker, or the real RabbitMQ when
+ * {@code RABBITMQ_URI} is set (as in CI).
  */
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
 @DirtiesContext
@@ -93,12 +107,12 @@ class DeadLettersBootTest {
     }
 
     @Autowired
-    private OrderlessDeadLettersEndpoint endpoint;
+    private ApplicationContext context;
     @Autowired
     private OrderlessConsumer consumer;
 
     @Test
-    void letters_are_listed_replayed_parked_and_purged_by_reason_through_the_endpoint() throws Exception {
+    void letters_are_listed_replayed_parked_and_purged_by_reason_through_actuator() throws Exception {
         List<byte[]> bodies = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             bodies.add(("not json " + i).getBytes(StandardCharsets.UTF_8));
@@ -109,20 +123,25 @@ class DeadLettersBootTest {
         ConfirmedPublisher.publishAll(publishing, QUEUE, bodies);
         Awaitility.await("five dead letters").atMost(Duration.ofSeconds(30))
                 .until(() -> consumer.deadLetterDepth().orElse(-1) == 5);
+        ExposableWebEndpoint endpoint = endpoint(Access.UNRESTRICTED);
 
-        assertThat(kinds(endpoint.letters(null))).containsExactly(tuple("bad_input", 3L), tuple("oversized", 2L));
+        assertThat(kinds(invoke(endpoint, WebEndpointHttpMethod.GET, Map.of()))).containsExactly(tuple("bad_input", 3L),
+                tuple("oversized", 2L));
 
-        assertThat(endpoint.act("replay", "bad_input", null)).containsEntry("replayed", 3L);
+        assertThat(invoke(endpoint, WebEndpointHttpMethod.POST, Map.of("action", "replay", "kind", "bad_input")))
+                .containsEntry("replayed", 3L);
         // the consumer takes them again and, still bad, dead-letters them again, counted as replayed once
         Awaitility.await("the replayed letters come back").atMost(Duration.ofSeconds(30))
                 .until(() -> consumer.deadLetterDepth().orElse(-1) == 5);
 
-        assertThat(endpoint.act("park", "bad_input", null)).containsEntry("parked", 3L);
-        assertThat(endpoint.purge("oversized", null)).containsEntry("purged", 2L);
+        assertThat(invoke(endpoint, WebEndpointHttpMethod.POST, Map.of("action", "park", "kind", "bad_input")))
+                .containsEntry("parked", 3L);
+        assertThat(invoke(endpoint, WebEndpointHttpMethod.DELETE, Map.of("kind", "oversized")))
+                .containsEntry("purged", 2L);
 
         Awaitility.await("the dead-letter queue is empty").atMost(Duration.ofSeconds(30))
                 .until(() -> consumer.deadLetterDepth().orElse(-1) == 0);
-        Map<String, Object> view = endpoint.letters(null);
+        Map<String, Object> view = invoke(endpoint, WebEndpointHttpMethod.GET, Map.of());
         assertThat(kinds(view)).isEmpty();
         @SuppressWarnings("unchecked")
         List<DeadLetterQueue.Kind> parked = (List<DeadLetterQueue.Kind>) view.get("parked");
@@ -134,6 +153,43 @@ class DeadLettersBootTest {
             assertThat(letter).isNotNull();
             assertThat(letter.getMessageProperties().getHeaders()).containsEntry("x-orderless-replay-count", 1);
         }
+    }
+
+    @Test
+    void exposed_with_its_default_access_the_endpoint_only_reads() {
+        assertThat(endpoint(Access.READ_ONLY).getOperations()).extracting(o -> o.getRequestPredicate().getHttpMethod())
+                .containsExactly(WebEndpointHttpMethod.GET);
+    }
+
+    @Test
+    void a_purge_without_kind_or_max_and_an_unknown_kind_are_refused_with_what_to_give() {
+        ExposableWebEndpoint endpoint = endpoint(Access.UNRESTRICTED);
+
+        assertThatThrownBy(() -> invoke(endpoint, WebEndpointHttpMethod.DELETE, Map.of()))
+                .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("give a kind, or max");
+        assertThatThrownBy(() -> invoke(endpoint, WebEndpointHttpMethod.POST, Map.of("action", "replay", "kind", "bad-input")))
+                .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("unknown kind 'bad-input'")
+                .hasMessageContaining("bad_input");
+    }
+
+    /**
+     * The endpoint as Actuator's web layer sees it: discovered from the context, its operations mapped by
+     * parameter name, with {@code access} as its configured access (the default one is its own).
+     */
+    private ExposableWebEndpoint endpoint(Access access) {
+        WebEndpointDiscoverer discoverer = new WebEndpointDiscoverer(context, new ConversionServiceParameterValueMapper(),
+                EndpointMediaTypes.DEFAULT, List.of(), List.of(), List.of(), List.of(),
+                List.of(OperationFilter.byAccess((id, defaultAccess) -> access == Access.READ_ONLY ? defaultAccess : access)));
+        return discoverer.getEndpoints().stream().filter(e -> e.getEndpointId().toString().equals("orderlessdeadletters"))
+                .findFirst().orElseThrow();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> invoke(ExposableWebEndpoint endpoint, WebEndpointHttpMethod method,
+                                              Map<String, Object> arguments) {
+        WebOperation operation = endpoint.getOperations().stream()
+                .filter(o -> o.getRequestPredicate().getHttpMethod() == method).findFirst().orElseThrow();
+        return (Map<String, Object>) operation.invoke(new InvocationContext(SecurityContext.NONE, arguments));
     }
 
     @SuppressWarnings("unchecked")

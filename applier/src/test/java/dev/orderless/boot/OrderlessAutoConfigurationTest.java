@@ -76,6 +76,9 @@ class OrderlessAutoConfigurationTest {
         withView.withPropertyValues("orderless.view.rosters.commit-every=0").run(context -> assertThat(context)
                 .hasFailed().getFailure().rootCause().hasMessage("orderless.view.rosters: commit-every must be at least 1,"
                         + " was 0"));
+        withView.withPropertyValues("orderless.view.rosters.segments=4", "orderless.view.rosters.workers=5")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause().hasMessage(
+                        "orderless.view.rosters: workers must be between 1 and orderless.view.rosters.segments (4), was 5"));
         withView.withPropertyValues("orderless.view.roster.commit-every=5").run(context -> assertThat(context)
                 .hasFailed().getFailure().rootCause().hasMessage("orderless.view.roster configures no view: the"
                         + " OrderlessView beans are named [rosters]"));
@@ -99,6 +102,24 @@ class OrderlessAutoConfigurationTest {
                         "orderless.consumer.dead-letter-ttl (PT192H) is longer than orderless.compaction.grace (PT168H):"
                                 + " a letter replayed after the grace could only end beyond_horizon; set the TTL to at"
                                 + " most the grace"));
+    }
+
+    @Test
+    void a_dead_letter_ttl_past_rabbitmqs_limit_fails_the_start_naming_it() {
+        runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.consumer.queue=q",
+                        "orderless.consumer.dead-letter-ttl=50d")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageStartingWith("orderless.consumer.dead-letter-ttl must be at most 4294967295 ms"));
+    }
+
+    @Test
+    void the_grace_bounds_the_dead_letter_ttl_also_where_another_application_compacts() {
+        runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.consumer.queue=q",
+                        "orderless.compaction.grace=7d", "orderless.consumer.dead-letter-ttl=8d")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("is longer than orderless.compaction.grace"));
     }
 
     @Test

@@ -26,6 +26,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,7 +54,9 @@ import org.springframework.test.context.DynamicPropertySource;
 @DirtiesContext
 @SpringBootTest(classes = PublisherBootTest.App.class, properties = {"spring.main.banner-mode=off",
         "spring.rabbitmq.publisher-confirm-type=correlated", "spring.rabbitmq.publisher-returns=true",
-        "orderless.collection=students", "orderless.consumer.batch-size=10"})
+        "orderless.collection=students", "orderless.consumer.batch-size=10", "orderless.consumer.concurrency=3",
+        // Boot's factory sets a maximum below the consumers: the consumer's own number still holds
+        "spring.rabbitmq.listener.simple.max-concurrency=1"})
 class PublisherBootTest {
     private static final String QUEUE = RabbitExtension.uniqueQueue("boot-publish");
     private static final String DATABASE = MongoBackend.freshDatabaseName("boot_publish");
@@ -125,6 +128,7 @@ class PublisherBootTest {
     @EnableAutoConfiguration
     static class App {
         static final AtomicInteger customized = new AtomicInteger();
+        static final AtomicReference<SimpleMessageListenerContainer> container = new AtomicReference<>();
 
         @Bean(destroyMethod = "close")
         MongoClient mongoClient() {
@@ -151,7 +155,10 @@ class PublisherBootTest {
         /** Boot's container factory applies customizers: this one proves the consumer's container came from it. */
         @Bean
         ContainerCustomizer<SimpleMessageListenerContainer> containerCustomizer() {
-            return container -> customized.incrementAndGet();
+            return made -> {
+                customized.incrementAndGet();
+                container.set(made);
+            };
         }
     }
 
@@ -188,6 +195,7 @@ class PublisherBootTest {
         assertThat(observations).hasObservationWithNameEqualTo("orderless.apply").that()
                 .hasLowCardinalityKeyValue("orderless.queue", QUEUE);
         assertThat(App.customized).as("the consumer's container came from Boot's container factory").hasPositiveValue();
+        assertThat(App.container.get().getActiveConsumerCount()).as("orderless.consumer.concurrency").isEqualTo(3);
     }
 
     private static Map<String, Set<String>> classes(MongoCollection<BsonDocument> students) {
