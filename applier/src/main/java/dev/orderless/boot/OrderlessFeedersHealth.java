@@ -33,7 +33,13 @@ final class OrderlessFeedersHealth implements HealthIndicator {
                 up = false;
             } else {
                 detail.put("state", feeder.state().name());
-                feeder.fence().ifPresent(fence -> detail.put("fence", fence));
+                if (feeder.options().segments() > 1) {   // each segment fed here, with its lease's fence
+                    Map<String, Long> segments = new LinkedHashMap<>();
+                    feeder.fences().forEach((segment, fence) -> segments.put(segment.toString(), fence));
+                    detail.put("segments", segments);
+                } else {
+                    feeder.fence().ifPresent(fence -> detail.put("fence", fence));
+                }
                 feeder.lag().ifPresent(lag -> detail.put("lag", lag.toString()));
                 feeder.failure().map(OrderlessException::getMessage).ifPresent(why -> detail.put("failure", why));
                 up &= feeder.state() == ViewFeeder.State.ACTIVE || feeder.state() == ViewFeeder.State.STANDBY;

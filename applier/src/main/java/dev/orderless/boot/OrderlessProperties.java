@@ -67,7 +67,7 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
     public record Compaction(@DefaultValue("false") boolean enabled, @DefaultValue("1h") Duration interval,
                              Duration grace) {
         public Compaction {
-            if (enabled && (grace == null || grace.isNegative() || grace.isZero())) {
+            if ((enabled || grace != null) && (grace == null || grace.isNegative() || grace.isZero())) {
                 throw new InvalidConfigurationException("orderless.compaction.grace must be a positive duration, was "
                         + grace + ": how long a tombstone is kept, longer than any message can take to arrive (retries"
                         + " and dead-letter replays included)");
@@ -97,9 +97,12 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
      * @param poison         DEAD_LETTER or FAIL, for an event that fails every attempt
      * @param poisonAttempts attempts before {@code poison} decides
      * @param writes         BULK or ONE_AT_A_TIME
+     * @param segments       split the source into this many segments, each with its own lease (1)
+     * @param workers        feed at most this many segments in this application (all of them)
      */
     public record View(Integer commitEvery, Duration commitInterval, Duration pollWait, Duration leaseTtl,
-                       FeederOptions.PoisonPolicy poison, Integer poisonAttempts, FeederOptions.Writes writes) {
+                       FeederOptions.PoisonPolicy poison, Integer poisonAttempts, FeederOptions.Writes writes,
+                       Integer segments, Integer workers) {
 
         FeederOptions options(String name) {
             FeederOptions options = FeederOptions.ofDefaults("view:" + name);
@@ -118,12 +121,17 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
                     options = options.withPoison(poison != null ? poison : options.poison(),
                             poisonAttempts != null ? poisonAttempts : options.poisonAttempts());
                 }
+                if (segments != null || workers != null) {
+                    int count = segments != null ? segments : 1;
+                    options = options.withSegments(count, workers != null ? workers : count);
+                }
                 return writes != null ? options.withWrites(writes) : options;
             } catch (InvalidConfigurationException e) {
                 throw new InvalidConfigurationException("orderless.view." + name + ": "
                         + e.getMessage().replaceFirst("^(feeder|lease) options: ", "").replace("commitEvery", "commit-every")
                         .replace("pollWait", "poll-wait").replace("poisonAttempts", "poison-attempts")
-                        .replace("lease ttl", "lease-ttl"));
+                        .replace("lease ttl", "lease-ttl").replace("segments (", "orderless.view." + name
+                        + ".segments ("));
             }
         }
     }
@@ -138,7 +146,11 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
             throw new InvalidConfigurationException("orderless.consumer.dead-letter-ttl must be a positive duration,"
                     + " was " + ttl.get());
         }
-        if (ttl.isPresent() && compaction.enabled() && ttl.get().compareTo(compaction.grace()) > 0) {
+        if (ttl.isPresent() && ttl.get().toMillis() > 0xFFFF_FFFFL) {
+            throw new InvalidConfigurationException("orderless.consumer.dead-letter-ttl must be at most 4294967295 ms"
+                    + " (RabbitMQ's limit, about 49 days), was " + ttl.get());
+        }
+        if (ttl.isPresent() && replayGrace().isPresent() && ttl.get().compareTo(compaction.grace()) > 0) {
             throw new InvalidConfigurationException("orderless.consumer.dead-letter-ttl (" + ttl.get() + ") is longer"
                     + " than orderless.compaction.grace (" + compaction.grace() + "): a letter replayed after the grace"
                     + " could only end beyond_horizon; set the TTL to at most the grace");
@@ -146,14 +158,17 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
         return ttl;
     }
 
-    /** How old a dead letter may be and still be replayed: the compaction grace, if compaction runs. */
+    /**
+     * How old a dead letter may be and still be replayed: {@code orderless.compaction.grace}, whenever it is
+     * set (compaction may run in another application on the same collection).
+     */
     Optional<Duration> replayGrace() {
-        return compaction.enabled() ? Optional.of(compaction.grace()) : Optional.empty();
+        return Optional.ofNullable(compaction.grace());
     }
 
     /** {@code orderless.view.<name>.*} of {@code name}, defaults if none is set. */
     FeederOptions viewOptions(String name) {
-        return view.getOrDefault(name, new View(null, null, null, null, null, null, null)).options(name);
+        return view.getOrDefault(name, new View(null, null, null, null, null, null, null, null, null)).options(name);
     }
 
     /**

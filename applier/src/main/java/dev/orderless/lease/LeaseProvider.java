@@ -1,5 +1,6 @@
 package dev.orderless.lease;
 
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -15,4 +16,12 @@ public interface LeaseProvider {
      * @return the lease, with a fence higher than any earlier holder's; empty if someone else holds it
      */
     Optional<Lease> tryAcquire(String resource, String owner);
+
+    /**
+     * The live leases whose resource starts with {@code prefix}, resource to owner, as this provider sees
+     * them now; empty if it cannot list them (then whoever asks must do without, e.g. no rebalancing).
+     */
+    default Optional<Map<String, String>> holders(String prefix) {
+        return Optional.empty();
+    }
 }

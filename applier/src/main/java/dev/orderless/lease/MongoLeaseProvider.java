@@ -2,8 +2,11 @@ package dev.orderless.lease;
 
 import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.gt;
 import static com.mongodb.client.model.Filters.lte;
+import static com.mongodb.client.model.Filters.ne;
 import static com.mongodb.client.model.Filters.or;
+import static com.mongodb.client.model.Filters.regex;
 import static com.mongodb.client.model.Projections.include;
 import static com.mongodb.client.model.Updates.combine;
 import static com.mongodb.client.model.Updates.inc;
@@ -18,7 +21,9 @@ import dev.orderless.InvalidConfigurationException;
 import dev.orderless.apply.MongoErrors;
 import java.time.Instant;
 import java.util.Date;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -49,6 +54,35 @@ public final class MongoLeaseProvider implements LeaseProvider {
             throw new InvalidConfigurationException("lease provider: collection and options are required");
         }
         return new MongoLeaseProvider(leases, options);
+    }
+
+    /** One query: the documents whose {@code _id} starts with {@code prefix}, with an owner and not yet expired. */
+    @Override
+    public Optional<Map<String, String>> holders(String prefix) {
+        Instant now = options.clock().instant();
+        Map<String, String> holders = new TreeMap<>();
+        try {
+            leases.find(and(regex(LeaseFields.ID, "^" + literal(prefix)), ne(LeaseFields.OWNER, null),
+                            gt(LeaseFields.EXPIRES_AT, Date.from(now))))
+                    .projection(include(LeaseFields.OWNER))
+                    .forEach(doc -> holders.put(doc.getString(LeaseFields.ID).getValue(),
+                            doc.getString(LeaseFields.OWNER).getValue()));
+        } catch (MongoException e) {
+            throw MongoErrors.translate("list leases '" + prefix + "*'", e);
+        }
+        return Optional.of(holders);
+    }
+
+    /** {@code text} as a regular expression matching itself: its metacharacters escaped one by one. */
+    private static String literal(String text) {
+        StringBuilder escaped = new StringBuilder();
+        for (char c : text.toCharArray()) {
+            if ("\\^$.|?*+()[]{}".indexOf(c) >= 0) {
+                escaped.append('\\');
+            }
+            escaped.append(c);
+        }
+        return escaped.toString();
     }
 
     @Override

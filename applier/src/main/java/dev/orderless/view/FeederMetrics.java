@@ -6,8 +6,10 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bson.BsonTimestamp;
 
@@ -18,8 +20,8 @@ import org.bson.BsonTimestamp;
  * (poison events recorded and skipped), {@code orderless.view.attempts_failed} (one event's failed tries),
  * {@code orderless.view.source_deletes} (hard deletes of source documents carried to the view) and
  * {@code orderless.view.failures{reason}} (terms that ended in an error: {@code transient} hands over,
- * anything else is {@code FAILED}), and the gauge {@code orderless.view.lag} in seconds (see {@link #lag()};
- * NaN while this feeder is not the active one).
+ * anything else is {@code FAILED}), and the gauge {@code orderless.view.lag} in seconds (see {@link #lag()}: the
+ * largest among this feeder's active segments; NaN while it feeds none).
  */
 final class FeederMetrics {
     private final Counter events;
@@ -36,8 +38,7 @@ final class FeederMetrics {
     private final Counter sourceDeletes;
     private final MeterRegistry meters;
     private final String resource;
-    private final AtomicLong lastEventMillis = new AtomicLong(NONE);
-    private final AtomicLong caughtUpMillis = new AtomicLong(NONE);
+    private final List<Lag> lags = new CopyOnWriteArrayList<>();
     private static final long NONE = Long.MIN_VALUE;
 
     FeederMetrics(MeterRegistry meters, String resource) {
@@ -60,35 +61,54 @@ final class FeederMetrics {
         sourceDeletes = Counter.builder("orderless.view.source_deletes").tag("resource", resource).register(meters);
         this.meters = meters;
         this.resource = resource;
+        // a registry keeps a gauge's first object: a feeder restarted on it must replace its predecessor's
+        meters.find("orderless.view.lag").tag("resource", resource).gauges().forEach(meters::remove);
         Gauge.builder("orderless.view.lag", this, m -> m.lag().map(d -> d.toMillis() / 1000.0).orElse(Double.NaN))
                 .tag("resource", resource).baseUnit("seconds").strongReference(true).register(meters);
     }
 
-    /** An event written at {@code clusterTime} (second resolution) was handled. */
-    void eventAt(BsonTimestamp clusterTime) {
-        lastEventMillis.set(clusterTime.getTime() * 1000L);
+    /** A lag clock for one worker (one segment at a time); the gauge reports the largest. */
+    Lag newLag() {
+        Lag lag = new Lag();
+        lags.add(lag);
+        return lag;
     }
 
-    /** A poll found nothing more: every change up to now was handled. */
-    void caughtUp() {
-        caughtUpMillis.set(System.currentTimeMillis());
-    }
-
-    /** The term ended: the lag is now another feeder's to report. */
-    void termEnded() {
-        lastEventMillis.set(NONE);
-        caughtUpMillis.set(NONE);
+    /** The largest lag among this feeder's workers that are active; empty if none is. */
+    Optional<Duration> lag() {
+        return lags.stream().map(Lag::lag).flatMap(Optional::stream).max(Duration::compareTo);
     }
 
     /**
-     * How far behind the source the view is: now minus the later of the cluster time of the last event
-     * handled and the last time a poll found nothing more. Empty before the first of either in this term.
-     * The cluster time is the server's clock and has second resolution: a skewed client clock shifts it.
+     * How far behind the source one worker's segment is: now minus the later of the cluster time of the last
+     * event handled and the last time a poll found nothing more. Empty before the first of either in this
+     * term. The cluster time is the server's clock and has second resolution: a skewed client clock shifts it.
      */
-    Optional<Duration> lag() {
-        long since = Math.max(lastEventMillis.get(), caughtUpMillis.get());
-        return since == NONE ? Optional.empty()
-                : Optional.of(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - since)));
+    static final class Lag {
+        private final AtomicLong lastEventMillis = new AtomicLong(NONE);
+        private final AtomicLong caughtUpMillis = new AtomicLong(NONE);
+
+        /** An event written at {@code clusterTime} (second resolution) was handled. */
+        void eventAt(BsonTimestamp clusterTime) {
+            lastEventMillis.set(Integer.toUnsignedLong(clusterTime.getTime()) * 1000L);   // seconds, unsigned 32 bits
+        }
+
+        /** A poll found nothing more: every change up to now was handled. */
+        void caughtUp() {
+            caughtUpMillis.set(System.currentTimeMillis());
+        }
+
+        /** The term ended: the lag is now another feeder's to report. */
+        void termEnded() {
+            lastEventMillis.set(NONE);
+            caughtUpMillis.set(NONE);
+        }
+
+        Optional<Duration> lag() {
+            long since = Math.max(lastEventMillis.get(), caughtUpMillis.get());
+            return since == NONE ? Optional.empty()
+                    : Optional.of(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - since)));
+        }
     }
 
     void deadLettered() {

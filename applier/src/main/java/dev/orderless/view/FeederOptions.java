@@ -21,10 +21,13 @@ import java.util.UUID;
  * @param poison         what to do with a change event that still fails after {@code poisonAttempts}
  * @param poisonAttempts how many times one event is tried before {@code poison} decides (at least 1)
  * @param writes         how the view operations of one event are written
+ * @param segments       how many {@link Segment}s the source is split into, each with its own lease and
+ *                       position (1: one active feeder for the whole view)
+ * @param workers        how many segments this process feeds at most at once (1 to {@code segments})
  */
 public record FeederOptions(String resource, String owner, int commitEvery, Duration commitInterval, Duration pollWait,
                             Duration standbyPoll, Bootstrap bootstrap, LeaseOptions lease, PoisonPolicy poison,
-                            int poisonAttempts, Writes writes) {
+                            int poisonAttempts, Writes writes, int segments, int workers) {
 
     /** How the view operations of one change event reach MongoDB. */
     public enum Writes {
@@ -99,6 +102,14 @@ public record FeederOptions(String resource, String owner, int commitEvery, Dura
             throw new InvalidConfigurationException("feeder options: poisonAttempts must be between 1 and 100, was "
                     + poisonAttempts);
         }
+        if (segments < 1 || segments > Segment.MAX) {
+            throw new InvalidConfigurationException("feeder options: segments must be between 1 and " + Segment.MAX
+                    + ", was " + segments);
+        }
+        if (workers < 1 || workers > segments) {
+            throw new InvalidConfigurationException("feeder options: workers must be between 1 and segments ("
+                    + segments + "), was " + workers);
+        }
         if (pollWait.compareTo(lease.ttl().dividedBy(2)) >= 0) {
             throw new InvalidConfigurationException("feeder options: pollWait (" + pollWait
                     + ") must be well below half the lease ttl (" + lease.ttl() + "), or the lease lapses while polling");
@@ -107,46 +118,68 @@ public record FeederOptions(String resource, String owner, int commitEvery, Dura
 
     /**
      * Commit every 100 events or 1 s, poll 200 ms, standby retries every second, scan bootstrap, 10 s
-     * leases, a poison event dead-lettered after 3 attempts, each event's view writes in one bulk write.
+     * leases, a poison event dead-lettered after 3 attempts, each event's view writes in one bulk write,
+     * one segment.
      */
     public static FeederOptions ofDefaults(String resource) {
         return new FeederOptions(resource, defaultOwner(), 100, Duration.ofSeconds(1), Duration.ofMillis(200),
-                Duration.ofSeconds(1), Bootstrap.SCAN, LeaseOptions.ofDefaults(), PoisonPolicy.DEAD_LETTER, 3, Writes.BULK);
+                Duration.ofSeconds(1), Bootstrap.SCAN, LeaseOptions.ofDefaults(), PoisonPolicy.DEAD_LETTER, 3, Writes.BULK,
+                1, 1);
     }
 
     public FeederOptions withOwner(String owner) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
-                poison, poisonAttempts, writes);
+                poison, poisonAttempts, writes, segments, workers);
     }
 
     public FeederOptions withCommit(int every, Duration interval) {
         return new FeederOptions(resource, owner, every, interval, pollWait, standbyPoll, bootstrap, lease,
-                poison, poisonAttempts, writes);
+                poison, poisonAttempts, writes, segments, workers);
     }
 
     public FeederOptions withPolling(Duration pollWait, Duration standbyPoll) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
-                poison, poisonAttempts, writes);
+                poison, poisonAttempts, writes, segments, workers);
     }
 
     public FeederOptions withBootstrap(Bootstrap bootstrap) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
-                poison, poisonAttempts, writes);
+                poison, poisonAttempts, writes, segments, workers);
     }
 
     public FeederOptions withLease(LeaseOptions lease) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
-                poison, poisonAttempts, writes);
+                poison, poisonAttempts, writes, segments, workers);
     }
 
     public FeederOptions withPoison(PoisonPolicy poison, int attempts) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
-                poison, attempts, writes);
+                poison, attempts, writes, segments, workers);
     }
 
     public FeederOptions withWrites(Writes writes) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
-                poison, poisonAttempts, writes);
+                poison, poisonAttempts, writes, segments, workers);
+    }
+
+    /**
+     * Splits the source into {@code segments} {@link Segment}s, each fed under its own lease; this process
+     * feeds up to {@code workers} of them at once, and processes share them out between themselves.
+     */
+    public FeederOptions withSegments(int segments, int workers) {
+        return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
+                poison, poisonAttempts, writes, segments, workers);
+    }
+
+    /** {@link #withSegments(int, int)} with as many workers as segments. */
+    public FeederOptions withSegments(int segments) {
+        return withSegments(segments, segments);
+    }
+
+    /** These options for one segment's term: its lease is the segment's, and logs name it. */
+    FeederOptions forSegment(Segment segment) {
+        return new FeederOptions(segment.resource(resource), owner, commitEvery, commitInterval, pollWait, standbyPoll,
+                bootstrap, lease, poison, poisonAttempts, writes, segments, workers);
     }
 
     private static void positive(String parameter, Duration value) {

@@ -68,6 +68,8 @@ final class FeederTerm {
     private final Projector projector;
     private final FeederOptions options;
     private final FeederMetrics metrics;
+    private final FeederMetrics.Lag lag;
+    private final Segment segment;
     private final Optional<MongoClient> client;
     private final Lease lease;
     private final Clock clock;
@@ -77,12 +79,14 @@ final class FeederTerm {
     private boolean committedAny;
 
     FeederTerm(MongoDatabase database, MongoCollection<BsonDocument> source, Projector projector, FeederOptions options,
-               FeederMetrics metrics, Optional<MongoClient> client, Lease lease) {
+               FeederMetrics metrics, FeederMetrics.Lag lag, Segment segment, Optional<MongoClient> client, Lease lease) {
         this.database = database;
         this.source = source;
         this.projector = projector;
         this.options = options;
         this.metrics = metrics;
+        this.lag = lag;
+        this.segment = segment;
         this.client = client;
         this.lease = lease;
         this.clock = options.lease().clock();
@@ -137,7 +141,7 @@ final class FeederTerm {
                     handle(event);
                     sinceCommit++;
                 } else {
-                    metrics.caughtUp();
+                    lag.caughtUp();
                     idle(polled, running);
                 }
                 boolean due = sinceCommit >= options.commitEvery()
@@ -228,8 +232,11 @@ final class FeederTerm {
                         throw new StoppedDuringScan();
                     }
                     alive("scan");
-                    projector.document(scan.next());
-                    scanned++;
+                    BsonDocument doc = scan.next();
+                    if (segment.owns(doc.get("_id"))) {
+                        projector.document(doc);
+                        scanned++;
+                    }
                 }
             }
             log.info("'{}': bootstrapped from a scan of {} documents (fence {})", options.resource(), scanned,
@@ -247,11 +254,14 @@ final class FeederTerm {
     }
 
     private void handle(ChangeStreamDocument<BsonDocument> event) {
-        metrics.event();
         if (event.getClusterTime() != null) {
             lastClusterTime = Optional.of(event.getClusterTime());
-            metrics.eventAt(event.getClusterTime());
+            lag.eventAt(event.getClusterTime());   // another segment's event too: this one is as far as it
         }
+        if (!FATAL.contains(event.getOperationType()) && !owned(event)) {
+            return;
+        }
+        metrics.event();
         if (FATAL.contains(event.getOperationType())) {
             throw new FeederStoppedException("the source collection '" + source.getNamespace().getCollectionName()
                     + "' saw " + event.getOperationType().getValue() + "; the view feeder '" + options.resource()
@@ -269,6 +279,20 @@ final class FeederTerm {
             return;
         }
         projector.document(doc);
+    }
+
+    /**
+     * True if the event's source document is this segment's: by the full document's {@code _id} (the
+     * embedded server's update events carry a wrong {@code documentKey}), a delete's by its key.
+     */
+    private boolean owned(ChangeStreamDocument<BsonDocument> event) {
+        if (segment.count() == 1) {
+            return true;
+        }
+        BsonDocument doc = event.getFullDocument();
+        BsonDocument key = event.getDocumentKey();
+        BsonValue id = doc != null ? doc.get("_id") : key != null ? key.get("_id") : null;
+        return id == null || segment.owns(id);   // no id at all: let the projector say what is wrong
     }
 
     private void alive(String when) {

@@ -1,19 +1,21 @@
 package dev.orderless.view;
 
-import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.OrderlessException;
 import dev.orderless.apply.GuardedApplier;
-import dev.orderless.lease.Lease;
 import dev.orderless.lease.LeaseProvider;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
@@ -47,6 +49,13 @@ import org.slf4j.LoggerFactory;
  * {@code orderless.view.failures{reason}}. A feeder whose terms keep failing without committing any
  * progress ({@value #MAX_BARREN_TERMS} in a row) stops as {@code FAILED} too, rather than hand the same
  * failure around for ever.
+ *
+ * <p>Segments ({@link FeederOptions#withSegments}): the source is split into N {@link Segment}s by a
+ * stable hash of {@code _id}, each with its own lease ({@code <resource>#i/N}) and position, so N workers,
+ * in one process or several, feed one view. Each feeder runs up to {@code workers} of them and claims free
+ * ones; processes share them out and hand them over as they join and leave (see {@link SegmentClaims});
+ * one that dies has its segments taken over within about a lease ttl. Overlap is harmless: view writes
+ * are guarded, whichever segment makes them.
  */
 public final class ViewFeeder implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ViewFeeder.class);
@@ -55,38 +64,21 @@ public final class ViewFeeder implements AutoCloseable {
     /** Where a feeder is in its life. */
     public enum State { STANDBY, ACTIVE, FAILED, STOPPED }
 
-    private final MongoDatabase database;
-    private final MongoCollection<BsonDocument> source;
-    private final GuardedApplier view;
-    private final DeadLetters deadLetters;
-    private final ViewProjection projection;
-    private final LeaseProvider leases;
-    private final FeederOptions options;
-    private final FeederMetrics metrics;
-    private final Optional<MongoClient> client;
-    private final CountDownLatch stop = new CountDownLatch(1);
-    private final Thread worker;
-    private volatile State state = State.STANDBY;
-    private volatile OrderlessException failure;
-    private volatile boolean halted;
-    private volatile long fence = NO_FENCE;
-    private static final long NO_FENCE = -1;
-    private int barrenTerms;
+    private final Parts parts;
+    private final SegmentClaims claims;
+    private final List<SegmentWorker> workers = new ArrayList<>();
 
     private ViewFeeder(Builder b) {
-        this.database = b.database;
-        this.source = b.database.getCollection(b.source, BsonDocument.class);
-        this.view = b.view;
-        this.deadLetters = new DeadLetters(b.database.getCollection(
+        MongoCollection<BsonDocument> source = b.database.getCollection(b.source, BsonDocument.class);
+        DeadLetters deadLetters = new DeadLetters(b.database.getCollection(
                 b.view.reads().getNamespace().getCollectionName() + "_dead_letters", BsonDocument.class),
                 b.options.resource());
-        this.projection = b.projection;
-        this.leases = b.leases;
-        this.options = b.options;
-        this.metrics = new FeederMetrics(b.meters, b.options.resource());
-        this.client = Optional.ofNullable(b.client);
-        this.worker = new Thread(this::loop, "view-feeder-" + options.resource());
-        worker.setDaemon(true);
+        this.parts = new Parts(b.database, source, b.view, deadLetters, b.projection, b.leases, b.options,
+                new FeederMetrics(b.meters, b.options.resource()), Optional.ofNullable(b.client));
+        this.claims = new SegmentClaims(b.leases, b.options);
+        for (int i = 0; i < b.options.workers(); i++) {
+            workers.add(new SegmentWorker(parts, claims, i));
+        }
     }
 
     /**
@@ -95,183 +87,187 @@ public final class ViewFeeder implements AutoCloseable {
      * @param source     the source collection's name
      * @param view       the guarded applier of the view collection
      * @param projection source document to view operations (see {@link ViewProjection} for its contract)
-     * @param leases     where the feeders of this view elect one active
+     * @param leases     where the feeders of this view elect one active (per segment)
      */
     public static Builder builder(MongoDatabase database, String source, GuardedApplier view, ViewProjection projection,
                                   LeaseProvider leases) {
         return new Builder(database, source, view, projection, leases);
     }
 
+    /**
+     * {@code FAILED} if a worker failed; else {@code ACTIVE} while it feeds at least one segment;
+     * {@code STANDBY} while it feeds none; {@code STOPPED} once closed.
+     */
     public State state() {
-        return state;
+        boolean active = false;
+        boolean stopped = true;
+        for (SegmentWorker worker : workers) {
+            State state = worker.state();
+            if (state == State.FAILED) {
+                return State.FAILED;
+            }
+            active |= state == State.ACTIVE;
+            stopped &= state == State.STOPPED;
+        }
+        return active ? State.ACTIVE : stopped ? State.STOPPED : State.STANDBY;
     }
 
-    /** Why the feeder failed, if it did. */
+    /** Why the feeder failed, if it did (the first failed worker's reason). */
     public Optional<OrderlessException> failure() {
-        return Optional.ofNullable(failure);
+        return workers.stream().map(SegmentWorker::failure).flatMap(Optional::stream).findFirst();
     }
 
     public FeederOptions options() {
-        return options;
+        return parts.options();
     }
 
-    /** The fence of this feeder's lease while it is the active one. */
+    /** The fence of this feeder's lease while it is active; with segments, of the lowest segment it feeds. */
     public OptionalLong fence() {
-        long current = fence;
-        return current == NO_FENCE ? OptionalLong.empty() : OptionalLong.of(current);
+        return fences().values().stream().mapToLong(Long::longValue).findFirst();   // ordered by segment
+    }
+
+    /** The segments this feeder feeds now, each with its lease's fence. */
+    public Map<Segment, Long> fences() {
+        Map<Segment, Long> fences = new TreeMap<>(java.util.Comparator.comparingInt(Segment::index));
+        for (SegmentWorker worker : workers) {
+            Optional<Segment> segment = worker.segment();
+            OptionalLong fence = worker.fence();
+            if (segment.isPresent() && fence.isPresent()) {
+                fences.put(segment.get(), fence.getAsLong());
+            }
+        }
+        return fences;
     }
 
     /**
      * While active: how far behind its source the view is, now minus the later of the cluster time of
-     * the last change handled and the last poll that found nothing more (so an idle view is not behind).
-     * Also the gauge {@code orderless.view.lag{resource}}, in seconds. Empty while standing by.
+     * the last change handled and the last poll that found nothing more (so an idle view is not behind);
+     * with segments, the largest among those this feeder feeds. Also the gauge
+     * {@code orderless.view.lag{resource}}, in seconds. Empty while standing by.
      */
     public Optional<Duration> lag() {
-        return metrics.lag();
+        return parts.metrics().lag();
     }
 
     /** How many change events this view has dead-lettered (reads the dead-letter collection). */
     public long deadLettered() {
-        return deadLetters.count();
+        return parts.deadLetters().count();
     }
 
-    /** Stops, releasing the lease so a standby takes over at once. */
+    /** Stops, releasing the leases so a standby takes over at once. */
     @Override
     public void close() {
-        stop.countDown();
+        parts.stop.countDown();
         join();
+        claims.close(true);
     }
 
-    /** Stops without releasing the lease, as a crash would: a standby takes over when it lapses. */
+    /** Stops without releasing the leases, as a crash would: a standby takes over when they lapse. */
     void halt() {
-        halted = true;
-        stop.countDown();
+        parts.halted = true;
+        parts.stop.countDown();
         join();
+        claims.close(false);
     }
 
     private void join() {
-        try {
-            worker.join(Duration.ofSeconds(30).toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (worker.isAlive()) {
-            log.warn("feeder '{}' did not stop within 30 s", options.resource());
-        }
-    }
-
-    private boolean running() {
-        return stop.getCount() > 0;
-    }
-
-    private void loop() {
-        try {
-            while (running()) {
-                Optional<Lease> acquired;
-                try {
-                    acquired = leases.tryAcquire(options.resource(), options.owner());
-                } catch (OrderlessException e) {
-                    log.warn("feeder '{}': cannot reach the lease ({}); retrying", options.resource(), e.getMessage());
-                    pause(options.standbyPoll());
-                    continue;
-                }
-                if (acquired.isEmpty()) {
-                    state = State.STANDBY;
-                    pause(options.standbyPoll());
-                    continue;
-                }
-                if (!term(acquired.get())) {
-                    return;
-                }
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        for (SegmentWorker worker : workers) {
+            try {
+                worker.thread().join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-            state = State.STOPPED;
-        } catch (Throwable e) {   // never end the thread unseen
-            fail(e, "bug");
-        }
-    }
-
-    /** One term as owner; false if the feeder must not continue at all. */
-    private boolean term(Lease lease) {
-        state = State.ACTIVE;
-        fence = lease.fence();
-        metrics.acquired();
-        log.info("feeder '{}' active as {} (fence {})", options.resource(), options.owner(), lease.fence());
-        boolean release = true;
-        boolean handBack = false;
-        Projector projector = new Projector(view, projection, options, metrics, lease, Optional.of(deadLetters),
-                lease::heartbeat);
-        FeederTerm term = new FeederTerm(database, source, projector, options, metrics, client, lease);
-        try {
-            term.run(this::running, () -> !halted);
-            return true;
-        } catch (LeaseLostException e) {
-            state = State.STANDBY;   // before it is counted: whoever sees the loss sees a standby
-            metrics.lost();
-            release = false;
-            log.warn("feeder '{}' lost its lease (fence {}) on {}; back to standby", options.resource(), lease.fence(),
-                    e.getMessage());
-            return true;
-        } catch (FeederStoppedException | InvalidConfigurationException e) {
-            fail(e, "failed");
-            return false;
-        } catch (OrderlessException | MongoException e) {
-            barrenTerms = term.committedAny() ? 1 : barrenTerms + 1;
-            metrics.failure("transient");
-            if (barrenTerms >= MAX_BARREN_TERMS) {
-                fail(new FeederStoppedException("feeder '" + options.resource() + "': " + barrenTerms + " terms in a row"
-                        + " failed without committing progress, the last with: " + e.getMessage()
-                        + ". Check MongoDB and the source collection, then restart the feeder"), "failed");
-                return false;
-            }
-            state = State.STANDBY;
-            handBack = true;
-            log.warn("feeder '{}': {}; handing the lease back and retrying", options.resource(), e.getMessage());
-            return true;
-        } catch (RuntimeException | Error e) {
-            fail(e, "bug");
-            return false;
-        } finally {
-            fence = NO_FENCE;
-            metrics.termEnded();
-            if (term.committedAny() && !handBack) {
-                barrenTerms = 0;
-            }
-            if (halted || !release) {
-                lease.abandon();
-            } else {
-                lease.close();
-                metrics.released();
-            }
-            if (handBack) {
-                pause(options.standbyPoll());   // after the release, so a standby gets its turn
+            if (worker.thread().isAlive()) {
+                log.warn("feeder '{}': worker {} did not stop within 30 s", parts.options().resource(),
+                        worker.thread().getName());
             }
         }
     }
 
-    /** The end of this feeder: FAILED, the reason kept, an ERROR line, a metric. */
-    private void fail(Throwable e, String reason) {
-        failure = e instanceof OrderlessException o ? o
-                : new FeederStoppedException("feeder '" + options.resource() + "' stopped on an unexpected "
-                        + e.getClass().getSimpleName() + ": " + e.getMessage());
-        state = State.FAILED;
-        metrics.failure(reason);
-        if (e instanceof OrderlessException) {
-            log.error("feeder '{}' stopped: {}", options.resource(), e.getMessage());
-        } else {
-            log.error("feeder '{}' stopped on an unexpected error", options.resource(), e);
+    /** What the workers of one feeder share: the collections, the projection, the options, stopping. */
+    static final class Parts {
+        private final MongoDatabase database;
+        private final MongoCollection<BsonDocument> source;
+        private final GuardedApplier view;
+        private final DeadLetters deadLetters;
+        private final ViewProjection projection;
+        private final LeaseProvider leases;
+        private final FeederOptions options;
+        private final FeederMetrics metrics;
+        private final Optional<MongoClient> client;
+        private final CountDownLatch stop = new CountDownLatch(1);
+        private volatile boolean halted;
+
+        Parts(MongoDatabase database, MongoCollection<BsonDocument> source, GuardedApplier view, DeadLetters deadLetters,
+              ViewProjection projection, LeaseProvider leases, FeederOptions options, FeederMetrics metrics,
+              Optional<MongoClient> client) {
+            this.database = database;
+            this.source = source;
+            this.view = view;
+            this.deadLetters = deadLetters;
+            this.projection = projection;
+            this.leases = leases;
+            this.options = options;
+            this.metrics = metrics;
+            this.client = client;
+        }
+
+        MongoDatabase database() {
+            return database;
+        }
+
+        MongoCollection<BsonDocument> source() {
+            return source;
+        }
+
+        GuardedApplier view() {
+            return view;
+        }
+
+        DeadLetters deadLetters() {
+            return deadLetters;
+        }
+
+        ViewProjection projection() {
+            return projection;
+        }
+
+        LeaseProvider leases() {
+            return leases;
+        }
+
+        FeederOptions options() {
+            return options;
+        }
+
+        FeederMetrics metrics() {
+            return metrics;
+        }
+
+        Optional<MongoClient> client() {
+            return client;
+        }
+
+        boolean running() {
+            return stop.getCount() > 0;
+        }
+
+        boolean halted() {
+            return halted;
+        }
+
+        void pause(Duration duration) {
+            try {
+                stop.await(duration.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                stop.countDown();
+            }
         }
     }
 
-    private void pause(Duration duration) {
-        try {
-            stop.await(duration.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            stop.countDown();
-        }
-    }
-
-    /** Collects the parts; {@link #start()} starts the worker thread. */
+    /** Collects the parts; {@link #start()} starts the worker threads. */
     public static final class Builder {
         private final MongoDatabase database;
         private final String source;
@@ -318,7 +314,7 @@ public final class ViewFeeder implements AutoCloseable {
                         + " FeederOptions.ofDefaults(\"view:class_rosters\")");
             }
             ViewFeeder feeder = new ViewFeeder(this);
-            feeder.worker.start();
+            feeder.workers.forEach(SegmentWorker::start);
             return feeder;
         }
     }

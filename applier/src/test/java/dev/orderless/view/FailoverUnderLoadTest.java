@@ -6,7 +6,6 @@ import com.mongodb.client.MongoDatabase;
 import dev.orderless.testing.MongoExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.Awaitility;
@@ -29,21 +28,7 @@ class FailoverUnderLoadTest {
         try (ViewFixture f = new ViewFixture(db)) {
             AtomicBoolean writing = new AtomicBoolean(true);
             AtomicLong writes = new AtomicLong();
-            Thread writer = new Thread(() -> {
-                Random random = new Random(seed);
-                while (writing.get()) {
-                    String student = "s" + random.nextInt(40);
-                    int action = random.nextInt(10);
-                    if (action < 5) {
-                        f.enroll(student, "C" + random.nextInt(6));
-                    } else if (action < 8) {
-                        f.unenroll(student, "C" + random.nextInt(6));
-                    } else {
-                        f.rename(student, "N" + random.nextInt(1000));
-                    }
-                    writes.incrementAndGet();
-                }
-            }, "source-writer");
+            Thread writer = f.writer(writing, seed, writes);
             SimpleMeterRegistry metersA = new SimpleMeterRegistry();
             SimpleMeterRegistry metersB = new SimpleMeterRegistry();
             ViewFeeder a = f.start(f.options("a"), ViewFixture::rosterOps, metersA);

@@ -67,7 +67,7 @@ class JoinTest {
                     .options(new FeederOptions("view:rosters:titles", "titles", 10, Duration.ofMillis(200),
                             Duration.ofMillis(50), Duration.ofMillis(100), FeederOptions.Bootstrap.SCAN,
                             f.options("a").lease(), FeederOptions.PoisonPolicy.DEAD_LETTER, 3,
-                            FeederOptions.Writes.BULK))
+                            FeederOptions.Writes.BULK, 1, 1))
                     .start();
             this.feeders = List.of(students, titles);
         }

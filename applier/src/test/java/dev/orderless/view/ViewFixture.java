@@ -83,6 +83,26 @@ final class ViewFixture implements AutoCloseable {
         return feeder;
     }
 
+    /** A thread that enrolls, unenrolls and renames 40 students at random until {@code writing} turns false. */
+    Thread writer(java.util.concurrent.atomic.AtomicBoolean writing, long seed,
+                  java.util.concurrent.atomic.AtomicLong writes) {
+        return new Thread(() -> {
+            java.util.Random random = new java.util.Random(seed);
+            while (writing.get()) {
+                String student = "s" + random.nextInt(40);
+                int action = random.nextInt(10);
+                if (action < 5) {
+                    enroll(student, "C" + random.nextInt(6));
+                } else if (action < 8) {
+                    unenroll(student, "C" + random.nextInt(6));
+                } else {
+                    rename(student, "N" + random.nextInt(1000));
+                }
+                writes.incrementAndGet();
+            }
+        }, "source-writer");
+    }
+
     void enroll(String student, String course) {
         studentWrites.apply(Operation.add(student, ++seq, "classes", course));
     }

@@ -188,13 +188,20 @@ final class ChaosRig implements AutoCloseable {
         consumers.remove(c);
     }
 
+    /** Segments of every scenario's feeders: {@code -Dorderless.chaos.segments=4} runs the suite segmented. */
+    static final int SEGMENTS = Integer.getInteger("orderless.chaos.segments", 1);
+
     ViewFeeder startFeeder(String owner, ViewProjection projection) {
+        return startFeeder(owner, projection, SEGMENTS);
+    }
+
+    ViewFeeder startFeeder(String owner, ViewProjection projection, int segments) {
         LeaseOptions lease = LeaseOptions.ofDefaults().withTtl(Duration.ofMillis(1500), Duration.ofMillis(300));
         ViewFeeder feeder = ViewFeeder.builder(proxied, Enrollment.STUDENTS,
                         GuardedApplier.create(proxied.getCollection(Enrollment.ROSTERS, BsonDocument.class),
                                 Enrollment.ROSTER_SCHEMA), projection, leases)
                 .options(FeederOptions.ofDefaults(Enrollment.ROSTER_LEASE).withOwner(owner).withLease(lease)
-                        .withPolling(Duration.ofMillis(100), Duration.ofMillis(200)))
+                        .withPolling(Duration.ofMillis(100), Duration.ofMillis(200)).withSegments(segments))
                 .meters(meters).start();
         feeders.add(feeder);
         return feeder;

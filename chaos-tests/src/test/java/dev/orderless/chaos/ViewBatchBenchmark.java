@@ -45,6 +45,15 @@ final class ViewBatchBenchmark {
      */
     static Run measure(MongoDatabase sourceDb, MongoDatabase feederDb, LongAdder commands, FeederOptions.Writes writes,
                        int students, int rounds) {
+        return measure(sourceDb, List.of(feederDb), commands, writes, 1, students, rounds);
+    }
+
+    /**
+     * The same with the view split into {@code segments}, fed by one feeder per database of
+     * {@code processes} (each its own client: a process), every feeder able to run every segment.
+     */
+    static Run measure(MongoDatabase sourceDb, List<MongoDatabase> processes, LongAdder commands,
+                       FeederOptions.Writes writes, int segments, int students, int rounds) {
         String run = "v" + System.nanoTime();
         GuardedApplier sourceWrites = GuardedApplier.create(sourceDb.getCollection(run + "_students", BsonDocument.class),
                 Enrollment.STUDENT_SCHEMA);
@@ -58,29 +67,40 @@ final class ViewBatchBenchmark {
             setup.add(Operation.assign(id, 7, Enrollment.NAME, new BsonString("R0")));
         }
         applyAll(sourceWrites, setup);
-        GuardedApplier rosters = GuardedApplier.create(feederDb.getCollection(run + "_rosters", BsonDocument.class),
-                Enrollment.ROSTER_SCHEMA);
-        MongoLeaseProvider leases = MongoLeaseProvider.create(feederDb.getCollection(run + "_leases", BsonDocument.class),
-                LeaseOptions.ofDefaults());
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         double seconds = 0;
         long sent = 0;
-        try (ViewFeeder feeder = ViewFeeder.builder(feederDb, run + "_students", rosters, new ClassRosterProjection(),
-                leases).options(FeederOptions.ofDefaults("view:" + run).withWrites(writes)).meters(meters).start()) {
+        List<ViewFeeder> feeders = new ArrayList<>();
+        try {
+            for (MongoDatabase process : processes) {
+                feeders.add(ViewFeeder.builder(process, run + "_students", GuardedApplier.create(process.getCollection(
+                                        run + "_rosters", BsonDocument.class), Enrollment.ROSTER_SCHEMA),
+                                new ClassRosterProjection(), MongoLeaseProvider.create(process.getCollection(run + "_leases",
+                                        BsonDocument.class), LeaseOptions.ofDefaults()))
+                        .options(FeederOptions.ofDefaults("view:" + run).withWrites(writes).withSegments(segments))
+                        .meters(meters).start());
+            }
             awaitWrites(meters, (long) students * OPS_PER_EVENT);   // caught up
+            int share = segments / processes.size();
+            if (share >= 1) {   // the segments shared out before the clock starts: no hand-over mid-round
+                Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> feeders.stream()
+                        .allMatch(f -> f.fences().size() == share));
+            }
             for (int round = 1; round <= rounds; round++) {
                 List<Operation> renames = new ArrayList<>();
                 for (int i = 0; i < students; i++) {
                     renames.add(Operation.assign("s" + i, 7 + round, Enrollment.NAME, new BsonString("R" + round)));
                 }
                 long before = commands.sum();
+                long written = (long) writes(meters);
                 long started = System.nanoTime();
                 applyAll(sourceWrites, renames);
-                awaitWrites(meters, (long) students * OPS_PER_EVENT * (round + 1));
+                awaitWrites(meters, written + (long) students * OPS_PER_EVENT);
                 seconds += (System.nanoTime() - started) / 1e9;
                 sent += commands.sum() - before;
             }
         } finally {
+            feeders.forEach(ViewFeeder::close);
             for (String suffix : new String[] {"_students", "_rosters", "_leases", "_rosters_dead_letters"}) {
                 sourceDb.getCollection(run + suffix).drop();
             }
@@ -90,8 +110,12 @@ final class ViewBatchBenchmark {
     }
 
     private static void awaitWrites(SimpleMeterRegistry meters, long atLeast) {
-        Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(2)).until(() ->
-                meters.find("orderless.view.writes").counters().stream().mapToDouble(c -> c.count()).sum() >= atLeast);
+        Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(2))
+                .until(() -> writes(meters) >= atLeast);
+    }
+
+    private static double writes(SimpleMeterRegistry meters) {
+        return meters.find("orderless.view.writes").counters().stream().mapToDouble(c -> c.count()).sum();
     }
 
     private static void applyAll(GuardedApplier applier, List<Operation> ops) {

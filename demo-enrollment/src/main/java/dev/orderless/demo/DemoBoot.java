@@ -10,12 +10,14 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.boot.Banner;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.MapPropertySource;
 
 /**
  * {@code consume} and {@code view} as the Spring Boot application a team would write: a schema bean, a
@@ -67,8 +69,9 @@ final class DemoBoot {
     }
 
     /** The roster feeder of {@code view}, started; closing the context commits and releases its lease. */
-    static ConfigurableApplicationContext view(Wiring w, MeterRegistry meters) {
+    static ConfigurableApplicationContext view(Wiring w, MeterRegistry meters, int segments) {
         Map<String, Object> properties = common(w);
+        properties.put("orderless.view." + Enrollment.ROSTERS + ".segments", segments);
         // view needs only MongoDB: no AMQP connection factory of Boot's
         properties.put("spring.autoconfigure.exclude", "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration");
         return run(new SpringApplicationBuilder(App.class, Rosters.class), properties, w, meters, false);
@@ -84,8 +87,6 @@ final class DemoBoot {
 
     private static Map<String, Object> common(Wiring w) {
         Map<String, Object> properties = new LinkedHashMap<>();
-        properties.put("spring.main.banner-mode", "off");
-        properties.put("spring.main.log-startup-info", "false");
         properties.put("orderless.database", w.options.database());
         properties.put("orderless.collection", Enrollment.STUDENTS);
         properties.put("orderless.leases", "leases");
@@ -97,8 +98,12 @@ final class DemoBoot {
                                                       Wiring w, MeterRegistry meters, boolean amqp) {
         // the demo's logback.xml stays in charge of its output; Boot does not reconfigure logging
         System.setProperty("org.springframework.boot.logging.LoggingSystem", "none");
-        builder.web(WebApplicationType.NONE).registerShutdownHook(false).properties(properties)
+        // spring.main.* is read before any initializer runs: these two are set on the builder itself
+        builder.web(WebApplicationType.NONE).registerShutdownHook(false).bannerMode(Banner.Mode.OFF).logStartupInfo(false)
                 .initializers(context -> {
+                    // first: the command's flags win over environment variables and any properties file
+                    context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("orderless-demo",
+                            properties));
                     context.getBeanFactory().registerSingleton("mongoClient", w.client);
                     context.getBeanFactory().registerSingleton("meterRegistry", meters);
                     if (amqp) {

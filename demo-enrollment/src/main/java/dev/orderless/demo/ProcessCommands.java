@@ -5,6 +5,7 @@ import dev.orderless.apply.Operation;
 import dev.orderless.publish.ConfirmingPublisher;
 import dev.orderless.publish.PublisherOptions;
 import dev.orderless.stamp.MongoCounterStamper;
+import dev.orderless.view.Segment;
 import dev.orderless.view.ViewFeeder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintStream;
@@ -81,19 +82,28 @@ final class ProcessCommands {
         return 0;
     }
 
-    static int view(Wiring w, PrintStream out) throws InterruptedException {
-        out.println("view: feeding '" + Enrollment.ROSTERS + "' from '" + Enrollment.STUDENTS + "' (one active per lease '"
-                + Enrollment.ROSTER_LEASE + "'; run another to see it stand by and take over)");
+    static int view(Wiring w, PrintStream out, int segments) throws InterruptedException {
+        out.println("view: feeding '" + Enrollment.ROSTERS + "' from '" + Enrollment.STUDENTS + "' " + (segments == 1
+                ? "(one active per lease '" + Enrollment.ROSTER_LEASE + "'; run another to see it stand by and take over)"
+                : "in " + segments + " segments (a lease each, '" + Enrollment.ROSTER_LEASE + "#i/" + segments
+                + "'; run another to see them shared out)"));
         out.println(w.describe());
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        try (StopSignal stop = new StopSignal(); ConfigurableApplicationContext context = DemoBoot.view(w, meters)) {
+        try (StopSignal stop = new StopSignal();
+             ConfigurableApplicationContext context = DemoBoot.view(w, meters, segments)) {
             ViewFeeder feeder = DemoBoot.rosterFeeder(context);
             ViewFeeder.State last = null;
+            java.util.Set<Segment> fed = java.util.Set.of();
             long deadLettered = 0;
             while (!stop.await(500)) {
                 if (feeder.state() != last) {
                     last = feeder.state();
                     out.println("  feeder is " + last + feeder.failure().map(f -> ": " + f.getMessage()).orElse(""));
+                }
+                if (segments > 1 && !feeder.fences().keySet().equals(fed)) {
+                    fed = java.util.Set.copyOf(feeder.fences().keySet());
+                    out.println("  feeding segments " + fed.stream().map(Segment::index).sorted().toList() + " of "
+                            + segments);
                 }
                 long letters = deadLettered(feeder).orElse(deadLettered);
                 if (letters != deadLettered) {

@@ -68,6 +68,12 @@ class CliTest {
     }
 
     @Test
+    void a_view_with_segments_out_of_range_is_refused_in_one_line_naming_the_range() {
+        assertOneLineError(CliRun.of(Map.of("MONGODB_URI", "mongodb://127.0.0.1:1"), "view", "--segments", "0"),
+                "--segments must be between 1 and 256, was 0");
+    }
+
+    @Test
     @ExtendWith(RabbitExtension.class)
     void consume_with_an_unreachable_mongodb_fails_fast_in_one_line_naming_the_uri(RabbitBackend rabbit) throws Exception {
         String mongo = "mongodb://127.0.0.1:" + closedPort();

@@ -48,6 +48,10 @@ class ServeFlowTest {
                 assertThat(consumer.waitFor(3, TimeUnit.MINUTES)).as("consume exits when idle").isTrue();
                 assertThat(consumer.exitValue()).isZero();
             }
+            for (int i = 1; i <= 2; i++) {   // a Boot application inside, but the demo's own story only
+                assertThat(java.nio.file.Files.readString(logs.resolve("consume-" + i + ".log")))
+                        .contains("consume").doesNotContain(":: Spring Boot ::");
+            }
 
             CliRun verify = CliRun.of(env, "verify", "--wait", "60");
             System.out.println("[serve-flow] " + publish.out().strip() + "\n[serve-flow] " + verify.result());
