@@ -122,6 +122,11 @@ public final class ConfirmingPublisher {
         return new ConfirmingPublisher(template, watcher, exchange, routingKey, options);
     }
 
+    /** How this publisher waits and retries. */
+    public PublisherOptions options() {
+        return options;
+    }
+
     /** Publishes one operation and returns once the broker confirmed it. */
     public void publish(Operation op) {
         publishAll(List.of(op));

@@ -1,0 +1,54 @@
+package dev.orderless.outbox;
+
+import dev.orderless.InvalidConfigurationException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+
+/**
+ * How an {@link Outbox} records. Immutable; start from {@link #ofDefaults()}.
+ *
+ * @param maxBacklog     entries the outbox may hold; at this many, {@code record} refuses with
+ *                       {@link OutboxFullException}. A soft limit: the count is read at most once per
+ *                       {@code backlogCheck} and counted up locally between reads, so several recording
+ *                       processes together may pass it by what they record in one check interval
+ * @param backlogCheck   how often the count of waiting entries is read from MongoDB (once per interval,
+ *                       not per record)
+ * @param meters         where recorded and refused actions are counted
+ * @param clock          the time written as an entry's first due time
+ */
+public record OutboxOptions(long maxBacklog, Duration backlogCheck, MeterRegistry meters, Clock clock) {
+    public OutboxOptions {
+        if (maxBacklog < 1) {
+            throw new InvalidConfigurationException("outbox options: maxBacklog must be at least 1, was " + maxBacklog);
+        }
+        if (backlogCheck == null || backlogCheck.isNegative() || backlogCheck.isZero()) {
+            throw new InvalidConfigurationException("outbox options: backlogCheck must be positive, was " + backlogCheck);
+        }
+        if (meters == null || clock == null) {
+            throw new InvalidConfigurationException("outbox options: meters and clock must not be null");
+        }
+    }
+
+    /** At most 1,000,000 waiting entries, counted once a second; a private meter registry; the system clock. */
+    public static OutboxOptions ofDefaults() {
+        return new OutboxOptions(1_000_000, Duration.ofSeconds(1), new SimpleMeterRegistry(), Clock.systemUTC());
+    }
+
+    public OutboxOptions withMaxBacklog(long maxBacklog) {
+        return new OutboxOptions(maxBacklog, backlogCheck, meters, clock);
+    }
+
+    public OutboxOptions withBacklogCheck(Duration backlogCheck) {
+        return new OutboxOptions(maxBacklog, backlogCheck, meters, clock);
+    }
+
+    public OutboxOptions withMeters(MeterRegistry meters) {
+        return new OutboxOptions(maxBacklog, backlogCheck, meters, clock);
+    }
+
+    public OutboxOptions withClock(Clock clock) {
+        return new OutboxOptions(maxBacklog, backlogCheck, meters, clock);
+    }
+}

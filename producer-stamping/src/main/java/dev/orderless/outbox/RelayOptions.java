@@ -1,0 +1,88 @@
+package dev.orderless.outbox;
+
+import dev.orderless.InvalidConfigurationException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.time.Duration;
+
+/**
+ * How an {@link OutboxRelay} claims and publishes. Immutable; start from {@link #ofDefaults()}.
+ *
+ * @param batch         entries claimed and published together (at most the publisher's window)
+ * @param claimTtl      how long a claim keeps other relays off its entries; a relay that dies holding a
+ *                      claim delays those entries by at most this. Longer than a batch's publish can take
+ *                      (else another relay publishes them too: harmless, a duplicate)
+ * @param sweepInterval how often a relay looks for due entries without being told of new ones (the change
+ *                      stream tells it at once; this catches what it missed, and released claims)
+ * @param minBackoff    first pause after a failure (broker or MongoDB down); doubles each time
+ * @param maxBackoff    longest pause between attempts while the failure lasts
+ * @param owner         this relay's name in its claims and logs (host and pid by default)
+ * @param meters        where published entries, failures, the backlog and its age are measured
+ * @param clock         the time claims are written and compared with (relays' clocks may differ by less
+ *                      than a claim ttl: a larger skew only makes duplicates)
+ */
+public record RelayOptions(int batch, Duration claimTtl, Duration sweepInterval, Duration minBackoff,
+                           Duration maxBackoff, String owner, MeterRegistry meters, Clock clock) {
+    public RelayOptions {
+        if (batch < 1 || batch > 10_000) {
+            throw new InvalidConfigurationException("relay options: batch must be between 1 and 10000, was " + batch);
+        }
+        positive("claimTtl", claimTtl);
+        positive("sweepInterval", sweepInterval);
+        positive("minBackoff", minBackoff);
+        positive("maxBackoff", maxBackoff);
+        if (maxBackoff.compareTo(minBackoff) < 0) {
+            throw new InvalidConfigurationException("relay options: maxBackoff (" + maxBackoff + ") must not be shorter"
+                    + " than minBackoff (" + minBackoff + ")");
+        }
+        if (owner == null || owner.isBlank()) {
+            throw new InvalidConfigurationException("relay options: owner must not be blank");
+        }
+        if (meters == null || clock == null) {
+            throw new InvalidConfigurationException("relay options: meters and clock must not be null");
+        }
+    }
+
+    private static void positive(String name, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new InvalidConfigurationException("relay options: " + name + " must be positive, was " + value);
+        }
+    }
+
+    /** 500 a batch, claims of 1 min, a sweep every 5 s, back-off 100 ms to 10 s, named for this process. */
+    public static RelayOptions ofDefaults() {
+        return new RelayOptions(500, Duration.ofMinutes(1), Duration.ofSeconds(5), Duration.ofMillis(100),
+                Duration.ofSeconds(10), ManagementFactory.getRuntimeMXBean().getName(), new SimpleMeterRegistry(),
+                Clock.systemUTC());
+    }
+
+    public RelayOptions withBatch(int batch) {
+        return new RelayOptions(batch, claimTtl, sweepInterval, minBackoff, maxBackoff, owner, meters, clock);
+    }
+
+    public RelayOptions withClaimTtl(Duration claimTtl) {
+        return new RelayOptions(batch, claimTtl, sweepInterval, minBackoff, maxBackoff, owner, meters, clock);
+    }
+
+    public RelayOptions withSweepInterval(Duration sweepInterval) {
+        return new RelayOptions(batch, claimTtl, sweepInterval, minBackoff, maxBackoff, owner, meters, clock);
+    }
+
+    public RelayOptions withBackoff(Duration minBackoff, Duration maxBackoff) {
+        return new RelayOptions(batch, claimTtl, sweepInterval, minBackoff, maxBackoff, owner, meters, clock);
+    }
+
+    public RelayOptions withOwner(String owner) {
+        return new RelayOptions(batch, claimTtl, sweepInterval, minBackoff, maxBackoff, owner, meters, clock);
+    }
+
+    public RelayOptions withMeters(MeterRegistry meters) {
+        return new RelayOptions(batch, claimTtl, sweepInterval, minBackoff, maxBackoff, owner, meters, clock);
+    }
+
+    public RelayOptions withClock(Clock clock) {
+        return new RelayOptions(batch, claimTtl, sweepInterval, minBackoff, maxBackoff, owner, meters, clock);
+    }
+}
