@@ -25,7 +25,7 @@ import picocli.CommandLine.Option;
             "in any order; competing consumers apply the actions to MongoDB and converge; a change-stream feeder",
             "keeps the class rosters view. With no command, 'run' is meant.", ""},
         synopsisSubcommandLabel = "[COMMAND]",
-        subcommands = {RunCommand.class, ServeCommand.class, PublishCommand.class, ConsumeCommand.class,
+        subcommands = {RunCommand.class, ServeCommand.class, PublishCommand.class, RelayCommand.class, ConsumeCommand.class,
             ViewCommand.class, VerifyCommand.class, DeadLettersCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Several processes on one machine:",
             "  eval \"$(java -jar demo-enrollment.jar serve --detach)\"   # embedded MongoDB and AMQP broker",

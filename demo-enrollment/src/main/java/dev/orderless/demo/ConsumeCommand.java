@@ -18,6 +18,10 @@ final class ConsumeCommand extends DemoCommand {
             description = "Exit after this long with nothing handled and an empty queue; 0: never (default: ${DEFAULT-VALUE}).")
     int exitWhenIdle;
 
+    @Option(names = "--relay", order = 3,
+            description = "Also run an outbox relay here, publishing what 'publish --outbox' recorded.")
+    boolean relay;
+
     @Mixin
     Connections connections;
 
@@ -26,7 +30,7 @@ final class ConsumeCommand extends DemoCommand {
         DemoOptions options = connections.required(
                 DemoOptions.ofDefaults("consume").withConsumers(consumers, exitWhenIdle), cli.env, true);
         try (Wiring wiring = Wiring.connect(options)) {
-            return ProcessCommands.consume(wiring, cli.out);
+            return ProcessCommands.consume(wiring, cli.out, relay);
         }
     }
 }

@@ -14,10 +14,11 @@ import java.util.Optional;
  * @param rabbit        the AMQP URI (from --rabbit or RABBITMQ_URI); empty: embedded ({@code run} only)
  * @param database      --database
  * @param queue         --queue; the dead-letter queue is queue + ".dlq"
+ * @param outbox        --outbox: record the actions in the outbox for a relay to publish
  */
 record DemoOptions(String command, int students, int classes, int ops, int consumers, long seed, boolean shuffle,
                    double duplicateRate, int poison, Optional<String> mongo, Optional<String> rabbit, String database,
-                   String queue, int exitWhenIdleSeconds, int waitSeconds) {
+                   String queue, int exitWhenIdleSeconds, int waitSeconds, boolean outbox) {
 
     DemoOptions {
         Objects.requireNonNull(command, "command");
@@ -33,6 +34,10 @@ record DemoOptions(String command, int students, int classes, int ops, int consu
         if (!(duplicateRate >= 0 && duplicateRate <= 1)) {
             throw new InvalidConfigurationException("--duplicate-rate must be between 0 and 1, was " + duplicateRate);
         }
+        if (outbox && (shuffle || duplicateRate > 0 || poison > 0)) {
+            throw new InvalidConfigurationException("--outbox records each action once, for a relay to publish in its own"
+                    + " order; --shuffle, --duplicate-rate and --poison shape a direct publish: leave them out");
+        }
         if (database.isBlank() || queue.isBlank()) {
             throw new InvalidConfigurationException((database.isBlank() ? "--database" : "--queue") + " must not be blank");
         }
@@ -41,33 +46,38 @@ record DemoOptions(String command, int students, int classes, int ops, int consu
     /** The defaults every command starts from (what {@code --help} shows). */
     static DemoOptions ofDefaults(String command) {
         return new DemoOptions(command, 200, 20, 5000, 4, 1, false, 0, 0, Optional.empty(), Optional.empty(),
-                Enrollment.DATABASE, Enrollment.QUEUE, 0, 60);
+                Enrollment.DATABASE, Enrollment.QUEUE, 0, 60, false);
     }
 
     DemoOptions withBackends(Optional<String> mongo, Optional<String> rabbit) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox);
     }
 
     DemoOptions withPlace(String database, String queue) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox);
     }
 
     DemoOptions withWorkload(int students, int classes, int ops, long seed, boolean shuffle, double duplicateRate,
                              int poison) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox);
     }
 
     DemoOptions withConsumers(int consumers, int exitWhenIdleSeconds) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox);
     }
 
     DemoOptions withWait(int waitSeconds) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox);
+    }
+
+    DemoOptions withOutbox(boolean outbox) {
+        return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox);
     }
 
     String deadLetterQueue() {

@@ -6,7 +6,6 @@ import dev.orderless.apply.Operation;
 import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.publish.ConfirmingPublisher;
 import dev.orderless.publish.PublisherOptions;
-import dev.orderless.stamp.MongoCounterStamper;
 import dev.orderless.view.ViewFeeder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintStream;
@@ -15,7 +14,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.bson.BsonDocument;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 
 /**
@@ -40,15 +38,16 @@ final class DemoRun {
         out.println("orderless enrollment demo: " + o.ops() + " actions by " + o.students() + " students in "
                 + o.classes() + " classes, " + o.consumers() + " consumers, seed " + o.seed()
                 + (o.shuffle() ? ", shuffled" : "") + (o.duplicateRate() > 0 ? ", duplicate rate " + o.duplicateRate() : "")
-                + (o.poison() > 0 ? ", " + o.poison() + " poison" : ""));
+                + (o.poison() > 0 ? ", " + o.poison() + " poison" : "") + (o.outbox() ? ", through the outbox" : ""));
         out.println(w.describe());
         freshStart();
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         Counts counts = new Counts(meters);
 
-        List<Operation> ops = new WebApp(MongoCounterStamper.create(w.db.getCollection("seq_counters", BsonDocument.class)),
-                o.students(), o.classes(), o.seed()).act(o.ops());
-        List<byte[]> messages = Outbox.messages(ops, o);
+        // through the outbox, every action is durable before the consumers (or the broker) see anything
+        List<Operation> ops = o.outbox() ? WebApp.recording(w.outbox(), o.students(), o.classes(), o.seed()).act(o.ops())
+                : new WebApp(w.stamper(), o.students(), o.classes(), o.seed()).act(o.ops());
+        List<byte[]> messages = Messages.messages(ops, o);
         w.journal.recordPublished(ops, messages.size(), o.poison());
         int good = messages.size() - o.poison();
 
@@ -57,12 +56,15 @@ final class DemoRun {
         long consistent = -1;
         try (OperationConsumer consumer = w.startConsumers(meters);
              ViewFeeder feeder = w.startRosterFeeder(meters);
+             AutoCloseable relay = o.outbox() ? w.startRelay(meters, 500, Duration.ofSeconds(10)) : () -> { };
              Progress progress = new Progress(out, () -> String.format(
                      "  handled %,d of %,d messages: applied %,.0f, stale %,.0f, dead-lettered %,.0f; view events %,.0f",
                      (long) counts.handled(), messages.size(), counts.applied(), counts.stale(), counts.deadLettered(),
                      counts.viewEvents()))) {
             started = System.nanoTime();
-            ConfirmingPublisher.toQueue(w.rabbit(), o.queue(), PublisherOptions.ofDefaults()).publishRaw(messages);
+            if (!o.outbox()) {
+                ConfirmingPublisher.toQueue(w.rabbit(), o.queue(), PublisherOptions.ofDefaults()).publishRaw(messages);
+            }
             long deadline = System.nanoTime() + Duration.ofSeconds(120 + messages.size() / 50).toNanos();
             while (counts.handled() < messages.size() && System.nanoTime() < deadline) {
                 Thread.sleep(50);
@@ -85,7 +87,7 @@ final class DemoRun {
     private void freshStart() {
         Set<String> existing = w.db.listCollectionNames().into(new HashSet<>());
         List<String> ours = new java.util.ArrayList<>(List.of(Enrollment.STUDENTS, Enrollment.ROSTERS,
-                Enrollment.ROSTERS + "_dead_letters", "leases", "seq_counters"));
+                Enrollment.ROSTERS + "_dead_letters", "leases", Enrollment.COUNTERS, Enrollment.OUTBOX));
         ours.addAll(Journal.COLLECTIONS);
         for (String collection : ours) {
             if (existing.contains(collection)) {

@@ -18,6 +18,8 @@ public final class Enrollment {
     public static final String ROSTERS = "class_rosters";
     public static final String QUEUE = "enrollment.ops";
     public static final String DEAD_LETTER_QUEUE = "enrollment.ops.dlq";
+    public static final String OUTBOX = "outbox";
+    public static final String COUNTERS = "seq_counters";
     public static final String ROSTER_LEASE = "view:" + ROSTERS;
 
     public static final String CLASSES = "classes";

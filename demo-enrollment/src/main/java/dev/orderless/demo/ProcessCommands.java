@@ -4,14 +4,13 @@ import com.mongodb.MongoException;
 import dev.orderless.apply.Operation;
 import dev.orderless.publish.ConfirmingPublisher;
 import dev.orderless.publish.PublisherOptions;
-import dev.orderless.stamp.MongoCounterStamper;
 import dev.orderless.view.Segment;
 import dev.orderless.view.ViewFeeder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.List;
-import org.bson.BsonDocument;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -26,9 +25,10 @@ final class ProcessCommands {
     private ProcessCommands() {
     }
 
-    static int consume(Wiring w, PrintStream out) throws InterruptedException {
+    static int consume(Wiring w, PrintStream out, boolean relay) throws Exception {
         DemoOptions o = w.options;
-        out.println("consume: " + o.consumers() + " consumers" + (o.exitWhenIdleSeconds() > 0
+        out.println("consume: " + o.consumers() + " consumers" + (relay ? " and an outbox relay" : "")
+                + (o.exitWhenIdleSeconds() > 0
                 ? ", exiting after " + o.exitWhenIdleSeconds() + " s idle with an empty queue" : ", until stopped"));
         out.println(w.describe());
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
@@ -37,6 +37,7 @@ final class ProcessCommands {
         RabbitAdmin admin = new RabbitAdmin(w.rabbit());
         try (StopSignal stop = new StopSignal()) {
             try (ConfigurableApplicationContext consumer = DemoBoot.consume(w, meters);
+                 AutoCloseable relaying = relay ? w.startRelay(meters, 500, Duration.ofSeconds(10)) : () -> { };
                  Progress progress = new Progress(out, () -> String.format("  applied %,.0f, stale %,.0f,"
                          + " dead-lettered %,.0f, retried %,.0f", counts.applied(), counts.stale(),
                          counts.deadLettered(), counts.retried()))) {
@@ -55,7 +56,8 @@ final class ProcessCommands {
                     } else if (o.exitWhenIdleSeconds() > 0
                             && System.nanoTime() - idleSince > o.exitWhenIdleSeconds() * 1_000_000_000L) {
                         var info = admin.getQueueInfo(o.queue());
-                        if (info != null && info.getMessageCount() == 0) {
+                        if (info != null && info.getMessageCount() == 0
+                                && (!relay || w.outboxEntries().countDocuments() == 0)) {
                             break;
                         }
                     }
@@ -71,14 +73,26 @@ final class ProcessCommands {
     /** Only the web application: stamps, records (for {@code verify}) and publishes, for consumers elsewhere. */
     static int publish(Wiring w, PrintStream out) {
         DemoOptions o = w.options;
+        if (o.outbox()) {
+            return publishToOutbox(w, out);
+        }
         w.declareQueues();
-        List<Operation> ops = new WebApp(MongoCounterStamper.create(w.db.getCollection("seq_counters", BsonDocument.class)),
-                o.students(), o.classes(), o.seed()).act(o.ops());
-        List<byte[]> messages = Outbox.messages(ops, o);
+        List<Operation> ops = new WebApp(w.stamper(), o.students(), o.classes(), o.seed()).act(o.ops());
+        List<byte[]> messages = Messages.messages(ops, o);
         w.journal.recordPublished(ops, messages.size(), o.poison());
         ConfirmingPublisher.toQueue(w.rabbit(), o.queue(), PublisherOptions.ofDefaults()).publishRaw(messages);
         out.printf("PUBLISHED messages=%d actions=%d poison=%d queue=%s%n", messages.size(), ops.size(), o.poison(),
                 o.queue());
+        return 0;
+    }
+
+    /** {@code publish --outbox}: each action recorded in the outbox as it happens; the broker is not needed. */
+    private static int publishToOutbox(Wiring w, PrintStream out) {
+        DemoOptions o = w.options;
+        List<Operation> ops = WebApp.recording(w.outbox(), o.students(), o.classes(), o.seed()).act(o.ops());
+        w.journal.recordPublished(ops, ops.size(), 0);
+        out.printf("RECORDED actions=%d outbox=%s (a relay publishes them: 'relay', or 'consume --relay')%n", ops.size(),
+                Enrollment.OUTBOX);
         return 0;
     }
 

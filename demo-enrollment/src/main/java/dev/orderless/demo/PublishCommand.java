@@ -7,7 +7,8 @@ import picocli.CommandLine.Mixin;
         header = "Only the web application: stamp, record and publish the actions.",
         description = {
     "Only the web application: stamp the actions (in MongoDB) and publish them with confirms, for",
-    "consumers running elsewhere. Records what it published in the demo database, for 'verify'."})
+    "consumers running elsewhere. Records what it published in the demo database, for 'verify'.",
+    "With --outbox it only records them in the outbox (RabbitMQ may be down); a relay publishes them."})
 final class PublishCommand extends DemoCommand {
     @Mixin
     Workload workload;
@@ -17,7 +18,8 @@ final class PublishCommand extends DemoCommand {
 
     @Override
     public Integer call() {
-        DemoOptions options = connections.required(workload.applyTo(DemoOptions.ofDefaults("publish")), cli.env, true);
+        DemoOptions options = connections.required(workload.applyTo(DemoOptions.ofDefaults("publish")), cli.env,
+                !workload.outbox);
         try (Wiring wiring = Wiring.connect(options)) {
             return ProcessCommands.publish(wiring, cli.out);
         }

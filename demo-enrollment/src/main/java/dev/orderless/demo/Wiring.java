@@ -20,10 +20,20 @@ import dev.orderless.backends.Backends;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.backends.RabbitBackend;
 import dev.orderless.lease.LeaseOptions;
+import dev.orderless.outbox.Outbox;
+import dev.orderless.outbox.OutboxOptions;
+import dev.orderless.outbox.OutboxRelay;
+import dev.orderless.outbox.RelayOptions;
+import dev.orderless.publish.ConfirmingPublisher;
+import dev.orderless.publish.PublisherOptions;
+import dev.orderless.stamp.MongoCounterStamper;
+import dev.orderless.stamp.Stamper;
 import dev.orderless.lease.MongoLeaseProvider;
 import dev.orderless.view.FeederOptions;
 import dev.orderless.view.ViewFeeder;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
@@ -165,6 +175,32 @@ final class Wiring implements AutoCloseable {
                         .withConsumers(options.consumers()))
                 .meters(meters)
                 .start();
+    }
+
+    /** The web application's stamper: a counter per student. */
+    Stamper stamper() {
+        return MongoCounterStamper.create(db.getCollection(Enrollment.COUNTERS, BsonDocument.class));
+    }
+
+    MongoCollection<BsonDocument> outboxEntries() {
+        return db.getCollection(Enrollment.OUTBOX, BsonDocument.class);
+    }
+
+    /** Where {@code --outbox} records the actions; no broker involved. */
+    Outbox outbox() {
+        return Outbox.create(outboxEntries(), stamper(), OutboxOptions.ofDefaults());
+    }
+
+    /**
+     * A relay from the outbox to the work queue. Its publisher sends each batch twice at most: the relay
+     * itself retries, with back-off, for as long as the broker is away.
+     */
+    OutboxRelay startRelay(MeterRegistry meters, int batch, Duration claimTtl) {
+        ConfirmingPublisher publisher = ConfirmingPublisher.toQueue(rabbit(), options.queue(),
+                PublisherOptions.ofDefaults().withMaxAttempts(2).withMeters(meters));
+        return OutboxRelay.start(outboxEntries(), publisher, RelayOptions.ofDefaults().withBatch(batch)
+                .withClaimTtl(claimTtl).withBackoff(Duration.ofMillis(100), Duration.ofSeconds(2))
+                .withOwner("relay " + ManagementFactory.getRuntimeMXBean().getName()).withMeters(meters));
     }
 
     ViewFeeder startRosterFeeder(MeterRegistry meters) {

@@ -31,7 +31,11 @@ final class Workload {
             description = "Bad messages to mix in, N in all, each of which must be dead-lettered (default: ${DEFAULT-VALUE}).")
     int poison;
 
+    @Option(names = "--outbox", order = 8, description = {"Record the actions in the outbox (MongoDB only, no broker",
+        "needed); a relay publishes them."})
+    boolean outbox;
+
     DemoOptions applyTo(DemoOptions options) {
-        return options.withWorkload(students, classes, ops, seed, shuffle, duplicateRate, poison);
+        return options.withWorkload(students, classes, ops, seed, shuffle, duplicateRate, poison).withOutbox(outbox);
     }
 }

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Random;
 
 /** The stream the demo publishes: every op, some twice, shuffled if asked, with the poison mixed in. */
-final class Outbox {
-    private Outbox() {
+final class Messages {
+    private Messages() {
     }
 
     static List<byte[]> messages(List<Operation> ops, DemoOptions o) {

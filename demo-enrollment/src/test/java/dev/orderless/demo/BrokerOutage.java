@@ -1,0 +1,175 @@
+package dev.orderless.demo;
+
+import dev.orderless.backends.RabbitBackend;
+import dev.orderless.testing.TcpProxy;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+
+/**
+ * RabbitMQ taken away and given back. A real RabbitMQ on this machine is stopped for real
+ * ({@code rabbitmqctl stop_app}, then {@code start_app}; a JVM shutdown hook starts it again if the run dies
+ * first, as a stopped broker would fail every later run); any other broker (the embedded Qpid) is put
+ * behind a proxy that is cut. {@link #uri()} is what the processes under test are given.
+ */
+abstract class BrokerOutage implements AutoCloseable {
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(90);
+
+    abstract String uri();
+
+    abstract void stop() throws IOException;
+
+    /** Gives the broker back and waits (bounded) until it answers. */
+    abstract void start() throws IOException;
+
+    abstract String description();
+
+    static BrokerOutage of(RabbitBackend rabbit) {
+        String host = rabbit.uri().getHost();
+        boolean local = "localhost".equals(host) || "127.0.0.1".equals(host);
+        if (rabbit.kind() == RabbitBackend.Kind.EXTERNAL && local && rabbitmqctlWorks()) {
+            return new Stopped(rabbit.uri());
+        }
+        return new Cut(rabbit.uri());
+    }
+
+    private static boolean rabbitmqctlWorks() {
+        try {
+            run("rabbitmqctl", "status");
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    static String run(String... command) throws IOException {
+        Process p = new ProcessBuilder(List.of(command)).redirectErrorStream(true).start();
+        try {
+            if (!p.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IOException(String.join(" ", command) + " did not finish in " + COMMAND_TIMEOUT.toSeconds() + " s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted running " + String.join(" ", command), e);
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.exitValue() != 0) {
+            throw new IOException(String.join(" ", command) + " failed (" + p.exitValue() + "): " + out.strip());
+        }
+        return out;
+    }
+
+    static boolean answers(String host, int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host, port), 1000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The real RabbitMQ, stopped with rabbitmqctl. */
+    private static final class Stopped extends BrokerOutage {
+        private final URI uri;
+        private final Thread restartOnExit = new Thread(Stopped::startApp, "restart-rabbitmq");
+        private boolean stopped;
+
+        Stopped(URI uri) {
+            this.uri = uri;
+        }
+
+        @Override
+        String uri() {
+            return uri.toString();
+        }
+
+        @Override
+        void stop() throws IOException {
+            Runtime.getRuntime().addShutdownHook(restartOnExit);
+            stopped = true;
+            run("rabbitmqctl", "stop_app");
+            Awaitility.await("RabbitMQ stopped").atMost(COMMAND_TIMEOUT).until(() -> !answers(uri.getHost(), port()));
+        }
+
+        @Override
+        void start() throws IOException {
+            if (!stopped) {
+                return;
+            }
+            stopped = false;
+            run("rabbitmqctl", "start_app");
+            try {
+                Runtime.getRuntime().removeShutdownHook(restartOnExit);
+            } catch (IllegalStateException e) {
+                // the JVM is shutting down: the hook runs anyway
+            }
+            Awaitility.await("RabbitMQ answers again").atMost(COMMAND_TIMEOUT).until(() -> answers(uri.getHost(), port()));
+        }
+
+        private int port() {
+            return uri.getPort() > 0 ? uri.getPort() : 5672;
+        }
+
+        private static void startApp() {
+            try {
+                run("rabbitmqctl", "start_app");
+            } catch (IOException e) {
+                System.err.println("[outage] could not start RabbitMQ again: run `rabbitmqctl start_app` (" + e.getMessage() + ")");
+            }
+        }
+
+        @Override
+        String description() {
+            return "RabbitMQ at " + uri.getHost() + " stopped with rabbitmqctl stop_app";
+        }
+
+        @Override
+        public void close() throws IOException {
+            start();
+        }
+    }
+
+    /** Any other broker, behind a proxy that is cut. */
+    private static final class Cut extends BrokerOutage {
+        private final URI uri;
+        private final TcpProxy proxy;
+
+        Cut(URI uri) {
+            this.uri = uri;
+            this.proxy = TcpProxy.start(uri.getHost(), uri.getPort());
+        }
+
+        @Override
+        String uri() {
+            return uri.getScheme() + "://" + (uri.getRawUserInfo() == null ? "" : uri.getRawUserInfo() + "@") + "127.0.0.1:"
+                    + proxy.port() + (uri.getRawPath() == null ? "" : uri.getRawPath());
+        }
+
+        @Override
+        void stop() {
+            proxy.cut();
+        }
+
+        @Override
+        void start() {
+            proxy.restore();
+        }
+
+        @Override
+        String description() {
+            return "the broker at " + uri.getHost() + ":" + uri.getPort() + " behind a proxy that is cut";
+        }
+
+        @Override
+        public void close() {
+            proxy.close();
+        }
+    }
+}
