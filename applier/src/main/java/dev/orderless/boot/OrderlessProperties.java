@@ -33,7 +33,30 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 @ConfigurationProperties(prefix = "orderless", ignoreUnknownFields = false)   // a typo fails the start
 public record OrderlessProperties(String database, String collection, @DefaultValue Consumer consumer,
                                   @DefaultValue("orderless_leases") String leases, Map<String, View> view,
-                                  @DefaultValue Compaction compaction, @DefaultValue Publisher publisher) {
+                                  @DefaultValue Compaction compaction, @DefaultValue Publisher publisher,
+                                  @DefaultValue Outbox outbox) {
+
+    /**
+     * {@code orderless.outbox.*}: an {@code Outbox} bean and a relay, where orderless-producer-stamping is on
+     * the class path.
+     *
+     * @param enabled    an {@code Outbox} bean (false)
+     * @param collection the outbox collection, in {@code orderless.database}
+     * @param maxBacklog entries waiting before {@code record} refuses (1,000,000)
+     * @param relay      the relay run in this application
+     */
+    public record Outbox(@DefaultValue("false") boolean enabled, @DefaultValue("orderless_outbox") String collection,
+                         Long maxBacklog, @DefaultValue Relay relay) {
+        /**
+         * @param enabled       run a relay here (true; it needs the publisher, {@code orderless.publisher.*})
+         * @param batch         entries per claim and publish (500)
+         * @param claimTtl      how long a claim keeps other relays off its entries (1m)
+         * @param sweepInterval how often due entries are looked for without a change event (5s)
+         */
+        public record Relay(@DefaultValue("true") boolean enabled, Integer batch, Duration claimTtl,
+                            Duration sweepInterval) {
+        }
+    }
 
     /**
      * {@code orderless.publisher.*}: a {@code StampingPublisher} bean, where orderless-producer-stamping is on
