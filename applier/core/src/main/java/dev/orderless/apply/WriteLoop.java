@@ -1,0 +1,138 @@
+package dev.orderless.apply;
+
+import static com.mongodb.client.model.Filters.eq;
+
+import com.mongodb.MongoException;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.result.UpdateResult;
+import dev.orderless.CannotApplyException;
+import dev.orderless.TransientException;
+import dev.orderless.internal.MongoErrors;
+import io.micrometer.core.instrument.Counter;
+import java.util.Objects;
+import java.util.Optional;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+/**
+ * The write-read loop of one operation (see {@link GuardedApplier} for the algorithm): send the plan's
+ * write; if it matched nothing, read the document and let the plan decide the outcome or the next write.
+ */
+final class WriteLoop {
+    private final MongoCollection<BsonDocument> collection;
+    private final MongoCollection<BsonDocument> reads;
+    private final String name;
+    private final int maxAttempts;
+    private final Counter retries;
+
+    WriteLoop(MongoCollection<BsonDocument> collection, MongoCollection<BsonDocument> reads, String name, int maxAttempts,
+              Counter retries) {
+        this.collection = collection;
+        this.reads = reads;
+        this.name = name;
+        this.maxAttempts = maxAttempts;
+        this.retries = retries;
+    }
+
+    /**
+     * The write-read loop. Progress detection: a write chosen from a document that then fails against the
+     * very same document (re-read, equal) can never succeed, since the plan would choose it again; that is
+     * a disagreement between MongoDB and this code (a collation, a stored value of another type), not
+     * contention, and it ends at once with {@code NO_PROGRESS}. Any other failed write means the document
+     * changed, so someone else made progress; {@link ApplierOptions#maxAttempts()} bounds that anyway.
+     */
+    Outcome run(Operation op, WritePlan plan, Optional<Optional<BsonDocument>> alreadyRead) {
+        Optional<WritePlan.Write> next = alreadyRead.isPresent() ? Optional.empty() : plan.first();
+        boolean read = false;
+        BsonDocument current = null;   // the document the next write was chosen from; null when absent
+        int attempts = 0;
+        if (alreadyRead.isPresent()) {   // a batch wrote this op's first write and read its document
+            read = true;
+            current = alreadyRead.get().orElse(null);
+            WritePlan.Step step = decide(op, plan, current);
+            if (step instanceof WritePlan.Step.Done done) {
+                return done.outcome();
+            }
+            next = Optional.of(((WritePlan.Step.Next) step).write());
+        }
+        while (true) {
+            if (next.isPresent()) {
+                WritePlan.Write write = next.get();
+                if (write(op, write)) {
+                    return Outcome.APPLIED;
+                }
+                retries.increment();
+                BsonDocument after = read(op).orElse(null);
+                if (read && Objects.equals(after, current)) {
+                    throw noProgress(op, write, after);
+                }
+                if (++attempts >= maxAttempts) {
+                    throw new TransientException("gave up on " + name + " '" + op.entity() + "' seq " + op.seq()
+                            + " after " + attempts + " contended writes; it was not applied, retry it");
+                }
+                current = after;
+            } else {
+                current = read(op).orElse(null);
+            }
+            read = true;
+            WritePlan.Step step = decide(op, plan, current);
+            if (step instanceof WritePlan.Step.Done done) {
+                return done.outcome();
+            }
+            next = Optional.of(((WritePlan.Step.Next) step).write());
+        }
+    }
+
+    private WritePlan.Step decide(Operation op, WritePlan plan, BsonDocument current) {
+        try {
+            return plan.afterRead(Optional.ofNullable(current));
+        } catch (RuntimeException e) {
+            throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: " + describe(op)
+                    + ": the stored document cannot be read as an orderless document: " + e, e);
+        }
+    }
+
+    private CannotApplyException noProgress(Operation op, WritePlan.Write write, BsonDocument unchanged) {
+        BsonValue v = unchanged == null ? null : unchanged.get(StoredFields.VERSION);
+        Object version = unchanged == null ? "absent" : v == null ? "missing" : v.isNumber() ? v.asNumber().longValue()
+                : "of type " + v.getBsonType().name().toLowerCase(java.util.Locale.ROOT);
+        return new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: " + write.shape()
+                + " write on " + name + " '" + op.entity() + "' seq " + op.seq() + " refused twice on an unchanged"
+                + " document (_v " + version + "): MongoDB and orderless disagree about it; check its stored"
+                + " fields and the collection's collation and validators");
+    }
+
+    private boolean write(Operation op, WritePlan.Write write) {
+        try {
+            UpdateResult result = collection.updateOne(write.filter(), write.update(),
+                    new UpdateOptions().upsert(write.upsert()));
+            return result.getMatchedCount() > 0 || result.getUpsertedId() != null;
+        } catch (MongoException e) {
+            if (MongoErrors.isDuplicateKey(e)) {
+                String index = MongoErrors.duplicateKeyIndex(e).orElse(MongoErrors.ID_INDEX);
+                if (write.upsert() && index.equals(MongoErrors.ID_INDEX)) {
+                    return false;   // a concurrent first write of this entity won the insert
+                }
+                throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: unique index '"
+                        + index + "' on " + name + " refuses the " + write.shape() + " write of '" + op.entity()
+                        + "' seq " + op.seq() + "; orderless needs _id to be the only unique key", e);
+            }
+            throw MongoErrors.translate(describe(op), e);
+        } catch (RuntimeException e) {
+            throw MongoErrors.translate(describe(op), e);
+        }
+    }
+
+    private Optional<BsonDocument> read(Operation op) {
+        try {
+            return Optional.ofNullable(reads.find(eq(StoredFields.ID, op.entity())).first());
+        } catch (RuntimeException e) {
+            throw MongoErrors.translate(describe(op), e);
+        }
+    }
+
+    String describe(Operation op) {
+        return "apply to " + name + " '" + op.entity() + "' seq " + op.seq();
+    }
+}

@@ -1,0 +1,100 @@
+package dev.orderless.amqp;
+
+import dev.orderless.CannotApplyException;
+import dev.orderless.apply.Outcome;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Every outcome of every delivery, counted:
+ * <ul>
+ *   <li>{@code orderless.consume.outcomes{queue,outcome}}: applied, superseded, duplicate, seq_collision
+ *       (acked);
+ *   <li>{@code orderless.consume.dead_lettered{queue,reason}}: bad_input, oversized, beyond_horizon,
+ *       no_progress, too_large, held_too_long (the full reason travels in the message header; tags stay
+ *       few);
+ *   <li>{@code orderless.consume.retried{queue}}: applies repeated after a transient MongoDB failure;
+ *   <li>{@code orderless.consume.requeued{queue}}: messages handed back unacked (shutdown, or a
+ *       dead-letter publish that failed);
+ *   <li>{@code orderless.consume.holding{queue}} (a gauge): messages held now, retried after a failure.
+ * </ul>
+ * Registered elsewhere: {@code orderless.consume.dead_letters.parked{queue}} ({@link DeadLetterPublisher})
+ * and {@code orderless.amqp.blocked.*} ({@link BrokerBlocking}).
+ */
+final class ConsumerMetrics {
+    enum DeadLetterReason {
+        BAD_INPUT, UNKNOWN_FIELD, OVERSIZED, BEYOND_HORIZON, NO_PROGRESS, TOO_LARGE, HELD_TOO_LONG;
+
+        static DeadLetterReason of(CannotApplyException.Kind kind) {
+            return switch (kind) {
+                case BAD_INPUT -> BAD_INPUT;
+                case UNKNOWN_FIELD -> UNKNOWN_FIELD;
+                case NO_PROGRESS -> NO_PROGRESS;
+                case TOO_LARGE -> TOO_LARGE;
+            };
+        }
+    }
+
+    private final Map<Outcome, Counter> outcomes = new EnumMap<>(Outcome.class);
+    private final Map<DeadLetterReason, Counter> deadLettered = new EnumMap<>(DeadLetterReason.class);
+    private final Counter retried;
+    private final Counter requeued;
+    private final AtomicInteger holding = new AtomicInteger();
+
+    ConsumerMetrics(MeterRegistry meters, String queue) {
+        for (Outcome outcome : Outcome.values()) {
+            outcomes.put(outcome, Counter.builder("orderless.consume.outcomes").tag("queue", queue)
+                    .tag("outcome", outcome.tag()).register(meters));
+        }
+        for (DeadLetterReason reason : DeadLetterReason.values()) {
+            deadLettered.put(reason, Counter.builder("orderless.consume.dead_lettered").tag("queue", queue)
+                    .tag("reason", reason.name().toLowerCase(java.util.Locale.ROOT)).register(meters));
+        }
+        retried = Counter.builder("orderless.consume.retried").tag("queue", queue).register(meters);
+        requeued = Counter.builder("orderless.consume.requeued").tag("queue", queue).register(meters);
+        withoutGauge(meters, "orderless.consume.holding", "queue", queue);
+        Gauge.builder("orderless.consume.holding", holding, AtomicInteger::get).tag("queue", queue).register(meters);
+    }
+
+    /**
+     * Removes the gauge a previous instance registered under these tags: a registry keeps the first object a
+     * gauge was registered with, so a consumer restarted on the same registry would report its dead
+     * predecessor for ever. The latest instance reports.
+     */
+    static void withoutGauge(MeterRegistry meters, String name, String tag, String value) {
+        meters.find(name).tag(tag, value).gauges().forEach(meters::remove);
+    }
+
+    void holdStarted() {
+        holding.incrementAndGet();
+    }
+
+    void holdEnded() {
+        holding.decrementAndGet();
+    }
+
+    /** Messages held now: failed once, retried until applied, dead-lettered or handed back. */
+    int holding() {
+        return holding.get();
+    }
+
+    void outcome(Outcome outcome) {
+        outcomes.get(outcome).increment();
+    }
+
+    void deadLettered(DeadLetterReason reason) {
+        deadLettered.get(reason).increment();
+    }
+
+    void retried() {
+        retried.increment();
+    }
+
+    void requeued() {
+        requeued.increment();
+    }
+}

@@ -1,0 +1,114 @@
+package dev.orderless.amqp;
+
+import com.rabbitmq.client.AMQP;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+
+/**
+ * What a dead letter carries: the original body, properties and headers, and these headers added:
+ * <ul>
+ *   <li>{@value #REASON}: why, one line, at most {@value #MAX_REASON} characters (a stack trace would
+ *       overflow the AMQP frame and make the republish itself fail);
+ *   <li>{@value #REASON_KIND}: the reason's kind, {@code bad_input}, {@code oversized}, {@code beyond_horizon},
+ *       {@code no_progress}, {@code too_large} or {@code held_too_long} (set by the consumer on the original);
+ *   <li>{@value #ORIGINAL_QUEUE} and {@value #DEAD_LETTERED_AT}: the first time, so that replay's grace
+ *       counts from the first failure. A replayed letter that fails again keeps the time it carries, but
+ *       only if that time is not in the future: a producer can set any header, and a date it set ahead
+ *       must not make a letter look young ({@link #deadLetteredAt}). A date in the past only makes replay
+ *       refuse the letter sooner, which loses nothing;
+ *   <li>{@value #REPLAY_COUNT}, once {@link DeadLetterQueue} replayed it: how many times;
+ *   <li>{@value #LETTER_ID}: names this publish, so a return from the broker finds its letter;
+ *   <li>Spring AMQP's {@code RepublishMessageRecoverer} headers, which Spring tooling reads:
+ *       {@value #EXCEPTION_MESSAGE} (the same one-line reason), {@value #ORIGINAL_EXCHANGE} and
+ *       {@value #ORIGINAL_ROUTING_KEY} (where the message was published). No stack trace header: the
+ *       reason is the whole story, and a stack trace could overflow the frame.
+ * </ul>
+ */
+final class DeadLetterHeaders {
+    static final String REASON = "x-orderless-reason";
+    static final String REASON_KIND = "x-orderless-reason-kind";
+    static final String REPLAY_COUNT = "x-orderless-replay-count";
+    static final String ORIGINAL_QUEUE = "x-orderless-original-queue";
+    static final String DEAD_LETTERED_AT = "x-orderless-dead-lettered-at";
+    static final String LETTER_ID = "x-orderless-dead-letter-id";
+    static final String EXCEPTION_MESSAGE = "x-exception-message";
+    static final String ORIGINAL_EXCHANGE = "x-original-exchange";
+    static final String ORIGINAL_ROUTING_KEY = "x-original-routingKey";
+    static final int MAX_REASON = 200;
+
+    private DeadLetterHeaders() {
+    }
+
+    static AMQP.BasicProperties properties(Message message, String queue, String reason, String id) {
+        MessageProperties in = message.getMessageProperties();
+        Map<String, Object> headers = ours(message, queue, reason, id, new HashMap<>(in.getHeaders()));
+        return new AMQP.BasicProperties.Builder()
+                .contentType(in.getContentType()).contentEncoding(in.getContentEncoding())
+                .messageId(in.getMessageId()).correlationId(in.getCorrelationId()).type(in.getType())
+                .deliveryMode(2).headers(headers).build();
+    }
+
+    /**
+     * Only orderless's headers and the content type, for an original whose own properties cannot be sent
+     * again; with what tells a letter's age and history ({@code x-death}, the replay count) if
+     * {@code keepHistory}.
+     */
+    static AMQP.BasicProperties minimal(Message message, String queue, String reason, String id, boolean keepHistory) {
+        Map<String, Object> headers = new HashMap<>();
+        Map<String, Object> original = message.getMessageProperties().getHeaders();
+        if (keepHistory) {
+            for (String kept : new String[] {"x-death", REPLAY_COUNT}) {
+                if (original.get(kept) != null) {
+                    headers.put(kept, original.get(kept));
+                }
+            }
+        }
+        return new AMQP.BasicProperties.Builder().contentType(message.getMessageProperties().getContentType())
+                .deliveryMode(2).headers(ours(message, queue, reason, id, headers)).build();
+    }
+
+    private static Map<String, Object> ours(Message message, String queue, String reason, String id,
+                                            Map<String, Object> headers) {
+        MessageProperties in = message.getMessageProperties();
+        Object carriedAt = in.getHeaders().get(DEAD_LETTERED_AT);
+        headers.put(REASON, shortReason(reason));
+        if (in.getHeaders().get(REASON_KIND) != null) {
+            headers.put(REASON_KIND, in.getHeaders().get(REASON_KIND).toString());
+        }
+        headers.put(EXCEPTION_MESSAGE, shortReason(reason));
+        headers.put(ORIGINAL_EXCHANGE, in.getReceivedExchange() == null ? "" : in.getReceivedExchange());
+        headers.put(ORIGINAL_ROUTING_KEY, in.getReceivedRoutingKey() == null ? queue : in.getReceivedRoutingKey());
+        headers.put(ORIGINAL_QUEUE, queue);
+        // the first time it was dead-lettered, kept through replays: a letter's age is how long it has failed
+        headers.put(DEAD_LETTERED_AT, deadLetteredAt(carriedAt, Instant.now()).toString());
+        headers.put(LETTER_ID, id);
+        return headers;
+    }
+
+    /**
+     * When a letter was first dead-lettered: the time it already carries if that is a time and not after
+     * {@code now}, else {@code now}. Trusting a header only in the direction that makes a letter older is
+     * what keeps a forged or copied header from getting a letter past replay's grace.
+     */
+    static Instant deadLetteredAt(Object carried, Instant now) {
+        if (carried != null) {
+            try {
+                Instant at = Instant.parse(carried.toString());
+                if (!at.isAfter(now)) {
+                    return at;
+                }
+            } catch (java.time.format.DateTimeParseException e) {
+                // not ours, or damaged: now is the first time orderless saw it fail
+            }
+        }
+        return now;
+    }
+
+    static String shortReason(String reason) {
+        String line = reason == null ? "unknown" : reason.replaceAll("[\\r\\n\\t]+", " ").strip();
+        return line.length() <= MAX_REASON ? line : line.substring(0, MAX_REASON - 3) + "...";
+    }
+}

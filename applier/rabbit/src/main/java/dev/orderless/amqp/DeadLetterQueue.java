@@ -1,0 +1,322 @@
+package dev.orderless.amqp;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.GetResponse;
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.TransientException;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.springframework.amqp.core.QueueBuilder;
+import org.springframework.amqp.rabbit.connection.Connection;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+
+/**
+ * The dead letters of one work queue, for whoever operates it: what is there, by kind of reason, and
+ * sending some back to be applied again (after the cause was fixed: a schema that now declares the
+ * field, a MongoDB role granted).
+ *
+ * <ul>
+ *   <li>{@link #list(int)} looks at the first letters and hands every one back, untouched (their order in
+ *       the queue may change).
+ *   <li>{@link #replay} moves letters of one kind (or every kind) to the work queue, each published with
+ *       confirms and {@value DeadLetterHeaders#REPLAY_COUNT} one higher, and removed from the dead-letter
+ *       queue only once the broker confirmed the copy: a failure leaves it where it was. A letter
+ *       dead-lettered longer ago than the tombstone grace is refused and stays: its operation may be
+ *       older than tombstones that were compacted since, so it could only end {@code beyond_horizon}.
+ *       A letter's age counts from the earliest time anyone trustworthy says it was dead-lettered
+ *       ({@link #firstDeadLettered}): orderless's header, unless it is in the future, and every {@code time}
+ *       in RabbitMQ's {@code x-death} (what a letter the broker moved itself, at a quorum queue's delivery
+ *       limit, carries). No time at all: refused, as its age cannot be judged.
+ *   <li>{@link #park} moves letters to the parking queue, with the same confirms: kept, out of the way.
+ *   <li>{@link #purge} drops letters.
+ * </ul>
+ * Each call looks at most at the letters that were in the queue when it began, so letters it hands back
+ * are not looked at twice.
+ */
+public final class DeadLetterQueue {
+    private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(10);
+
+    private final ConnectionFactory connectionFactory;
+    private final String workQueue;
+    private final String deadLetterQueue;
+
+    private DeadLetterQueue(ConnectionFactory connectionFactory, String workQueue, String deadLetterQueue) {
+        this.connectionFactory = connectionFactory;
+        this.workQueue = workQueue;
+        this.deadLetterQueue = deadLetterQueue;
+    }
+
+    public static DeadLetterQueue of(ConnectionFactory connectionFactory, String workQueue, String deadLetterQueue) {
+        if (connectionFactory == null || workQueue == null || workQueue.isBlank() || deadLetterQueue == null
+                || deadLetterQueue.isBlank() || workQueue.equals(deadLetterQueue)) {
+            throw new InvalidConfigurationException("dead-letter queue: a connection factory and two different queue"
+                    + " names are required, were '" + workQueue + "' and '" + deadLetterQueue + "'");
+        }
+        return new DeadLetterQueue(connectionFactory, workQueue, deadLetterQueue);
+    }
+
+    /**
+     * Every kind a letter can have: the consumer's reasons ({@code bad_input}, {@code oversized},
+     * {@code beyond_horizon}, {@code no_progress}, {@code too_large}, {@code held_too_long}), and
+     * {@value #UNKNOWN_KIND} for a letter without one (dead-lettered by the broker itself, at its delivery limit).
+     */
+    public static final Set<String> KINDS;
+    public static final String UNKNOWN_KIND = "unknown";
+    /** RabbitMQ's record of each time it dead-lettered a message itself. */
+    private static final String X_DEATH = "x-death";
+
+    static {
+        Set<String> kinds = new TreeSet<>();
+        for (ConsumerMetrics.DeadLetterReason reason : ConsumerMetrics.DeadLetterReason.values()) {
+            kinds.add(reason.name().toLowerCase(Locale.ROOT));
+        }
+        kinds.add(UNKNOWN_KIND);
+        KINDS = Collections.unmodifiableSet(kinds);
+    }
+
+    /**
+     * Refuses a kind no letter can have: a typo would otherwise select nothing and report success.
+     *
+     * @throws dev.orderless.InvalidInputException naming the kind and the kinds there are
+     */
+    public static void requireKind(Optional<String> kind) {
+        if (kind.isPresent() && !KINDS.contains(kind.get())) {
+            throw new dev.orderless.InvalidInputException("unknown kind '" + kind.get() + "': one of " + KINDS);
+        }
+    }
+
+    /** Letters of one kind: how many were seen, and up to three of their reasons. */
+    public record Kind(String kind, long count, List<String> samples) {
+    }
+
+    /** What a replay did: letters sent back, and letters refused (with why), by kind. */
+    public record Replay(long replayed, Map<String, Long> refused) {
+    }
+
+    /** The kinds among the first {@code max} letters, most frequent first. */
+    public List<Kind> list(int max) {
+        Map<String, List<String>> reasons = new LinkedHashMap<>();
+        onChannel(channel -> walk(channel, Optional.empty(), max, letter -> {
+            reasons.computeIfAbsent(kindOf(letter.getProps()), k -> new ArrayList<>())
+                    .add(header(letter.getProps(), DeadLetterHeaders.REASON).orElseGet(() -> brokerReason(letter.getProps())));
+            return true;   // closing the channel hands every letter back
+        }));
+        List<Kind> kinds = new ArrayList<>();
+        reasons.forEach((kind, all) -> kinds.add(new Kind(kind, all.size(), List.copyOf(all.subList(0, Math.min(3,
+                all.size()))))));
+        kinds.sort((a, b) -> Long.compare(b.count(), a.count()));
+        return kinds;
+    }
+
+    /**
+     * Sends back up to {@code max} letters of {@code kind} (every kind if empty) to the work queue.
+     *
+     * @param grace the tombstone grace of the work queue's collection: older letters are refused
+     */
+    public Replay replay(Optional<String> kind, int max, Duration grace, Clock clock) {
+        requireKind(kind);
+        requireQueue(workQueue, "dead-letter replay: the work queue '" + workQueue + "' does not exist; declare it"
+                + " (QueueTopology.declare) before sending letters back to it");
+        Map<String, Long> refused = new HashMap<>();
+        long replayed = onChannel(channel -> walk(channel, kind, max, confirming(channel, workQueue, letter -> {
+            Instant now = clock.instant();
+            Optional<Instant> at = firstDeadLettered(letter.getProps(), now);
+            if (at.isEmpty() || at.get().plus(grace).isBefore(now)) {
+                refused.merge(kindOf(letter.getProps()), 1L, Long::sum);
+                return Optional.empty();
+            }
+            return Optional.of(replayed(letter.getProps()));
+        })));
+        return new Replay(replayed, Map.copyOf(refused));
+    }
+
+    /**
+     * Moves up to {@code max} letters of {@code kind} (every kind if empty) to the parking queue
+     * ({@link QueueTopology#parkingQueue}, declared if missing): out of the way of replays, still kept.
+     * List, replay or purge them with {@code DeadLetterQueue.of(factory, workQueue, parkingQueue)}.
+     *
+     * @return how many were moved
+     */
+    public long park(Optional<String> kind, int max) {
+        requireKind(kind);
+        String parking = QueueTopology.parkingQueue(deadLetterQueue);
+        if (new RabbitAdmin(connectionFactory).getQueueProperties(parking) == null) {
+            new RabbitAdmin(connectionFactory).declareQueue(QueueBuilder.durable(parking).build());
+        }
+        return onChannel(channel -> walk(channel, kind, max, confirming(channel, parking,
+                letter -> Optional.of(letter.getProps()))));
+    }
+
+    /**
+     * Drops up to {@code max} letters of {@code kind} (every kind if empty), for good: for letters whose
+     * operations nobody needs any more (a test's, or superseded by a later correction).
+     *
+     * @return how many were dropped
+     */
+    public long purge(Optional<String> kind, int max) {
+        requireKind(kind);
+        return onChannel(channel -> walk(channel, kind, max, letter -> {
+            channel.basicAck(letter.getEnvelope().getDeliveryTag(), false);
+            return true;
+        }));
+    }
+
+    /** What a walk does with one letter; true if it counts towards the walk's {@code max}. */
+    private interface Visit {
+        boolean visit(GetResponse letter) throws IOException, InterruptedException, TimeoutException;
+    }
+
+    /**
+     * Takes letters one by one, at most as many as the queue held when it began, and hands those of
+     * {@code kind} to {@code visit} until {@code max} of them counted. What is not acked goes back when
+     * the channel closes.
+     */
+    private long walk(Channel channel, Optional<String> kind, long max, Visit visit)
+            throws IOException, InterruptedException, TimeoutException {
+        long bound = channel.queueDeclarePassive(deadLetterQueue).getMessageCount();
+        long counted = 0;
+        for (long i = 0; i < bound && counted < max; i++) {
+            GetResponse letter = channel.basicGet(deadLetterQueue, false);
+            if (letter == null) {
+                break;
+            }
+            if (kind.isPresent() && !kind.get().equals(kindOf(letter.getProps()))) {
+                continue;   // not asked for: handed back when the channel closes
+            }
+            if (visit.visit(letter)) {
+                counted++;
+            }
+        }
+        return counted;
+    }
+
+    /** How a letter is sent on: its properties, or empty to leave it where it is. */
+    private interface Forward {
+        Optional<AMQP.BasicProperties> properties(GetResponse letter);
+    }
+
+    /**
+     * A visit that publishes the letter to {@code queue} with confirms, and acks it only once the broker
+     * confirmed and routed the copy: a failure leaves it in the dead-letter queue.
+     */
+    private static Visit confirming(Channel channel, String queue, Forward forward) throws IOException {
+        channel.queueDeclarePassive(queue);   // a missing target fails here, before any letter moves
+        channel.confirmSelect();
+        AtomicBoolean returned = new AtomicBoolean();
+        channel.addReturnListener(r -> returned.set(true));   // unroutable: confirmed, yet delivered nowhere
+        return letter -> {
+            Optional<AMQP.BasicProperties> properties = forward.properties(letter);
+            if (properties.isEmpty()) {
+                return false;
+            }
+            channel.basicPublish("", queue, true, properties.get(), letter.getBody());
+            channel.waitForConfirmsOrDie(CONFIRM_TIMEOUT.toMillis());
+            if (returned.get()) {   // the letter stays: closing the channel hands it back
+                throw new IOException("the broker could not route a letter to '" + queue + "'");
+            }
+            channel.basicAck(letter.getEnvelope().getDeliveryTag(), false);
+            return true;
+        };
+    }
+
+    private void requireQueue(String queue, String otherwise) {
+        if (new RabbitAdmin(connectionFactory).getQueueProperties(queue) == null) {
+            throw new InvalidConfigurationException(otherwise);
+        }
+    }
+
+    /**
+     * The earliest time a letter is known to have been dead-lettered: orderless's own header and each
+     * {@code time} of RabbitMQ's {@code x-death}, each unless it is after {@code now} (a producer can set any
+     * header, and RabbitMQ keeps an {@code x-death} a client set: a date ahead would make the letter look young). Every time it takes is at or before the real
+     * first dead-lettering, so a letter never looks younger than it is; empty when none is known.
+     */
+    static Optional<Instant> firstDeadLettered(AMQP.BasicProperties props, Instant now) {
+        List<Instant> known = new ArrayList<>();
+        header(props, DeadLetterHeaders.DEAD_LETTERED_AT).flatMap(DeadLetterQueue::instant)
+                .filter(at -> !at.isAfter(now)).ifPresent(known::add);
+        Object deaths = props.getHeaders() == null ? null : props.getHeaders().get(X_DEATH);
+        if (deaths instanceof List<?> list) {
+            for (Object death : list) {
+                // RabbitMQ keeps an x-death a client set (3.13.3 and later): a time ahead is not trusted either
+                if (death instanceof Map<?, ?> entry && entry.get("time") instanceof java.util.Date time
+                        && !time.toInstant().isAfter(now)) {
+                    known.add(time.toInstant());
+                }
+            }
+        }
+        return known.stream().min(Instant::compareTo);
+    }
+
+    private static AMQP.BasicProperties replayed(AMQP.BasicProperties props) {
+        Map<String, Object> headers = props.getHeaders() == null ? new HashMap<>() : new HashMap<>(props.getHeaders());
+        Object count = headers.get(DeadLetterHeaders.REPLAY_COUNT);
+        headers.put(DeadLetterHeaders.REPLAY_COUNT, count instanceof Number n ? n.intValue() + 1 : 1);
+        return props.builder().headers(headers).deliveryMode(2).build();
+    }
+
+    /** What RabbitMQ's x-death says of a letter it dead-lettered itself: why, and from which queue. */
+    private static String brokerReason(AMQP.BasicProperties props) {
+        Object deaths = props.getHeaders() == null ? null : props.getHeaders().get(X_DEATH);
+        if (deaths instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof Map<?, ?> last) {
+            return "dead-lettered by RabbitMQ: " + last.get("reason") + " from queue '" + last.get("queue") + "'";
+        }
+        return "(no reason)";
+    }
+
+    private static String kindOf(AMQP.BasicProperties props) {
+        return header(props, DeadLetterHeaders.REASON_KIND).orElse(UNKNOWN_KIND);
+    }
+
+    private static Optional<String> header(AMQP.BasicProperties props, String name) {
+        Object value = props.getHeaders() == null ? null : props.getHeaders().get(name);
+        return value == null ? Optional.empty() : Optional.of(value.toString());
+    }
+
+    private static Optional<Instant> instant(String text) {
+        try {
+            return Optional.of(Instant.parse(text));
+        } catch (DateTimeParseException e) {
+            return Optional.empty();
+        }
+    }
+
+    private interface OnChannel<T> {
+        T run(Channel channel) throws IOException, InterruptedException, TimeoutException;
+    }
+
+    /**
+     * Runs {@code work} on a channel of its own on the raw connection, never a cached one: closing it must
+     * really close it, so that every letter taken and not acked goes back to the queue.
+     */
+    private <T> T onChannel(OnChannel<T> work) {
+        requireQueue(deadLetterQueue, "dead-letter queue '" + deadLetterQueue + "' does not exist (yet): a consumer"
+                + " declares it when it starts (QueueTopology.declare); check the queue name");
+        try (Connection connection = connectionFactory.createConnection();
+             Channel channel = connection.getDelegate().createChannel()) {
+            return work.run(channel);
+        } catch (IOException | TimeoutException e) {
+            throw new TransientException("dead-letter queue '" + deadLetterQueue + "': " + e, e, false);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TransientException("dead-letter queue '" + deadLetterQueue + "': interrupted", e, false);
+        }
+    }
+}

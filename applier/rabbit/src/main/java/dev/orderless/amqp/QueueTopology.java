@@ -1,0 +1,154 @@
+package dev.orderless.amqp;
+
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.amqp.internal.BrokerRefusals;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.springframework.amqp.AmqpException;
+import org.springframework.amqp.core.Declarables;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.core.QueueBuilder;
+import org.springframework.amqp.rabbit.connection.Connection;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+
+/**
+ * Declares a work queue and its dead-letter queue, the best way the broker allows.
+ *
+ * <ul>
+ *   <li>RabbitMQ: the work queue is a quorum queue (replicated, and with a delivery limit, so a message
+ *       that keeps crashing consumers cannot cycle for ever) with {@code x-dead-letter-exchange} routing
+ *       what the broker itself rejects to the dead-letter queue. Bad input is still republished by the
+ *       consumer, because only a republish can carry the reason header.
+ *   <li>Any other AMQP 0-9-1 broker: a classic durable queue; dead-lettering is the consumer's republish.
+ * </ul>
+ * With a dead-letter TTL (RabbitMQ only), the broker moves a letter older than it from the dead-letter
+ * queue to its parking queue ({@link #parkingQueue}), declared with it: the dead-letter queue then holds
+ * only letters young enough to replay. RabbitMQ dead-letters from a classic queue at most once: a letter
+ * in that move when a broker node fails can be lost, so the TTL is a way to keep the dead-letter queue
+ * replayable, not a second copy. Choose the TTL no longer than the tombstone grace.
+ * Re-declaring with the same arguments is harmless; a queue that exists with other arguments is reported
+ * as a configuration error naming it (RabbitMQ cannot change a queue's arguments in place).
+ */
+public final class QueueTopology {
+    /** RabbitMQ's limit on redeliveries of one message before it dead-letters it itself. */
+    public static final int DELIVERY_LIMIT = 50;
+    /** RabbitMQ's largest {@code x-message-ttl}: 2^32 - 1 ms. */
+    static final long MAX_TTL_MILLIS = 0xFFFF_FFFFL;
+
+    private QueueTopology() {
+    }
+
+    /** What was declared. */
+    public record Declared(String queue, String deadLetterQueue, boolean quorum) {
+    }
+
+    /** Declares both queues, detecting whether the broker is RabbitMQ. */
+    public static Declared declare(ConnectionFactory connectionFactory, String queue, String deadLetterQueue) {
+        return declare(connectionFactory, queue, deadLetterQueue, isRabbitMq(connectionFactory));
+    }
+
+    public static Declared declare(ConnectionFactory connectionFactory, String queue, String deadLetterQueue,
+                                   boolean rabbitMq) {
+        return declare(connectionFactory, queue, deadLetterQueue, rabbitMq, Optional.empty());
+    }
+
+    /** As {@link #declare(ConnectionFactory, String, String, boolean)}, parking letters older than {@code deadLetterTtl}. */
+    public static Declared declare(ConnectionFactory connectionFactory, String queue, String deadLetterQueue,
+                                   boolean rabbitMq, Optional<Duration> deadLetterTtl) {
+        RabbitAdmin admin = new RabbitAdmin(connectionFactory);
+        for (Queue each : declarables(queue, deadLetterQueue, rabbitMq, deadLetterTtl).getDeclarablesByType(Queue.class)) {
+            declare(admin, each);
+        }
+        return new Declared(queue, deadLetterQueue, rabbitMq);
+    }
+
+    /**
+     * The same two queues, dead-letter queue first, for a {@code RabbitAdmin} to declare (a Spring
+     * application's {@code Declarables} bean).
+     */
+    public static Declarables declarables(String queue, String deadLetterQueue, boolean rabbitMq) {
+        return declarables(queue, deadLetterQueue, rabbitMq, Optional.empty());
+    }
+
+    /**
+     * As {@link #declarables(String, String, boolean)}; with a dead-letter TTL on RabbitMQ, the parking queue
+     * first and the dead-letter queue's letters moving there once older than the TTL.
+     */
+    public static Declarables declarables(String queue, String deadLetterQueue, boolean rabbitMq,
+                                          Optional<Duration> deadLetterTtl) {
+        if (deadLetterTtl.isPresent() && (deadLetterTtl.get().isNegative() || deadLetterTtl.get().isZero()
+                || deadLetterTtl.get().toMillis() > MAX_TTL_MILLIS)) {
+            throw new InvalidConfigurationException("dead-letter TTL must be positive and at most " + MAX_TTL_MILLIS
+                    + " ms (RabbitMQ's limit, about 49 days), was " + deadLetterTtl.get());
+        }
+        Queue work = rabbitMq
+                ? QueueBuilder.durable(queue).quorum().deliveryLimit(DELIVERY_LIMIT)
+                        .deadLetterExchange("").deadLetterRoutingKey(deadLetterQueue).build()
+                : QueueBuilder.durable(queue).build();
+        if (deadLetterTtl.isEmpty() || !rabbitMq) {
+            return new Declarables(QueueBuilder.durable(deadLetterQueue).build(), work);
+        }
+        Queue parking = QueueBuilder.durable(parkingQueue(deadLetterQueue)).build();
+        Queue dlq = QueueBuilder.durable(deadLetterQueue).withArgument("x-message-ttl", deadLetterTtl.get().toMillis())
+                .deadLetterExchange("").deadLetterRoutingKey(parkingQueue(deadLetterQueue)).build();
+        return new Declarables(parking, dlq, work);
+    }
+
+    /** Where letters of {@code deadLetterQueue} are parked: kept, never replayed by themselves. */
+    public static String parkingQueue(String deadLetterQueue) {
+        return deadLetterQueue + ".parked";
+    }
+
+    /** True if the broker says it is RabbitMQ (its {@code product} server property). */
+    public static boolean isRabbitMq(ConnectionFactory connectionFactory) {
+        try (Connection connection = connectionFactory.createConnection()) {
+            Map<String, Object> server = connection.getDelegate().getServerProperties();
+            Object product = server.get("product");
+            return product != null && product.toString().toLowerCase(java.util.Locale.ROOT).contains("rabbitmq");
+        } catch (AmqpException e) {
+            java.util.Optional<String> configuration = BrokerRefusals.configurationProblem(e);
+            if (configuration.isPresent()) {
+                throw new InvalidConfigurationException(configuration.get(), e);
+            }
+            throw e;
+        }
+    }
+
+    private static void declare(RabbitAdmin admin, Queue queue) {
+        try {
+            admin.declareQueue(queue);
+        } catch (AmqpException e) {
+            java.util.Optional<String> configuration = BrokerRefusals.configurationProblem(e);
+            if (configuration.isPresent()) {
+                throw new InvalidConfigurationException(configuration.get(), e);
+            }
+            if (!refusedByTheBroker(e)) {
+                throw e;   // the broker did not answer (refused, timed out, cut): nothing to say about the queue
+            }
+            throw new InvalidConfigurationException("queue '" + queue.getName() + "' could not be declared with "
+                    + queue.getArguments() + " (" + rootMessage(e) + "); if it exists with other arguments, which"
+                    + " RabbitMQ cannot change in place: undo the change, or choose another name, or move its"
+                    + " messages elsewhere (a dead-letter queue's: DeadLetterQueue.park) before deleting it");
+        }
+    }
+
+    /** True if the broker answered the declaration by closing the channel: it refused this queue as declared. */
+    private static boolean refusedByTheBroker(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof com.rabbitmq.client.ShutdownSignalException signal && !signal.isHardError()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return String.valueOf(t.getMessage());
+    }
+}

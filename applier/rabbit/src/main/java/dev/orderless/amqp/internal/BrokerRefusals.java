@@ -1,0 +1,44 @@
+package dev.orderless.amqp.internal;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.AuthenticationFailureException;
+import com.rabbitmq.client.PossibleAuthenticationFailureException;
+import com.rabbitmq.client.ShutdownSignalException;
+import java.util.Optional;
+import org.springframework.amqp.AmqpAuthenticationException;
+
+/**
+ * Tells a broker that refused this client (a login, a virtual host: the same answer on every retry, a
+ * configuration to fix) from one that did not answer (worth waiting for), and says what to check.
+ */
+public final class BrokerRefusals {
+    private BrokerRefusals() {
+    }
+
+    /** What to fix, if {@code failure} says the broker refused the connection for a reason of configuration. */
+    public static Optional<String> configurationProblem(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof AmqpAuthenticationException || t instanceof AuthenticationFailureException
+                    || t instanceof PossibleAuthenticationFailureException) {
+                return Optional.of("the broker refused the login (" + message(t) + "): check the user name and password");
+            }
+            if (t instanceof ShutdownSignalException signal && signal.isHardError()
+                    && signal.getReason() instanceof AMQP.Connection.Close close) {
+                if (close.getReplyCode() == AMQP.NOT_ALLOWED) {
+                    return Optional.of("the broker refused the virtual host (" + close.getReplyText() + "): check its"
+                            + " name; in a URI RabbitMQ's default virtual host '/' is written %2F"
+                            + " (amqp://user:password@host:5672/%2F), and a URI that ends in '/' names the empty one");
+                }
+                if (close.getReplyCode() == AMQP.ACCESS_REFUSED) {
+                    return Optional.of("the broker refused access (" + close.getReplyText() + "): check the user's"
+                            + " permissions on the virtual host");
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String message(Throwable t) {
+        return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+    }
+}

@@ -1,0 +1,170 @@
+package dev.orderless.amqp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoDatabase;
+import dev.orderless.testing.MongoExtension;
+import dev.orderless.testing.rabbit.RabbitExtension;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+
+/** Looking at dead letters by kind, and sending them back to the work queue. */
+@ExtendWith({MongoExtension.class, RabbitExtension.class})
+class DeadLetterQueueTest {
+
+    @Test
+    void letters_are_listed_by_kind_replayed_by_kind_and_refused_past_the_grace(ConnectionFactory cf, MongoDatabase db)
+            throws Exception {
+        try (ConsumerFixture fixture = new ConsumerFixture(cf, db, "dlq")) {
+            OperationConsumer consumer = fixture.start(fixture.options(1).withMaxMessageBytes(200));
+            List<byte[]> bodies = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                bodies.add(("not json " + i).getBytes(StandardCharsets.UTF_8));
+            }
+            for (int i = 0; i < 2; i++) {
+                bodies.add(("{\"entity\":\"e" + i + "\",\"pad\":\"" + "x".repeat(300) + "\"}")
+                        .getBytes(StandardCharsets.UTF_8));
+            }
+            fixture.publishRaw(bodies);
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 5);
+            consumer.close();
+            DeadLetterQueue letters = DeadLetterQueue.of(cf, fixture.queue, fixture.deadLetterQueue);
+
+            assertThat(letters.list(100)).extracting(DeadLetterQueue.Kind::kind, DeadLetterQueue.Kind::count)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("bad_input", 3L),
+                            org.assertj.core.groups.Tuple.tuple("oversized", 2L));
+            Awaitility.await("listing hands every letter back").atMost(Duration.ofSeconds(10))
+                    .until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 5);
+
+            DeadLetterQueue.Replay oversized = letters.replay(Optional.of("oversized"), 10, Duration.ofDays(1),
+                    Clock.systemUTC());
+            assertThat(oversized.replayed()).isEqualTo(2);
+            List<Message> back = new ArrayList<>();
+            RabbitTemplate template = new RabbitTemplate(cf);
+            for (Message m = template.receive(fixture.queue, 2000); m != null; m = template.receive(fixture.queue, 500)) {
+                back.add(m);
+            }
+            assertThat(back).hasSize(2).allSatisfy(m -> assertThat(m.getMessageProperties().getHeaders())
+                    .containsEntry("x-orderless-replay-count", 1).containsEntry("x-orderless-reason-kind", "oversized"));
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 3);
+
+            Clock later = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(2));
+            DeadLetterQueue.Replay tooOld = letters.replay(Optional.empty(), 10, Duration.ofMinutes(1), later);
+            assertThat(tooOld).isEqualTo(new DeadLetterQueue.Replay(0, Map.of("bad_input", 3L)));
+            Awaitility.await("refused letters stay").atMost(Duration.ofSeconds(10))
+                    .until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 3);
+        }
+    }
+
+    /**
+     * Rolling out a new register: the producer sends it before the consumers know it. Its messages are
+     * dead-lettered as unknown_field; once the consumers are upgraded, a replay of that kind applies them.
+     */
+    @Test
+    void operations_on_a_field_the_consumers_do_not_know_yet_are_replayed_once_they_do(ConnectionFactory cf,
+                                                                                      MongoDatabase db) throws Exception {
+        try (ConsumerFixture fixture = new ConsumerFixture(cf, db, "dlq-rollout")) {
+            dev.orderless.apply.CollectionSchema before = dev.orderless.apply.CollectionSchema.builder()
+                    .register("name").build();
+            dev.orderless.apply.CollectionSchema after = dev.orderless.apply.CollectionSchema.builder()
+                    .register("name").register("carrier").build();
+            var entities = db.getCollection("rollout", org.bson.BsonDocument.class);
+            OperationConsumer old = fixture.start(dev.orderless.apply.GuardedApplier.create(entities, before),
+                    fixture.options(1));
+            fixture.publish(List.of(
+                    dev.orderless.apply.Operation.assign("s1", 1, "name", new org.bson.BsonString("Ada")),
+                    dev.orderless.apply.Operation.assign("s1", 2, "carrier", new org.bson.BsonString("DHL")),
+                    dev.orderless.apply.Operation.assign("s2", 1, "carrier", new org.bson.BsonString("UPS"))));
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 2);
+            old.close();
+            DeadLetterQueue letters = DeadLetterQueue.of(cf, fixture.queue, fixture.deadLetterQueue);
+            assertThat(letters.list(10)).singleElement().satisfies(kind -> {
+                assertThat(kind.kind()).isEqualTo("unknown_field");
+                assertThat(kind.samples().get(0)).contains("field 'carrier' is not a declared register");
+            });
+
+            fixture.start(dev.orderless.apply.GuardedApplier.create(entities, after), fixture.options(1));
+            assertThat(letters.replay(Optional.of("unknown_field"), 10, Duration.ofDays(1), Clock.systemUTC())
+                    .replayed()).isEqualTo(2);
+
+            Awaitility.await("applied by the upgraded consumers").atMost(Duration.ofSeconds(30)).until(() ->
+                    entities.countDocuments(com.mongodb.client.model.Filters.exists("carrier")) == 2);
+            assertThat(fixture.messagesIn(fixture.deadLetterQueue)).isZero();
+            assertThat(entities.find(com.mongodb.client.model.Filters.eq("_id", "s1")).first())
+                    .containsEntry("name", new org.bson.BsonString("Ada"))
+                    .containsEntry("carrier", new org.bson.BsonString("DHL"));
+        }
+    }
+
+    @Test
+    void letters_are_parked_and_purged_by_kind(ConnectionFactory cf, MongoDatabase db) throws Exception {
+        try (ConsumerFixture fixture = new ConsumerFixture(cf, db, "dlq-park")) {
+            OperationConsumer consumer = fixture.start(fixture.options(1).withMaxMessageBytes(200));
+            List<byte[]> bodies = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                bodies.add(("not json " + i).getBytes(StandardCharsets.UTF_8));
+            }
+            for (int i = 0; i < 2; i++) {
+                bodies.add(("{\"entity\":\"e" + i + "\",\"pad\":\"" + "x".repeat(300) + "\"}")
+                        .getBytes(StandardCharsets.UTF_8));
+            }
+            fixture.publishRaw(bodies);
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 5);
+            consumer.close();
+            DeadLetterQueue letters = DeadLetterQueue.of(cf, fixture.queue, fixture.deadLetterQueue);
+            String parking = QueueTopology.parkingQueue(fixture.deadLetterQueue);
+
+            assertThat(letters.park(Optional.of("oversized"), 10)).isEqualTo(2);
+            assertThat(letters.purge(Optional.of("bad_input"), 2)).isEqualTo(2);
+
+            Awaitility.await("one bad_input letter left").atMost(Duration.ofSeconds(10))
+                    .until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 1 && fixture.messagesIn(parking) == 2);
+            assertThat(letters.list(10)).extracting(DeadLetterQueue.Kind::kind).containsExactly("bad_input");
+            assertThat(DeadLetterQueue.of(cf, fixture.queue, parking).list(10))
+                    .extracting(DeadLetterQueue.Kind::kind, DeadLetterQueue.Kind::count)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("oversized", 2L));
+            new org.springframework.amqp.rabbit.core.RabbitAdmin(cf).deleteQueue(parking);
+        }
+    }
+
+    @Test
+    void on_rabbitmq_a_letter_older_than_the_dead_letter_ttl_moves_to_the_parking_queue(ConnectionFactory cf) {
+        org.junit.jupiter.api.Assumptions.assumeTrue(QueueTopology.isRabbitMq(cf), "TTL parking is declared on RabbitMQ only");
+        String queue = RabbitExtension.uniqueQueue("dlq-ttl");
+        String dlq = queue + ".dlq";
+        QueueTopology.declare(cf, queue, dlq, true, Optional.of(Duration.ofMillis(300)));
+        try {
+            new RabbitTemplate(cf).send("", dlq, new Message("a letter".getBytes(StandardCharsets.UTF_8)));
+
+            Awaitility.await("the letter is parked once older than the TTL").atMost(Duration.ofSeconds(30))
+                    .until(() -> new RabbitTemplate(cf).receive(QueueTopology.parkingQueue(dlq), 100) != null);
+        } finally {
+            org.springframework.amqp.rabbit.core.RabbitAdmin admin = new org.springframework.amqp.rabbit.core.RabbitAdmin(cf);
+            admin.deleteQueue(queue);
+            admin.deleteQueue(dlq);
+            admin.deleteQueue(QueueTopology.parkingQueue(dlq));
+        }
+    }
+
+    @Test
+    void a_replay_to_a_work_queue_that_does_not_exist_is_refused_before_any_letter_moves(ConnectionFactory cf) {
+        String missing = RabbitExtension.uniqueQueue("missing");
+        DeadLetterQueue letters = DeadLetterQueue.of(cf, missing, missing + ".dlq");
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> letters.replay(Optional.empty(), 10,
+                        Duration.ofDays(1), Clock.systemUTC()))
+                .isInstanceOf(dev.orderless.InvalidConfigurationException.class)
+                .hasMessageContaining("the work queue '" + missing + "' does not exist");
+    }
+}

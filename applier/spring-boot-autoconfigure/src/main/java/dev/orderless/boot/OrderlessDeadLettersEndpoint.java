@@ -1,0 +1,122 @@
+package dev.orderless.boot;
+
+import dev.orderless.amqp.ConsumerOptions;
+import dev.orderless.amqp.DeadLetterQueue;
+import dev.orderless.amqp.QueueTopology;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * The consumer's dead letters, at {@code /actuator/orderlessdeadletters} once exposed
+ * ({@code management.endpoints.web.exposure.include=health,orderlessdeadletters}). On {@link DeadLetterQueue}:
+ * <ul>
+ *   <li>{@code GET}: the letters by kind of reason, with counts and samples, and the parked ones;
+ *   <li>{@code POST .../replay} with optional {@code kind} and {@code max}: back to the work queue,
+ *       refusing letters older than {@code orderless.compaction.grace} when compaction runs;
+ *   <li>{@code POST .../park} with optional {@code kind} and {@code max}: to the parking queue;
+ *   <li>{@code DELETE} with {@code kind} or {@code max} (or both; never neither): dropped.
+ * </ul>
+ * {@code max} defaults to {@value #DEFAULT_MAX}; each call looks at most at the letters there when it began.
+ * A {@code kind} must be one of {@link DeadLetterQueue#KINDS}. Read-only by default: the writes need
+ * {@code management.endpoint.orderlessdeadletters.access=unrestricted}, so exposing the endpoint to look
+ * does not also let anyone replay or drop letters.
+ */
+@Endpoint(id = "orderlessdeadletters", defaultAccess = Access.READ_ONLY)
+public final class OrderlessDeadLettersEndpoint {
+    static final int DEFAULT_MAX = 1000;
+    /** Without compaction no tombstone is ever dropped, so no letter is too old to replay. */
+    private static final Duration NO_COMPACTION = Duration.ofDays(365L * 10_000);
+
+    private final ConnectionFactory connectionFactory;
+    private final ConsumerOptions options;
+    private final DeadLetterQueue letters;
+    private final Optional<Duration> grace;
+    private final Clock clock;
+
+    OrderlessDeadLettersEndpoint(ConnectionFactory connectionFactory, ConsumerOptions options, Optional<Duration> grace,
+                                 Clock clock) {
+        // the publisher connection, as the consumer's dead letters use: a resource alarm that blocks these
+        // publishes must not also stop the consumers' acks
+        ConnectionFactory publishing = connectionFactory.getPublisherConnectionFactory();
+        this.connectionFactory = publishing != null ? publishing : connectionFactory;
+        this.options = options;
+        this.letters = DeadLetterQueue.of(this.connectionFactory, options.queue(), options.deadLetterQueue());
+        this.grace = grace;
+        this.clock = clock;
+    }
+
+    @ReadOperation
+    public Map<String, Object> letters(@Nullable Integer max) {
+        int limit = limit(max);
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("queue", options.queue());
+        view.put("deadLetterQueue", options.deadLetterQueue());
+        view.put("kinds", letters.list(limit));
+        String parking = QueueTopology.parkingQueue(options.deadLetterQueue());
+        view.put("parkingQueue", parking);
+        if (new RabbitAdmin(connectionFactory).getQueueProperties(parking) != null) {
+            view.put("parked", DeadLetterQueue.of(connectionFactory, options.queue(), parking).list(limit));
+        }
+        grace.ifPresent(g -> view.put("replayGrace", g.toString()));
+        return view;
+    }
+
+    /** {@code replay} or {@code park} up to {@code max} letters of {@code kind} (every kind if absent). */
+    @WriteOperation
+    public Map<String, Object> act(@Selector String action, @Nullable String kind, @Nullable Integer max) {
+        Optional<String> ofKind = kind(kind);
+        return switch (action) {
+            case "replay" -> {
+                DeadLetterQueue.Replay replay = letters.replay(ofKind, limit(max), grace.orElse(NO_COMPACTION), clock);
+                yield Map.of("replayed", replay.replayed(), "refused", replay.refused());
+            }
+            case "park" -> Map.of("parked", letters.park(ofKind, limit(max)));
+            default -> throw new InvalidEndpointRequestException("unknown action '" + action + "': replay or park",
+                    "unknown action: replay or park");
+        };
+    }
+
+    /**
+     * Drops up to {@code max} letters of {@code kind} (every kind if absent); one of them must be given, so a
+     * bare {@code DELETE} drops nothing by accident.
+     */
+    @DeleteOperation
+    public Map<String, Object> purge(@Nullable String kind, @Nullable Integer max) {
+        Optional<String> ofKind = kind(kind);
+        if (ofKind.isEmpty() && max == null) {
+            throw new InvalidEndpointRequestException("purge drops letters for good: give a kind, or max, or both",
+                    "purge needs kind or max");
+        }
+        return Map.of("purged", letters.purge(ofKind, limit(max)));
+    }
+
+    private static Optional<String> kind(@Nullable String kind) {
+        Optional<String> ofKind = Optional.ofNullable(kind).map(String::strip).filter(k -> !k.isEmpty());
+        try {
+            DeadLetterQueue.requireKind(ofKind);
+        } catch (dev.orderless.InvalidInputException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), "unknown kind");
+        }
+        return ofKind;
+    }
+
+    private static int limit(@Nullable Integer max) {
+        if (max != null && max < 1) {
+            throw new InvalidEndpointRequestException("max must be at least 1, was " + max, "max must be at least 1");
+        }
+        return max == null ? DEFAULT_MAX : max;
+    }
+}

@@ -1,0 +1,334 @@
+package dev.orderless.boot;
+
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.amqp.ConsumerOptions;
+import dev.orderless.lease.LeaseOptions;
+import dev.orderless.view.FeederOptions;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * {@code orderless.*}: where the entities live and how they are consumed. A consumer option left unset
+ * falls back to Spring Boot's {@code spring.rabbitmq.listener.simple.*} where one has the same meaning
+ * (concurrency, prefetch, batch-size), then to {@link ConsumerOptions#ofDefaults(String)}.
+ *
+ * <pre>
+ * orderless.database=school
+ * orderless.collection=students
+ * orderless.consumer.queue=enrollment.ops
+ * orderless.consumer.concurrency=4
+ * </pre>
+ *
+ * @param database   the MongoDB database of the entity collection
+ * @param collection the entity collection the consumer applies to
+ * @param consumer   the consumer; none is started without {@code orderless.consumer.queue}
+ * @param leases     the collection of the views' leases, in {@code orderless.database}
+ * @param view       per {@link OrderlessView} name: how its feeder runs
+ * @param compaction scheduled tombstone compaction of {@code orderless.collection}
+ * @param publisher  the stamping publisher (orderless-producer-stamping's auto-configuration)
+ */
+@ConfigurationProperties(prefix = "orderless", ignoreUnknownFields = false)   // a typo fails the start
+public record OrderlessProperties(String database, String collection, @DefaultValue Consumer consumer,
+                                  @DefaultValue("orderless_leases") String leases, Map<String, View> view,
+                                  @DefaultValue Compaction compaction, @DefaultValue Publisher publisher,
+                                  @DefaultValue Outbox outbox) {
+
+    /**
+     * {@code orderless.outbox.*}: an {@code Outbox} bean and a relay, where orderless-producer-stamping is on
+     * the class path.
+     *
+     * @param enabled    an {@code Outbox} bean (false)
+     * @param collection the outbox collection, in {@code orderless.database}
+     * @param maxBacklog entries waiting before {@code record} refuses (1,000,000)
+     * @param maxWait    how long the oldest waiting entry may wait before the outbox's health is DOWN; shorter
+     *                   than {@code orderless.compaction.grace} (an action that waits past the grace may
+     *                   arrive beyond the horizon). Default: half the grace where it is set, else unchecked
+     * @param relay      the relay run in this application
+     */
+    public record Outbox(@DefaultValue("false") boolean enabled, @DefaultValue("orderless_outbox") String collection,
+                         Long maxBacklog, Duration maxWait, @DefaultValue Relay relay) {
+        /**
+         * @param enabled       run a relay here (true; it needs the publisher, {@code orderless.publisher.*})
+         * @param batch         entries per claim and publish (500)
+         * @param claimTtl      how long a claim keeps other relays off its entries (1m)
+         * @param sweepInterval how often due entries are looked for without a change event (5s)
+         */
+        public record Relay(@DefaultValue("true") boolean enabled, Integer batch, Duration claimTtl,
+                            Duration sweepInterval) {
+        }
+    }
+
+    /**
+     * {@code orderless.publisher.*}: a {@code StampingPublisher} bean, where orderless-producer-stamping is on
+     * the class path. It sends through a {@code RabbitTemplate} made with Spring Boot's
+     * {@code spring.rabbitmq.template.*} settings, on a connection factory with
+     * {@code spring.rabbitmq.publisher-confirm-type=correlated} and {@code spring.rabbitmq.publisher-returns=true}.
+     *
+     * @param enabled        false: no publisher (an application that only consumes)
+     * @param exchange       default: {@code spring.rabbitmq.template.exchange}, else the default exchange
+     * @param routingKey     default: {@code spring.rabbitmq.template.routing-key}, else {@code orderless.consumer.queue}
+     * @param counters       the collection of the seq counters, in {@code orderless.database}
+     * @param confirmTimeout how long one window of messages waits for the broker's confirms
+     * @param maxAttempts    sends per message before the publish fails
+     * @param retryPause     pause before re-sending what was not confirmed
+     * @param window         messages sent before waiting for their confirms
+     */
+    public record Publisher(@DefaultValue("true") boolean enabled, String exchange, String routingKey,
+                            @DefaultValue("orderless_seq_counters") String counters, Duration confirmTimeout,
+                            Integer maxAttempts, Duration retryPause, Integer window) {
+    }
+
+    /**
+     * {@code orderless.compaction.*}: one pass per interval across every instance (a lease in
+     * {@code orderless.leases}).
+     *
+     * @param enabled  off by default: tombstones are kept until compaction is turned on
+     * @param interval the least time between two passes
+     * @param grace    tombstones younger than this are kept; longer than any message can take to arrive,
+     *                 retries and dead-letter replays included
+     */
+    public record Compaction(@DefaultValue("false") boolean enabled, @DefaultValue("1h") Duration interval,
+                             Duration grace) {
+        public Compaction {
+            if ((enabled || grace != null) && (grace == null || grace.isNegative() || grace.isZero())) {
+                throw new InvalidConfigurationException("orderless.compaction.grace must be a positive duration, was "
+                        + grace + ": how long a tombstone is kept, longer than any message can take to arrive (retries"
+                        + " and dead-letter replays included)");
+            }
+            if (interval == null || interval.isNegative() || interval.isZero()) {
+                throw new InvalidConfigurationException("orderless.compaction.interval must be a positive duration, was "
+                        + interval);
+            }
+        }
+    }
+
+    public OrderlessProperties {
+        view = view == null ? Map.of() : Map.copyOf(view);
+    }
+
+    /**
+     * {@code orderless.database}, which every part needs (the entities, the counters, the outbox, the leases);
+     * a start without it fails here, naming it.
+     */
+    public String requiredDatabase() {
+        if (database == null || database.isBlank()) {
+            throw new InvalidConfigurationException("orderless.database is " + (database == null ? "not set" : "empty")
+                    + ": name the MongoDB database of the entities, seq counters, outbox and leases, e.g."
+                    + " orderless.database=school");
+        }
+        return database;
+    }
+
+    /** {@code orderless.collection}, the entity collection; a start without it fails here, naming it. */
+    public String requiredCollection() {
+        if (collection == null || collection.isBlank()) {
+            throw new InvalidConfigurationException("orderless.collection is " + (collection == null ? "not set"
+                    : "empty") + ": name the entity collection the consumers write, e.g. orderless.collection=students");
+        }
+        return collection;
+    }
+
+    /** How the work queue is declared. */
+    public enum QueueType { AUTO, QUORUM, CLASSIC }
+
+    /**
+     * {@code orderless.view.<name>.*}; anything unset keeps {@link FeederOptions#ofDefaults(String)}'s value.
+     *
+     * @param commitEvery    commit the position after this many events ...
+     * @param commitInterval ... or this long
+     * @param pollWait       how long one poll of the change stream waits
+     * @param leaseTtl       a dead feeder is replaced about this long after it stopped renewing (renewed
+     *                       every third of it)
+     * @param poison         DEAD_LETTER or FAIL, for an event that fails every attempt
+     * @param poisonAttempts attempts before {@code poison} decides
+     * @param writes         BULK or ONE_AT_A_TIME
+     * @param segments       split the source into this many segments, each with its own lease (1)
+     * @param workers        feed at most this many segments in this application (all of them)
+     */
+    public record View(Integer commitEvery, Duration commitInterval, Duration pollWait, Duration leaseTtl,
+                       FeederOptions.PoisonPolicy poison, Integer poisonAttempts, FeederOptions.Writes writes,
+                       Integer segments, Integer workers) {
+
+        FeederOptions options(String name) {
+            FeederOptions options = FeederOptions.ofDefaults("view:" + name);
+            try {
+                if (commitEvery != null || commitInterval != null) {
+                    options = options.withCommit(commitEvery != null ? commitEvery : options.commitEvery(),
+                            commitInterval != null ? commitInterval : options.commitInterval());
+                }
+                if (leaseTtl != null) {
+                    options = options.withLease(LeaseOptions.ofDefaults().withTtl(leaseTtl, leaseTtl.dividedBy(3)));
+                }
+                if (pollWait != null) {
+                    options = options.withPolling(pollWait, options.standbyPoll());
+                }
+                if (poison != null || poisonAttempts != null) {
+                    options = options.withPoison(poison != null ? poison : options.poison(),
+                            poisonAttempts != null ? poisonAttempts : options.poisonAttempts());
+                }
+                if (segments != null || workers != null) {
+                    int count = segments != null ? segments : 1;
+                    options = options.withSegments(count, workers != null ? workers : count);
+                }
+                return writes != null ? options.withWrites(writes) : options;
+            } catch (InvalidConfigurationException e) {
+                throw new InvalidConfigurationException("orderless.view." + name + ": "
+                        + e.getMessage().replaceFirst("^(feeder|lease) options: ", "").replace("commitEvery", "commit-every")
+                        .replace("pollWait", "poll-wait").replace("poisonAttempts", "poison-attempts")
+                        .replace("lease ttl", "lease-ttl").replace("segments (", "orderless.view." + name
+                        + ".segments ("));
+            }
+        }
+    }
+
+    /**
+     * {@code orderless.consumer.dead-letter-ttl}, refused if longer than the compaction grace: a letter
+     * replayed after the grace could only end {@code beyond_horizon}.
+     */
+    Optional<Duration> deadLetterTtl() {
+        Optional<Duration> ttl = Optional.ofNullable(consumer.deadLetterTtl());
+        if (ttl.isPresent() && (ttl.get().isNegative() || ttl.get().isZero())) {
+            throw new InvalidConfigurationException("orderless.consumer.dead-letter-ttl must be a positive duration,"
+                    + " was " + ttl.get());
+        }
+        if (ttl.isPresent() && ttl.get().toMillis() > 0xFFFF_FFFFL) {
+            throw new InvalidConfigurationException("orderless.consumer.dead-letter-ttl must be at most 4294967295 ms"
+                    + " (RabbitMQ's limit, about 49 days), was " + ttl.get());
+        }
+        if (ttl.isPresent() && replayGrace().isPresent() && ttl.get().compareTo(compaction.grace()) > 0) {
+            throw new InvalidConfigurationException("orderless.consumer.dead-letter-ttl (" + ttl.get() + ") is longer"
+                    + " than orderless.compaction.grace (" + compaction.grace() + "): a letter replayed after the grace"
+                    + " could only end beyond_horizon; set the TTL to at most the grace");
+        }
+        return ttl;
+    }
+
+    /**
+     * {@code orderless.outbox.max-wait}, or half the compaction grace where that is set; refused if it is not
+     * shorter than the grace. Empty when neither is set: the grace is not known here.
+     */
+    public Optional<Duration> outboxMaxWait() {
+        Optional<Duration> maxWait = Optional.ofNullable(outbox.maxWait());
+        if (maxWait.isPresent() && (maxWait.get().isNegative() || maxWait.get().isZero())) {
+            throw new InvalidConfigurationException("orderless.outbox.max-wait must be a positive duration, was "
+                    + maxWait.get());
+        }
+        if (maxWait.isPresent() && replayGrace().isPresent() && maxWait.get().compareTo(compaction.grace()) >= 0) {
+            throw new InvalidConfigurationException("orderless.outbox.max-wait (" + maxWait.get() + ") is not shorter"
+                    + " than orderless.compaction.grace (" + compaction.grace() + "): an action that waits that long in"
+                    + " the outbox may arrive beyond the horizon; set max-wait well below the grace (half leaves room"
+                    + " for retries and dead-letter replays)");
+        }
+        return maxWait.or(() -> replayGrace().map(grace -> grace.dividedBy(2)));
+    }
+
+    /**
+     * How old a dead letter may be and still be replayed: {@code orderless.compaction.grace}, whenever it is
+     * set (compaction may run in another application on the same collection).
+     */
+    Optional<Duration> replayGrace() {
+        return Optional.ofNullable(compaction.grace());
+    }
+
+    /** {@code orderless.view.<name>.*} of {@code name}, defaults if none is set. */
+    FeederOptions viewOptions(String name) {
+        return view.getOrDefault(name, new View(null, null, null, null, null, null, null, null, null)).options(name);
+    }
+
+    /**
+     * {@code orderless.consumer.*}.
+     *
+     * @param enabled             false: no consumer even with a queue (a publishing-only application)
+     * @param queue               the work queue; declared with its dead-letter queue at start-up
+     * @param queueType           auto (quorum on RabbitMQ, classic elsewhere, asked when the consumer starts),
+     *                            quorum or classic (also declared by Boot's {@code RabbitAdmin} on every
+     *                            connection)
+     * @param deadLetterQueue     default: the queue's name + {@code .dlq}
+     * @param concurrency         competing consumers (threads); Spring's {@code concurrency}, orderless's
+     *                            {@code consumers}
+     * @param prefetch            unacked messages per consumer
+     * @param batchSize           messages applied together; 1 for one at a time
+     * @param batchReceiveTimeout how long a batch is gathered
+     * @param retryInitial        first pause after a transient MongoDB failure
+     * @param retryMax            longest pause
+     * @param maxHold             how long one message may fail while MongoDB serves others
+     * @param shutdownTimeout     how long stopping lets in-flight messages finish
+     * @param deadLetterTtl       on RabbitMQ, letters older than this move by themselves from the dead-letter
+     *                            queue to its parking queue ({@code <dead-letter-queue>.parked}); at most
+     *                            {@code orderless.compaction.grace}. Unset: letters stay until replayed,
+     *                            parked or purged
+     */
+    public record Consumer(@DefaultValue("true") boolean enabled, String queue, String deadLetterQueue,
+                           @DefaultValue("auto") QueueType queueType, Integer concurrency, Integer prefetch,
+                           Integer batchSize, Duration batchReceiveTimeout, Duration retryInitial, Duration retryMax,
+                           Duration maxHold, Duration shutdownTimeout, Duration deadLetterTtl) {
+
+        /**
+         * The consumer's options: these properties, else {@code spring.rabbitmq.listener.simple.*}'s
+         * ({@code springConcurrency}, {@code springPrefetch}, {@code springBatchSize}), else the defaults.
+         * Without a batch size of its own the batch is at most the prefetch. A value out of range fails
+         * here, naming the property.
+         */
+        ConsumerOptions options(Optional<Integer> springConcurrency, Optional<Integer> springPrefetch,
+                                Optional<Integer> springBatchSize) {
+            if (queue == null || queue.isBlank()) {
+                throw new InvalidConfigurationException("orderless.consumer.queue is not set: name the work queue,"
+                        + " or set orderless.consumer.enabled=false");
+            }
+            Optional<Integer> fetch = first(prefetch, springPrefetch);
+            Optional<Integer> batchOwn = first(batchSize, springBatchSize);
+            if (batchOwn.isPresent() && fetch.isPresent() && batchOwn.get() > fetch.get()) {
+                throw new InvalidConfigurationException("orderless.consumer.batch-size (" + batchOwn.get() + ") must be"
+                        + " at most the prefetch (" + fetch.get() + "): raise orderless.consumer.prefetch or lower the"
+                        + " batch size");
+            }
+            try {
+                ConsumerOptions options = ConsumerOptions.ofDefaults(queue);
+                if (deadLetterQueue != null) {
+                    options = options.withDeadLetterQueue(deadLetterQueue);
+                }
+                options = options.withConsumers(first(concurrency, springConcurrency).orElse(options.consumers()));
+                int batch = batchOwn.orElse(Math.min(options.batchSize(), fetch.orElse(options.batchSize())));
+                options = batch == 1 ? options.perMessage() : options.withBatch(batch,
+                        Optional.ofNullable(batchReceiveTimeout).orElse(options.batchReceiveTimeout()));
+                if (fetch.isPresent()) {
+                    options = options.withPrefetch(fetch.get());
+                }
+                if (retryInitial != null || retryMax != null) {
+                    options = options.withRetry(Optional.ofNullable(retryInitial).orElse(options.retryInitial()),
+                            Optional.ofNullable(retryMax).orElse(options.retryMax()));
+                }
+                if (maxHold != null) {
+                    options = options.withMaxHold(maxHold);
+                }
+                if (shutdownTimeout != null) {
+                    options = options.withShutdownTimeout(shutdownTimeout);
+                }
+                return options;
+            } catch (InvalidConfigurationException e) {
+                throw new InvalidConfigurationException(propertyNames(e.getMessage()
+                        .replaceFirst("^consumer options: ", "orderless.consumer.")));
+            }
+        }
+
+        /** ConsumerOptions' parameter names as the properties that set them. */
+        private static String propertyNames(String message) {
+            String[][] names = {{"deadLetterQueue", "dead-letter-queue"}, {"consumers", "concurrency"},
+                    {"batchSize", "batch-size"}, {"batchReceiveTimeout", "batch-receive-timeout"},
+                    {"retryInitial", "retry-initial"}, {"retryMax", "retry-max"}, {"maxHold", "max-hold"},
+                    {"shutdownTimeout", "shutdown-timeout"}};
+            String named = message;
+            for (String[] n : names) {
+                named = named.replace(n[0], n[1]);
+            }
+            return named;
+        }
+
+        private static Optional<Integer> first(Integer own, Optional<Integer> spring) {
+            return own != null ? Optional.of(own) : spring;
+        }
+    }
+}

@@ -1,0 +1,578 @@
+package dev.orderless.conformance;
+
+import static com.mongodb.client.model.Filters.and;
+import static com.mongodb.client.model.Filters.elemMatch;
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.exists;
+import static com.mongodb.client.model.Filters.gte;
+import static com.mongodb.client.model.Filters.lt;
+import static com.mongodb.client.model.Filters.not;
+import static com.mongodb.client.model.Filters.or;
+import static com.mongodb.client.model.Updates.combine;
+import static com.mongodb.client.model.Updates.inc;
+import static com.mongodb.client.model.Updates.pullByFilter;
+import static com.mongodb.client.model.Updates.push;
+import static com.mongodb.client.model.Updates.set;
+import static com.mongodb.client.model.Updates.setOnInsert;
+import static com.mongodb.client.model.Updates.unset;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.mongodb.ErrorCategory;
+import com.mongodb.MongoBulkWriteException;
+import com.mongodb.MongoException;
+import com.mongodb.MongoWriteException;
+import com.mongodb.client.MongoChangeStreamCursor;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.changestream.ChangeStreamDocument;
+import com.mongodb.client.model.changestream.FullDocument;
+import dev.orderless.backends.EmbeddedMongo;
+import dev.orderless.backends.KnownDifference;
+import dev.orderless.backends.MongoBackend;
+import dev.orderless.testing.MongoExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Every MongoDB behaviour orderless relies on, one test each, run against whatever backend is chosen
+ * (embedded by default, {@code MONGODB_URI}, or {@code -Ptestcontainers}). Where a backend declares a
+ * {@link KnownDifference}, the test pins the deviating behaviour instead, so the report says exactly
+ * which behaviours differ, and a backend that stops differing fails the test until its declaration
+ * is corrected.
+ */
+@ExtendWith(MongoExtension.class)
+public abstract class MongoConformanceContract {
+    private static final Set<String> DIFFERENCES_SEEN = ConcurrentHashMap.newKeySet();
+    private static final AtomicReference<String> BACKEND = new AtomicReference<>("?");
+
+    private MongoBackend backend;
+    private MongoDatabase db;
+    private MongoCollection<BsonDocument> docs;
+
+    @BeforeEach
+    void setUp(MongoBackend backend, MongoDatabase db) {
+        this.backend = backend;
+        this.db = db;
+        BACKEND.set(backend.description());
+        this.docs = db.getCollection("conformance", BsonDocument.class);
+    }
+
+    @AfterAll
+    static void report() {
+        System.out.println("[conformance] backend: " + BACKEND.get() + "; behaviours that differ from MongoDB: "
+                + (DIFFERENCES_SEEN.isEmpty() ? "none" : new java.util.TreeSet<>(DIFFERENCES_SEEN)));
+    }
+
+    @Test
+    void an_upsert_whose_guard_fails_on_an_existing_document_raises_duplicate_key_on_id() {
+        docs.insertOne(doc("e1").append("v", new BsonInt64(5)));
+
+        assertThatThrownBy(() -> docs.updateOne(and(eq("_id", "e1"), lt("v", 3L)), set("v", 3L),
+                new UpdateOptions().upsert(true)))
+                .isInstanceOfSatisfying(MongoWriteException.class, e -> assertThat(
+                        ErrorCategory.fromErrorCode(e.getError().getCode())).isEqualTo(ErrorCategory.DUPLICATE_KEY));
+        assertThat(docs.countDocuments()).isEqualTo(1);
+    }
+
+    @Test
+    void an_unordered_bulk_of_guarded_upserts_reports_each_refused_guard_as_duplicate_key_on_its_index() {
+        docs.insertOne(doc("e1").append("v", new BsonInt64(5)));
+        docs.insertOne(doc("e2").append("v", new BsonInt64(1)));
+
+        assertThatThrownBy(() -> docs.bulkWrite(List.of(
+                new UpdateOneModel<>(and(eq("_id", "e1"), lt("v", 3L)), set("v", 3L), new UpdateOptions().upsert(true)),
+                new UpdateOneModel<>(and(eq("_id", "e2"), lt("v", 3L)), set("v", 3L), new UpdateOptions().upsert(true)),
+                new UpdateOneModel<>(and(eq("_id", "e3"), lt("v", 3L)), set("v", 3L), new UpdateOptions().upsert(true))),
+                new BulkWriteOptions().ordered(false)))
+                .isInstanceOfSatisfying(MongoBulkWriteException.class, e -> {
+                    assertThat(e.getWriteErrors()).singleElement().satisfies(error -> {
+                        assertThat(error.getIndex()).as("the refused guard, e1").isZero();
+                        assertThat(ErrorCategory.fromErrorCode(error.getCode())).isEqualTo(ErrorCategory.DUPLICATE_KEY);
+                    });
+                    assertThat(e.getWriteResult().getUpserts()).singleElement()
+                            .satisfies(upsert -> assertThat(upsert.getIndex()).as("e3, inserted").isEqualTo(2));
+                    assertThat(e.getWriteResult().getMatchedCount()).as("e2, matched").isEqualTo(1);
+                });
+        assertThat(docs.find(eq("_id", "e1")).first().getInt64("v").getValue()).isEqualTo(5);
+        assertThat(docs.find(eq("_id", "e2")).first().getInt64("v").getValue()).isEqualTo(3);
+    }
+
+    @Test
+    void an_unordered_bulk_counts_the_plain_updates_that_matched_beside_its_upserts() {
+        docs.insertOne(doc("e1").append("v", new BsonInt64(1)));
+        docs.insertOne(doc("e2").append("v", new BsonInt64(9)));
+
+        com.mongodb.bulk.BulkWriteResult result = docs.bulkWrite(List.of(
+                new UpdateOneModel<>(and(eq("_id", "e1"), lt("v", 3L)), set("v", 3L)),                        // matches
+                new UpdateOneModel<>(and(eq("_id", "e2"), lt("v", 3L)), set("v", 3L)),                        // does not
+                new UpdateOneModel<>(and(eq("_id", "e3"), lt("v", 3L)), set("v", 3L), new UpdateOptions().upsert(true)),
+                new UpdateOneModel<>(eq("_id", "e4"), set("v", 3L))),                                         // no document
+                new BulkWriteOptions().ordered(false));
+
+        assertThat(result.getMatchedCount()).as("e1 only; the inserted e3 is not a match").isEqualTo(1);
+        assertThat(result.getUpserts()).singleElement().satisfies(upsert -> assertThat(upsert.getIndex()).isEqualTo(2));
+    }
+
+    @Test
+    void not_elemMatch_matches_a_document_without_the_array() {
+        docs.insertOne(doc("e1"));
+
+        assertThat(docs.countDocuments(not(elemMatch("classes", eq("name", "CS 101"))))).isEqualTo(1);
+    }
+
+    @Test
+    void not_elemMatch_does_not_match_when_an_entry_matches() {
+        docs.insertOne(doc("e1").append("classes", entries(entry("CS 101", 3))));
+
+        assertThat(docs.countDocuments(not(elemMatch("classes", and(eq("name", "CS 101"), gte("seq", 2L))))))
+                .isZero();
+        assertThat(docs.countDocuments(not(elemMatch("classes", and(eq("name", "CS 101"), gte("seq", 4L))))))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void not_gte_matches_a_document_without_the_field() {
+        docs.insertOne(doc("e1"));
+        docs.insertOne(doc("e2").append("_floor", new BsonInt64(7)));
+
+        assertThat(docs.find(not(gte("_floor", 5L))).map(d -> d.getString("_id").getValue()).into(new ArrayList<>()))
+                .containsExactly("e1");
+    }
+
+    @Test
+    void push_and_pull_on_the_same_array_in_one_update_are_refused() {
+        docs.insertOne(doc("e1").append("classes", entries(entry("CS 101", 1))));
+
+        assertThatThrownBy(() -> docs.updateOne(eq("_id", "e1"),
+                combine(push("classes", entry("CS 101", 3)), pullByFilter(eq("classes", new BsonDocument("name",
+                        new BsonString("CS 101")))))))
+                .isInstanceOf(MongoException.class);
+    }
+
+    @Test
+    void positional_set_after_elemMatch_replaces_the_matched_entry() {
+        docs.insertOne(doc("e1").append("classes", entries(entry("MA 201", 2), entry("CS 101", 1))));
+
+        long matched = docs.updateOne(and(eq("_id", "e1"), elemMatch("classes", and(eq("name", "CS 101"), lt("seq", 3L)))),
+                set("classes.$", entry("CS 101", 3).append("title", new BsonString("Intro")))).getMatchedCount();
+
+        assertThat(matched).isEqualTo(1);
+        assertThat(docs.find().first().getArray("classes"))
+                .containsExactly(entry("MA 201", 2), entry("CS 101", 3).append("title", new BsonString("Intro")));
+    }
+
+    @Test
+    void pull_by_key_removes_the_entry_whatever_its_other_fields() {
+        docs.insertOne(doc("e1").append("classes", entries(entry("CS 101", 1).append("title", new BsonString("x")),
+                entry("MA 201", 2))));
+
+        docs.updateOne(eq("_id", "e1"), pullByFilter(eq("classes", new BsonDocument("name", new BsonString("CS 101")))));
+
+        assertThat(docs.find().first().getArray("classes")).containsExactly(entry("MA 201", 2));
+    }
+
+    @Test
+    void an_upsert_takes_only_id_from_a_filter_of_not_elemMatch_and_or() {
+        docs.updateOne(and(eq("_id", "e1"), not(gte("_floor", 5L)), not(elemMatch("classes", eq("name", "CS 101"))),
+                        or(elemMatch("deleted_classes", eq("name", "CS 101")), not(gte("_gcFloor", 5L)))),
+                combine(push("classes", entry("CS 101", 5)), pullByFilter(eq("deleted_classes",
+                        new BsonDocument("name", new BsonString("CS 101")))), inc("_v", 1L)),
+                new UpdateOptions().upsert(true));
+
+        BsonDocument stored = docs.find().first();
+        assertThat(stored.keySet()).containsExactlyInAnyOrder("_id", "classes", "_v");
+        assertThat(stored.getArray("classes")).containsExactly(entry("CS 101", 5));
+    }
+
+    @Test
+    void setOnInsert_applies_only_when_the_upsert_inserts() {
+        docs.updateOne(eq("_id", "e1"), combine(setOnInsert("_floor", 0L), inc("_v", 1L)), new UpdateOptions().upsert(true));
+        docs.updateOne(eq("_id", "e1"), combine(set("_floor", 9L), inc("_v", 1L)));
+        docs.updateOne(eq("_id", "e1"), combine(setOnInsert("_floor", 0L), inc("_v", 1L)), new UpdateOptions().upsert(true));
+
+        BsonDocument stored = docs.find().first();
+        assertThat(stored.getNumber("_floor").longValue()).isEqualTo(9);
+        assertThat(stored.getNumber("_v").longValue()).isEqualTo(3);
+    }
+
+    @Test
+    void a_version_guard_matches_nothing_once_the_version_moved() {
+        docs.insertOne(doc("e1").append("_v", new BsonInt64(1)));
+        docs.updateOne(eq("_id", "e1"), inc("_v", 1L));
+
+        assertThat(docs.updateOne(and(eq("_id", "e1"), eq("_v", 1L)), set("x", 1L)).getMatchedCount()).isZero();
+        assertThat(docs.updateOne(and(eq("_id", "e1"), eq("_v", 2L)), set("x", 1L)).getMatchedCount()).isEqualTo(1);
+    }
+
+    @Test
+    void an_exists_false_guard_upserts_only_when_the_document_is_absent() {
+        docs.updateOne(and(eq("_id", "e1"), exists("_v", false)), combine(set("_floor", 4L), inc("_v", 1L)),
+                new UpdateOptions().upsert(true));
+
+        assertThatThrownBy(() -> docs.updateOne(and(eq("_id", "e1"), exists("_v", false)),
+                combine(set("_floor", 6L), inc("_v", 1L)), new UpdateOptions().upsert(true)))
+                .isInstanceOfSatisfying(MongoWriteException.class, e -> assertThat(
+                        ErrorCategory.fromErrorCode(e.getError().getCode())).isEqualTo(ErrorCategory.DUPLICATE_KEY));
+        assertThat(docs.find().first().getNumber("_floor").longValue()).isEqualTo(4);
+    }
+
+    @Test
+    void a_dotted_set_creates_the_nested_field_and_a_dotted_guard_reads_it() {
+        docs.updateOne(and(eq("_id", "e1"), not(gte("_seq.name", 3L))), combine(set("name", "Ada"), set("_seq.name", 3L)),
+                new UpdateOptions().upsert(true));
+
+        assertThat(docs.find().first().getDocument("_seq").getNumber("name").longValue()).isEqualTo(3);
+        assertThat(docs.countDocuments(not(gte("_seq.name", 3L)))).isZero();
+        assertThat(docs.countDocuments(not(gte("_seq.name", 4L)))).isEqualTo(1);
+    }
+
+    @Test
+    void unset_of_a_nested_path_removes_only_that_field() {
+        docs.insertOne(doc("e1").append("_seq", new BsonDocument("name", new BsonInt64(1)).append("city", new BsonInt64(2))));
+
+        docs.updateOne(eq("_id", "e1"), unset("_seq.name"));
+
+        assertThat(docs.find().first().getDocument("_seq")).isEqualTo(new BsonDocument("city", new BsonInt64(2)));
+    }
+
+    @Test
+    void elemMatch_with_lt_on_a_date_finds_old_tombstones() {
+        docs.insertOne(doc("old").append("deleted", entries(entry("a", 1).append("at", new BsonDateTime(1_000)))));
+        docs.insertOne(doc("new").append("deleted", entries(entry("a", 1).append("at", new BsonDateTime(9_000)))));
+
+        assertThat(docs.find(elemMatch("deleted", lt("at", new BsonDateTime(5_000))))
+                .map(d -> d.getString("_id").getValue()).into(new ArrayList<>())).containsExactly("old");
+    }
+
+    @Test
+    void concurrent_upserts_of_one_new_id_create_one_document_and_the_losers_see_duplicate_key() throws Exception {
+        int threads = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        AtomicInteger duplicates = new AtomicInteger();
+        List<Throwable> unexpected = new CopyOnWriteArrayList<>();
+        try {
+            for (int i = 0; i < threads; i++) {
+                int n = i;
+                pool.submit(() -> {
+                    try {
+                        start.await();
+                        docs.updateOne(and(eq("_id", "race"), not(elemMatch("classes", eq("name", "c" + n)))),
+                                combine(push("classes", entry("c" + n, n + 1)), inc("_v", 1L)),
+                                new UpdateOptions().upsert(true));
+                    } catch (MongoWriteException e) {
+                        if (ErrorCategory.fromErrorCode(e.getError().getCode()) == ErrorCategory.DUPLICATE_KEY) {
+                            duplicates.incrementAndGet();
+                        } else {
+                            unexpected.add(e);
+                        }
+                    } catch (Throwable e) {
+                        unexpected.add(e);
+                    }
+                    return null;
+                });
+            }
+            start.countDown();
+        } finally {
+            pool.shutdown();
+            assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        }
+
+        assertThat(unexpected).isEmpty();
+        assertThat(docs.countDocuments()).isEqualTo(1);
+        assertThat(docs.find().first().getArray("classes")).hasSize(threads - duplicates.get());
+    }
+
+    @Test
+    void concurrent_increments_with_findOneAndUpdate_and_a_projection_return_each_value_once() throws Exception {
+        assertThat(concurrentIncrements(true)).as("values returned twice").isZero();
+    }
+
+    @Test
+    void concurrent_increments_with_findOneAndUpdate_without_a_projection() throws Exception {
+        long duplicates = concurrentIncrements(false);
+        if (differs(KnownDifference.RESULTS_READ_LIVE)) {
+            // not asserted: it depends on timing; reported so the difference stays visible
+            System.out.println("[conformance] findOneAndUpdate without projection: " + duplicates
+                    + " of 8000 values returned twice");
+        } else {
+            assertThat(duplicates).isZero();
+        }
+    }
+
+    private long concurrentIncrements(boolean projected) throws Exception {
+        var options = new com.mongodb.client.model.FindOneAndUpdateOptions().upsert(true)
+                .returnDocument(com.mongodb.client.model.ReturnDocument.AFTER);
+        if (projected) {
+            options.projection(com.mongodb.client.model.Projections.include("n"));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        List<java.util.concurrent.Future<List<Long>>> futures = new ArrayList<>();
+        try {
+            for (int t = 0; t < 8; t++) {
+                futures.add(pool.submit(() -> {
+                    List<Long> seen = new ArrayList<>();
+                    for (int i = 0; i < 1000; i++) {
+                        seen.add(docs.findOneAndUpdate(eq("_id", "counter"), inc("n", 1L), options).getNumber("n").longValue());
+                    }
+                    return seen;
+                }));
+            }
+            List<Long> all = new ArrayList<>();
+            for (var f : futures) {
+                all.addAll(f.get(60, TimeUnit.SECONDS));
+            }
+            return all.size() - all.stream().distinct().count();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void an_update_given_as_a_pipeline() {
+        docs.insertOne(doc("e1").append("a", new BsonInt64(1)));
+        List<BsonDocument> pipeline = List.of(new BsonDocument("$set", new BsonDocument("b", new BsonString("$a"))));
+
+        if (differs(KnownDifference.NO_PIPELINE_UPDATES)) {
+            assertThatThrownBy(() -> docs.updateOne(eq("_id", "e1"), pipeline)).isInstanceOf(MongoException.class);
+        } else {
+            docs.updateOne(eq("_id", "e1"), pipeline);
+            assertThat(docs.find().first().getNumber("b").longValue()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void a_collection_change_stream_sees_inserts_and_updates_with_the_full_document() {
+        try (MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor =
+                     docs.watch().fullDocument(FullDocument.UPDATE_LOOKUP).cursor()) {
+            docs.insertOne(doc("e1").append("v", new BsonInt64(1)));
+            docs.updateOne(eq("_id", "e1"), set("v", 2L));
+
+            List<ChangeStreamDocument<BsonDocument>> events = next(cursor, 2);
+            assertThat(events.get(0).getFullDocument().getNumber("v").longValue()).isEqualTo(1);
+            assertThat(events.get(1).getFullDocument().getString("_id").getValue()).isEqualTo("e1");
+            assertThat(events.get(1).getFullDocument().getNumber("v").longValue()).isEqualTo(2);
+            assertThat(events.get(1).getResumeToken()).isNotNull();
+        }
+    }
+
+    @Test
+    void update_events_carry_the_document_key_and_namespace() {
+        docs.insertOne(doc("e1"));
+        try (MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor =
+                     docs.watch().fullDocument(FullDocument.UPDATE_LOOKUP).cursor()) {
+            docs.updateOne(eq("_id", "e1"), set("v", 2L));
+            ChangeStreamDocument<BsonDocument> update = next(cursor, 1).get(0);
+
+            BsonDocument expectedKey = new BsonDocument("_id", new BsonString("e1"));
+            if (differs(KnownDifference.UPDATE_EVENT_DOCUMENT_KEY_WRONG)) {
+                assertThat(update.getDocumentKey()).isNotEqualTo(expectedKey);
+            } else {
+                assertThat(update.getDocumentKey()).isEqualTo(expectedKey);
+            }
+            if (differs(KnownDifference.UPDATE_EVENT_NAMESPACE_MISSING)) {
+                assertThat(update.getNamespace()).isNull();
+            } else {
+                assertThat(update.getNamespace()).isEqualTo(docs.getNamespace());
+            }
+        }
+    }
+
+    @Test
+    void a_delete_event_carries_the_deleted_id_in_its_document_key_and_no_document() {
+        docs.insertOne(doc("e1"));
+        try (MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor =
+                     docs.watch().fullDocument(FullDocument.UPDATE_LOOKUP).cursor()) {
+            docs.deleteOne(eq("_id", "e1"));
+            ChangeStreamDocument<BsonDocument> delete = next(cursor, 1).get(0);
+
+            assertThat(delete.getOperationType()).isEqualTo(com.mongodb.client.model.changestream.OperationType.DELETE);
+            assertThat(delete.getDocumentKey()).isEqualTo(new BsonDocument("_id", new BsonString("e1")));
+            assertThat(delete.getFullDocument()).isNull();
+        }
+    }
+
+    @Test
+    void a_change_stream_takes_a_project_stage_that_drops_updateDescription() {
+        docs.insertOne(doc("e1"));
+        try (MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor = docs.watch(List.of(
+                        com.mongodb.client.model.Aggregates.project(
+                                com.mongodb.client.model.Projections.exclude("updateDescription"))))
+                .fullDocument(FullDocument.UPDATE_LOOKUP).cursor()) {
+            docs.updateOne(eq("_id", "e1"), set("v", 2L));
+            ChangeStreamDocument<BsonDocument> update = next(cursor, 1).get(0);
+
+            assertThat(update.getUpdateDescription()).isNull();
+            assertThat(update.getFullDocument().getNumber("v").longValue()).isEqualTo(2);
+            assertThat(update.getResumeToken()).isNotNull();
+        }
+    }
+
+    @Test
+    void listCollections_reports_a_uuid_that_a_recreated_collection_does_not_share() {
+        docs.insertOne(doc("e1"));
+        BsonValue before = uuidOf(db, "conformance");
+        docs.drop();
+        docs.insertOne(doc("e1"));
+        BsonValue after = uuidOf(db, "conformance");
+
+        assertThat(before).isNotNull();
+        assertThat(after).isNotNull().isNotEqualTo(before);
+        assertThat(uuidOf(db, "conformance")).as("stable while the collection lives").isEqualTo(after);
+    }
+
+    private static BsonValue uuidOf(MongoDatabase db, String name) {
+        for (BsonDocument info : db.listCollections(BsonDocument.class).filter(eq("name", name))) {
+            if (info.getString("name").getValue().equals(name)) {
+                return info.isDocument("info") ? info.getDocument("info").get("uuid") : null;
+            }
+        }
+        return null;
+    }
+
+    @Test
+    void a_new_change_stream_has_a_resume_token_before_its_first_event() {
+        try (MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor = docs.watch().cursor()) {
+            cursor.tryNext();
+            if (differs(KnownDifference.NO_RESUME_TOKEN_BEFORE_FIRST_EVENT)) {
+                assertThat(cursor.getResumeToken()).isNull();
+            } else {
+                assertThat(cursor.getResumeToken()).isNotNull();
+            }
+        }
+    }
+
+    @Test
+    void a_resume_token_resumes_right_after_its_event() {
+        BsonDocument third;
+        try (MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor = docs.watch().cursor()) {
+            for (int i = 1; i <= 5; i++) {
+                docs.insertOne(doc("e" + i));
+            }
+            third = next(cursor, 3).get(2).getResumeToken();
+        }
+        try (MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor = docs.watch().resumeAfter(third).cursor()) {
+            assertThat(next(cursor, 1).get(0).getDocumentKey()).isEqualTo(new BsonDocument("_id", new BsonString("e4")));
+        }
+    }
+
+    @Test
+    void a_resume_token_the_server_never_issued() {
+        docs.insertOne(doc("e1"));
+        BsonDocument foreign = new BsonDocument("_data", new BsonString("00112233"));
+        if (differs(KnownDifference.FOREIGN_RESUME_TOKEN_ACCEPTED)) {
+            try (var cursor = docs.watch().resumeAfter(foreign).cursor()) {
+                assertThat(next(cursor, 1)).hasSize(1);
+            }
+        } else {
+            assertThatThrownBy(() -> {
+                try (var cursor = docs.watch().resumeAfter(foreign).cursor()) {
+                    cursor.tryNext();
+                }
+            }).isInstanceOfSatisfying(MongoException.class, e -> assertThat(e.getCode()).isIn(260, 280, 286));
+        }
+    }
+
+    @Test
+    void a_whole_database_can_be_watched(MongoDatabase db) {
+        try (var dbCursor = db.watch(List.of(), Document.class).cursor();
+             var collectionCursor = docs.watch().cursor()) {
+            docs.insertOne(doc("e1"));
+            assertThat(next(collectionCursor, 1)).hasSize(1);
+
+            if (differs(KnownDifference.NO_DATABASE_WATCH)) {
+                // the collection stream has the event; the database stream never delivers it
+                assertThat(dbCursor.tryNext()).isNull();
+            } else {
+                assertThat(next(dbCursor, 1)).hasSize(1);
+            }
+        } catch (MongoException e) {
+            assertThat(differs(KnownDifference.NO_DATABASE_WATCH)).as("refused: " + e.getMessage()).isTrue();
+        }
+    }
+
+    @Test
+    void a_guarded_update_on_a_large_collection_examines_one_document() {
+        List<BsonDocument> many = new ArrayList<>();
+        for (int i = 0; i < 5_000; i++) {
+            many.add(doc("e" + i).append("_v", new BsonInt64(1)));
+        }
+        docs.insertMany(many);
+        Bson guarded = and(eq("_id", "e4321"), not(gte("_floor", 5L)), not(elemMatch("classes", eq("name", "CS 101"))),
+                or(elemMatch("deleted_classes", eq("name", "CS 101")), not(gte("_gcFloor", 5L))));
+        Bson update = combine(push("classes", entry("CS 101", 5)), inc("_v", 1L));
+
+        long examined;
+        if (backend instanceof EmbeddedMongo embedded) {
+            // counted by the embedded server's query path (its _id lookup hook)
+            long before = embedded.documentsExamined(docs.getNamespace().getDatabaseName(), docs.getNamespace().getCollectionName());
+            assertThat(docs.updateOne(guarded, update).getModifiedCount()).isEqualTo(1);
+            examined = embedded.documentsExamined(docs.getNamespace().getDatabaseName(), docs.getNamespace().getCollectionName())
+                    - before;
+        } else {
+            Document explained = db.runCommand(new Document("explain", new Document("update", docs.getNamespace().getCollectionName())
+                    .append("updates", List.of(new Document("q", guarded.toBsonDocument()).append("u", update.toBsonDocument()))))
+                    .append("verbosity", "executionStats"));
+            examined = explained.get("executionStats", Document.class).get("totalDocsExamined", Number.class).longValue();
+        }
+        assertThat(examined).as("documents examined by a guarded update among 5,000").isEqualTo(1);
+    }
+
+    private boolean differs(KnownDifference difference) {
+        boolean declared = backend.knownDifferences().contains(difference);
+        if (declared) {
+            DIFFERENCES_SEEN.add(difference.name());
+        }
+        return declared;
+    }
+
+    private static <T> List<T> next(MongoChangeStreamCursor<T> cursor, int count) {
+        List<T> events = new ArrayList<>();
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
+            T event = cursor.tryNext();
+            if (event != null) {
+                events.add(event);
+            }
+            return events.size() >= count;
+        });
+        return events;
+    }
+
+    private static BsonDocument doc(String id) {
+        return new BsonDocument("_id", new BsonString(id));
+    }
+
+    private static BsonDocument entry(String name, long seq) {
+        return new BsonDocument("name", new BsonString(name)).append("seq", new BsonInt64(seq));
+    }
+
+    private static org.bson.BsonArray entries(BsonDocument... entries) {
+        return new org.bson.BsonArray(List.of(entries));
+    }
+}
