@@ -2,11 +2,15 @@ package dev.orderless.outbox;
 
 import com.mongodb.client.MongoCollection;
 import dev.orderless.InvalidConfigurationException;
-import dev.orderless.apply.MongoErrors;
+import dev.orderless.InvalidInputException;
 import dev.orderless.apply.Operation;
+import dev.orderless.internal.MongoErrors;
 import dev.orderless.message.Envelope;
 import dev.orderless.stamp.Stamper;
 import io.micrometer.core.instrument.Counter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
 import java.util.function.LongFunction;
 import org.bson.BsonDocument;
 
@@ -20,13 +24,20 @@ import org.bson.BsonDocument;
  * </pre>
  *
  * <ol>
- *   <li>Refuse with {@link OutboxFullException} if the outbox holds {@link OutboxOptions#maxBacklog()}
- *       entries (counted once per {@link OutboxOptions#backlogCheck()}, not per record).
+ *   <li>Refuse with {@link dev.orderless.InvalidInputException} an entity id no operation may have (over
+ *       {@value Operation#MAX_KEY_LENGTH} characters), and with {@link OutboxFullException} if
+ *       {@link OutboxOptions#maxBacklog()} entries wait (counted once per {@link OutboxOptions#backlogCheck()},
+ *       not per record; parked entries do not wait, so they do not count).
  *   <li>Stamp the next seq for the entity ({@link Stamper}: one round trip for the counter stamper, none for
  *       the hybrid logical clock) and build the operation with it.
+ *   <li>Refuse with {@link dev.orderless.InvalidInputException} an operation whose message is larger than
+ *       {@link OutboxOptions#maxMessageBytes()} (the consumers would dead-letter it unread).
  *   <li>Insert the entry, with majority write concern: one round trip. When {@code record} returns, the
  *       action survives a crash of this process, of the broker and a MongoDB failover.
  * </ol>
+ * Every entry {@code record} accepts can be published: its message-id is a fixed-length hash, not the
+ * entity, and its body is within the limit. An entry that still cannot be sent (a header a tracing
+ * handler adds, say) is parked by the relays with why; see {@link #parked()}.
  *
  * <p>Why stamp and insert are two writes, not one atomic write to the counter document: a seq stamped and
  * never inserted (a crash between the two, or a failed insert) is a gap in the entity's seqs, which is
@@ -44,7 +55,11 @@ public final class Outbox {
     private final Counter recorded;
     private final Counter refused;
     private final Object countLock = new Object();
+    private final ParkedEntries parked;
     private long counted;
+    private Optional<Instant> oldestAt = Optional.empty();
+    private long agedAt;
+    private boolean everAged;
     private long sinceCount;
     private long countedAt;
     private boolean everCounted;
@@ -53,6 +68,7 @@ public final class Outbox {
         this.store = store;
         this.stamper = stamper;
         this.options = options;
+        this.parked = new ParkedEntries(store, options.clock());
         this.recorded = Counter.builder("orderless.outbox.recorded").tag("outbox", store.name())
                 .description("actions recorded in the outbox").register(options.meters());
         this.refused = Counter.builder("orderless.outbox.refused").tag("outbox", store.name())
@@ -87,6 +103,11 @@ public final class Outbox {
         if (entity == null || entity.isEmpty() || at == null) {
             throw new IllegalArgumentException("record: entity must not be empty and the operation builder not null");
         }
+        if (entity.length() > Operation.MAX_KEY_LENGTH) {
+            throw new InvalidInputException("outbox '" + store.name() + "': the entity id is " + entity.length()
+                    + " characters, more than the " + Operation.MAX_KEY_LENGTH + " an operation may have; nothing was"
+                    + " stamped or recorded");
+        }
         refuseIfFull(entity);
         long seq = stamper.next(entity);
         Operation op = at.apply(seq);
@@ -94,8 +115,14 @@ public final class Outbox {
             throw new IllegalArgumentException("the operation must be for '" + entity + "' with the stamped seq " + seq
                     + ", was " + op);
         }
+        byte[] body = envelope.encode(op);
+        if (body.length > options.maxMessageBytes()) {
+            throw new InvalidInputException("outbox '" + store.name() + "': the message for '" + entity + "' seq " + seq
+                    + " is " + body.length + " bytes, more than maxMessageBytes (" + options.maxMessageBytes() + ", the"
+                    + " consumers' limit by default); it was not recorded (its seq is a harmless gap)");
+        }
         try {
-            store.insert(op, envelope.encode(op), options.clock().instant());
+            store.insert(op, body, options.clock().instant());
         } catch (RuntimeException e) {
             throw MongoErrors.translate("outbox '" + store.name() + "': record " + op, e);
         }
@@ -106,21 +133,57 @@ public final class Outbox {
         return op;
     }
 
-    /** The entries waiting, as last counted plus those recorded here since (counting again if due). */
+    /**
+     * The entries waiting (parked ones are not waiting), as last counted plus those recorded here since
+     * (counting again if due).
+     */
     public long backlog() {
         synchronized (countLock) {
-            long now = System.nanoTime();
-            if (!everCounted || now - countedAt >= options.backlogCheck().toNanos()) {
-                try {
-                    counted = store.backlog();
-                } catch (RuntimeException e) {
-                    throw MongoErrors.translate("outbox '" + store.name() + "': counting its entries", e);
-                }
-                sinceCount = 0;
-                countedAt = now;
-                everCounted = true;
-            }
+            countIfDue();
             return counted + sinceCount;
+        }
+    }
+
+    /**
+     * How long the oldest waiting entry has waited, as last measured (at most once per
+     * {@link OutboxOptions#backlogCheck()}); empty when none waits. Keep it well below the tombstone grace
+     * of the consumers' collection: an action that waits longer may arrive beyond the horizon.
+     */
+    public Optional<Duration> oldest() {
+        synchronized (countLock) {
+            long now = System.nanoTime();
+            if (!everAged || now - agedAt >= options.backlogCheck().toNanos()) {
+                try {
+                    oldestAt = store.oldest();
+                } catch (RuntimeException e) {
+                    throw MongoErrors.translate("outbox '" + store.name() + "': reading its oldest entry", e);
+                }
+                agedAt = now;
+                everAged = true;
+            }
+            return oldestAt.map(at -> {
+                Duration waited = Duration.between(at, options.clock().instant());
+                return waited.isNegative() ? Duration.ZERO : waited;
+            });
+        }
+    }
+
+    /** The entries no relay publishes any more, to see, retry or drop. */
+    public ParkedEntries parked() {
+        return parked;
+    }
+
+    private void countIfDue() {
+        long now = System.nanoTime();
+        if (!everCounted || now - countedAt >= options.backlogCheck().toNanos()) {
+            try {
+                counted = store.backlog();
+            } catch (RuntimeException e) {
+                throw MongoErrors.translate("outbox '" + store.name() + "': counting its entries", e);
+            }
+            sinceCount = 0;
+            countedAt = now;
+            everCounted = true;
         }
     }
 

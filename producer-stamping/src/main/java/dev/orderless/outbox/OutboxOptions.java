@@ -1,6 +1,7 @@
 package dev.orderless.outbox;
 
 import dev.orderless.InvalidConfigurationException;
+import dev.orderless.amqp.ConsumerOptions;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -15,10 +16,14 @@ import java.time.Duration;
  *                       processes together may pass it by what they record in one check interval
  * @param backlogCheck   how often the count of waiting entries is read from MongoDB (once per interval,
  *                       not per record)
+ * @param maxMessageBytes the largest message {@code record} accepts; larger ones are refused up front.
+ *                       At most the consumers' {@code ConsumerOptions.maxMessageBytes()} (256 KiB by
+ *                       default, as here): they would dead-letter a larger one unread
  * @param meters         where recorded and refused actions are counted
  * @param clock          the time written as an entry's first due time
  */
-public record OutboxOptions(long maxBacklog, Duration backlogCheck, MeterRegistry meters, Clock clock) {
+public record OutboxOptions(long maxBacklog, Duration backlogCheck, int maxMessageBytes, MeterRegistry meters,
+                            Clock clock) {
     public OutboxOptions {
         if (maxBacklog < 1) {
             throw new InvalidConfigurationException("outbox options: maxBacklog must be at least 1, was " + maxBacklog);
@@ -26,29 +31,41 @@ public record OutboxOptions(long maxBacklog, Duration backlogCheck, MeterRegistr
         if (backlogCheck == null || backlogCheck.isNegative() || backlogCheck.isZero()) {
             throw new InvalidConfigurationException("outbox options: backlogCheck must be positive, was " + backlogCheck);
         }
+        if (maxMessageBytes < 64 || maxMessageBytes > 64 * 1024 * 1024) {
+            throw new InvalidConfigurationException("outbox options: maxMessageBytes must be between 64 and 67108864,"
+                    + " was " + maxMessageBytes);
+        }
         if (meters == null || clock == null) {
             throw new InvalidConfigurationException("outbox options: meters and clock must not be null");
         }
     }
 
-    /** At most 1,000,000 waiting entries, counted once a second; a private meter registry; the system clock. */
+    /**
+     * At most 1,000,000 waiting entries, counted once a second; messages up to the consumers' default limit;
+     * a private meter registry; the system clock.
+     */
     public static OutboxOptions ofDefaults() {
-        return new OutboxOptions(1_000_000, Duration.ofSeconds(1), new SimpleMeterRegistry(), Clock.systemUTC());
+        return new OutboxOptions(1_000_000, Duration.ofSeconds(1), ConsumerOptions.DEFAULT_MAX_MESSAGE_BYTES,
+                new SimpleMeterRegistry(), Clock.systemUTC());
+    }
+
+    public OutboxOptions withMaxMessageBytes(int maxMessageBytes) {
+        return new OutboxOptions(maxBacklog, backlogCheck, maxMessageBytes, meters, clock);
     }
 
     public OutboxOptions withMaxBacklog(long maxBacklog) {
-        return new OutboxOptions(maxBacklog, backlogCheck, meters, clock);
+        return new OutboxOptions(maxBacklog, backlogCheck, maxMessageBytes, meters, clock);
     }
 
     public OutboxOptions withBacklogCheck(Duration backlogCheck) {
-        return new OutboxOptions(maxBacklog, backlogCheck, meters, clock);
+        return new OutboxOptions(maxBacklog, backlogCheck, maxMessageBytes, meters, clock);
     }
 
     public OutboxOptions withMeters(MeterRegistry meters) {
-        return new OutboxOptions(maxBacklog, backlogCheck, meters, clock);
+        return new OutboxOptions(maxBacklog, backlogCheck, maxMessageBytes, meters, clock);
     }
 
     public OutboxOptions withClock(Clock clock) {
-        return new OutboxOptions(maxBacklog, backlogCheck, meters, clock);
+        return new OutboxOptions(maxBacklog, backlogCheck, maxMessageBytes, meters, clock);
     }
 }

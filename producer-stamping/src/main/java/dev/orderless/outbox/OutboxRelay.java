@@ -3,8 +3,8 @@ package dev.orderless.outbox;
 import com.mongodb.client.MongoCollection;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.OrderlessException;
-import dev.orderless.apply.MongoErrors;
 import dev.orderless.apply.Operation;
+import dev.orderless.internal.MongoErrors;
 import dev.orderless.message.Envelope;
 import dev.orderless.publish.ConfirmingPublisher;
 import dev.orderless.publish.PublishFailedException;
@@ -19,8 +19,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonValue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,24 +33,34 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>Wait until the change stream reports an insert ({@link NewEntries}), or the sweep interval passes,
  *       or (after a full batch) not at all.
- *   <li>Claim up to {@link RelayOptions#batch()} due entries: a claim makes them not due for
- *       {@link RelayOptions#claimTtl()}, so a relay that dies leaves them to the others after that.
+ *   <li>Claim up to {@link RelayOptions#batch()} due entries under a token no other relay (in this process
+ *       or another) uses: a claim makes them not due for {@link RelayOptions#claimTtl()}, so a relay that
+ *       dies leaves them to the others after that.
  *   <li>Publish them with confirms and mandatory routing ({@link ConfirmingPublisher}); remove those the
  *       broker confirmed. Any it did not take are released, due again after the back-off.
+ *   <li>An entry whose own message could not be sent (the publisher refused it before it reached the
+ *       broker: {@link PublishFailedException#refused()}) is given back with why. It counts as a refusal
+ *       of the entry only when other entries went through since its last refusal, so a fault that stops
+ *       every message (a broken tracing handler) parks nothing; at {@link RelayOptions#parkAfter()} refusals
+ *       it is parked. Nacks, returns and missing confirms are the broker's state, never the entry's.
  *   <li>On a failure (broker down, unroutable, blocked; MongoDB down) back off, doubling from
  *       {@link RelayOptions#minBackoff()} to {@link RelayOptions#maxBackoff()}, with the state
  *       {@link State#BACKING_OFF} and the reason in {@link #problem()}, one WARN line when it starts and
  *       one INFO line when it ends.
+ *   <li>Anything else that ends the loop (an {@link Error}: a library version clash, out of memory) ends
+ *       it as {@link State#FAILED}, with the reason in {@link #problem()} and an ERROR line; its claim is
+ *       handed back so other relays take the entries at once. The relay never ends while saying it runs.
  * </ol>
- * An entry no relay can ever publish (a body that is not a valid operation, written by hand) is parked:
- * kept with its reason, never due, logged at ERROR and counted ({@code orderless.outbox.parked}).
+ * Parked entries (kept with their reason, never due, logged at ERROR, counted in
+ * {@code orderless.outbox.parked} and shown by {@code orderless.outbox.parked.now}) wait for an operator:
+ * {@link Outbox#parked()}. Entries that are not operations at all (written by hand) are parked at once.
  * A crash between the confirm and the removal publishes the entry again: a duplicate, never a loss.
  */
 public final class OutboxRelay implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
 
     /** What the relay is doing. */
-    public enum State { RUNNING, BACKING_OFF, STOPPED }
+    public enum State { RUNNING, BACKING_OFF, FAILED, STOPPED }
 
     private final OutboxStore store;
     private final ConfirmingPublisher publisher;
@@ -59,7 +69,7 @@ public final class OutboxRelay implements AutoCloseable {
     private final Envelope envelope = new Envelope();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final Object wake = new Object();
-    private final AtomicLong rounds = new AtomicLong();
+    private final ClaimTokens tokens;
     private final Thread loop;
     private final Thread watcher;
     private boolean woken = true;
@@ -67,12 +77,20 @@ public final class OutboxRelay implements AutoCloseable {
     private volatile Optional<String> problem = Optional.empty();
     private Instant troubleSince = Instant.MIN;
     private Duration backoff;
+    /** When this relay last had an entry confirmed: the evidence that a refused entry is at fault itself. */
+    private Instant lastConfirmed = Instant.MIN;
+    /** The claim in hand, handed back if the loop ends unexpectedly. */
+    private Optional<Held> held = Optional.empty();
+
+    private record Held(String token, List<BsonValue> ids) {
+    }
 
     private OutboxRelay(OutboxStore store, ConfirmingPublisher publisher, RelayOptions options) {
         this.store = store;
         this.publisher = publisher;
         this.options = options;
         this.backoff = options.minBackoff();
+        this.tokens = new ClaimTokens(options.owner());
         this.metrics = new RelayMetrics(store, options);
         this.loop = new Thread(this::run, "orderless-outbox-relay-" + store.name());
         this.watcher = new Thread(new NewEntries(store.collection(), this::wake, stopped, options.sweepInterval(),
@@ -103,12 +121,12 @@ public final class OutboxRelay implements AutoCloseable {
         return state;
     }
 
-    /** Why the relay is backing off, while it is. */
+    /** Why the relay is backing off, or why it failed. */
     public Optional<String> problem() {
         return problem;
     }
 
-    /** Entries waiting, as the relay last counted them (at most once a second). */
+    /** Entries waiting (parked ones are not waiting), as the relay last counted them (at most once a second). */
     public long backlog() {
         return metrics.backlog();
     }
@@ -116,6 +134,11 @@ public final class OutboxRelay implements AutoCloseable {
     /** How long the oldest waiting entry has waited, as last measured; empty when none waits. */
     public Optional<Duration> oldest() {
         return metrics.oldest();
+    }
+
+    /** Entries parked, as the relay last counted them (at most once a second). */
+    public long parked() {
+        return metrics.parkedNow();
     }
 
     /** Entries this relay published and removed. */
@@ -131,25 +154,41 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     private void run() {
+        try {
+            loop();
+            state = State.STOPPED;
+        } catch (Throwable e) {   // never end the thread while saying it runs
+            fail(e);
+        }
+    }
+
+    private void loop() {
         while (stopped.getCount() > 0) {
             boolean more;
             try {
                 metrics.refresh();
                 Instant now = options.clock().instant();
-                String token = options.owner() + ":" + rounds.incrementAndGet();
+                String token = tokens.next();
                 List<BsonDocument> batch = store.claim(token, options.batch(), now, now.plus(options.claimTtl()));
+                held = Optional.of(new Held(token, batch.stream().map(d -> d.get(OutboxStore.ID)).toList()));
                 more = batch.size() == options.batch();
-                if (!batch.isEmpty() && !publish(batch, token)) {
+                boolean took = batch.isEmpty() || publish(batch, token);
+                held = Optional.empty();
+                if (!took) {
                     pause(backoff());
                     continue;
                 }
             } catch (OrderlessException | com.mongodb.MongoException e) {
+                handBack();
                 trouble("MongoDB: " + MongoErrors.translate("outbox '" + store.name() + "'", e).getMessage());
                 pause(backoff());
                 continue;
             } catch (RuntimeException e) {
+                handBack();
+                if (state != State.BACKING_OFF) {
+                    log.debug("outbox relay '{}': unexpected failure", store.name(), e);
+                }
                 trouble("unexpected " + e);
-                log.error("outbox relay '{}': unexpected failure, backing off", store.name(), e);
                 pause(backoff());
                 continue;
             }
@@ -158,51 +197,138 @@ public final class OutboxRelay implements AutoCloseable {
                 awaitWork();
             }
         }
-        state = State.STOPPED;
     }
 
-    /** Publishes one claimed batch; true if the broker took all of it. */
+    /** Publishes one claimed batch; false if the broker did not take some of it, or could not be told apart. */
     private boolean publish(List<BsonDocument> batch, String token) {
         List<Operation> ops = new ArrayList<>(batch.size());
-        Map<Operation, List<BsonValue>> ids = new HashMap<>();
+        Map<Operation, List<BsonDocument>> entries = new HashMap<>();
         for (BsonDocument entry : batch) {
-            BsonValue id = entry.get(OutboxStore.ID);
             try {
                 Operation op = envelope.decode(entry.getBinary(OutboxStore.BODY).getData());
                 ops.add(op);
-                ids.computeIfAbsent(op, k -> new ArrayList<>()).add(id);
+                entries.computeIfAbsent(op, k -> new ArrayList<>()).add(entry);
             } catch (RuntimeException e) {
-                String reason = "not an operation: " + e.getMessage();
-                store.park(id, reason);
-                metrics.parked();
-                log.error("outbox '{}': entry {} ({} seq {}) can never be published, parked: {}", store.name(), id,
-                        entry.get(OutboxStore.ENTITY), entry.get(OutboxStore.SEQ), reason);
+                park(entry, "not an operation: " + e.getMessage());
             }
         }
         if (ops.isEmpty()) {
             return true;
         }
+        Set<Operation> failed = Set.of();
+        Map<Operation, String> refused = Map.of();
+        String why = "";
         try {
             publisher.publishAll(ops);
-            store.remove(all(ids, ops));
-            metrics.published(ops.size());
-            return true;
         } catch (PublishFailedException e) {
             // nothing is removed unless confirmed; a failure naming nothing names everything
-            Set<Operation> failed = e.failed().isEmpty() ? new HashSet<>(ops) : new HashSet<>(e.failed());
-            List<Operation> confirmed = ops.stream().filter(op -> !failed.contains(op)).toList();
-            store.remove(all(ids, confirmed));
-            metrics.published(confirmed.size());
-            store.release(all(ids, List.copyOf(failed)), token, options.clock().instant().plus(backoff));
-            trouble("RabbitMQ did not take " + failed.size() + " of " + ops.size() + " entries: " + e.getMessage());
+            failed = e.failed().isEmpty() ? new HashSet<>(ops) : new HashSet<>(e.failed());
+            refused = e.refused();
+            why = e.getMessage();
+        }
+        Set<Operation> notConfirmed = failed;
+        List<Operation> confirmed = ops.stream().filter(op -> !notConfirmed.contains(op)).toList();
+        store.remove(ids(entries, confirmed));
+        metrics.published(confirmed.size());
+        Instant now = options.clock().instant();
+        if (!confirmed.isEmpty()) {
+            lastConfirmed = now;
+        }
+        boolean othersWentThrough = !confirmed.isEmpty();
+        refused.forEach((op, reason) -> entries.getOrDefault(op, List.of()).forEach(entry ->
+                refuse(entry, token, reason, now, othersWentThrough)));
+        Map<Operation, String> refusedOps = refused;
+        List<Operation> notTaken = failed.stream().filter(op -> !refusedOps.containsKey(op)).toList();
+        if (!notTaken.isEmpty()) {
+            store.release(ids(entries, notTaken), token, now.plus(backoff));
+            trouble("RabbitMQ did not take " + notTaken.size() + " of " + ops.size() + " entries: " + why);
             return false;
+        }
+        if (!refused.isEmpty() && confirmed.isEmpty()) {
+            // every message of the batch was refused: the entries' fault, or one that stops every message
+            trouble(refused.size() + " entries could not be sent, and none went through: "
+                    + refused.values().iterator().next());
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Gives back an entry whose own message could not be sent; parks it once that happened
+     * {@link RelayOptions#parkAfter()} times with other entries going through in between.
+     */
+    private void refuse(BsonDocument entry, String token, String reason, Instant now, boolean othersWentThrough) {
+        Optional<Instant> refusedBefore = Optional.ofNullable(entry.getDateTime(OutboxStore.REFUSED_AT, null))
+                .map(d -> Instant.ofEpochMilli(d.getValue()));
+        boolean counts = othersWentThrough || refusedBefore.map(lastConfirmed::isAfter).orElse(false);
+        int before = entry.getNumber(OutboxStore.REFUSALS, new BsonInt32(0)).intValue();
+        Duration delay = options.minBackoff().multipliedBy(1L << Math.min(before, 16));
+        delay = delay.compareTo(options.maxBackoff()) > 0 ? options.maxBackoff() : delay;
+        Optional<Integer> refusals = store.refused(entry.get(OutboxStore.ID), token, reason, counts, now, now.plus(delay));
+        metrics.refused();
+        if (refusals.isEmpty()) {
+            return;   // another relay claimed it meanwhile
+        }
+        if (refusals.get() >= options.parkAfter()) {
+            park(entry, "its message could not be sent " + refusals.get() + " times while other entries went"
+                    + " through; last: " + reason);
+        } else if (refusedBefore.isEmpty() || counts) {
+            log.warn("outbox '{}': entry {} could not be sent: {}; refusal {} of {} before it is parked",
+                    store.name(), describe(entry), reason, refusals.get(), options.parkAfter());
         }
     }
 
-    private static List<BsonValue> all(Map<Operation, List<BsonValue>> ids, List<Operation> ops) {
+    private void park(BsonDocument entry, String reason) {
+        BsonValue id = entry.get(OutboxStore.ID);
+        store.park(id, reason, options.clock().instant());
+        metrics.parked();
+        log.error("outbox '{}': entry {} parked, no relay publishes it until it is retried: {}", store.name(),
+                describe(entry), reason);
+    }
+
+    /** An entry as an operator finds it again: its id, entity and seq. */
+    private static String describe(BsonDocument entry) {
+        BsonValue id = entry.get(OutboxStore.ID);
+        BsonValue entity = entry.get(OutboxStore.ENTITY, new org.bson.BsonString("?"));
+        BsonValue seq = entry.get(OutboxStore.SEQ, new org.bson.BsonString("?"));
+        return (id.isObjectId() ? id.asObjectId().getValue().toHexString() : String.valueOf(id)) + " ('"
+                + (entity.isString() ? entity.asString().getValue() : entity) + "' seq "
+                + (seq.isNumber() ? String.valueOf(seq.asNumber().longValue()) : String.valueOf(seq)) + ")";
+    }
+
+    private static List<BsonValue> ids(Map<Operation, List<BsonDocument>> entries, List<Operation> ops) {
         List<BsonValue> all = new ArrayList<>();
-        ops.forEach(op -> all.addAll(ids.getOrDefault(op, List.of())));
+        ops.forEach(op -> entries.getOrDefault(op, List.of()).forEach(entry -> all.add(entry.get(OutboxStore.ID))));
         return all;
+    }
+
+    /** Hands the claim in hand back, due now, so that other relays need not wait for it to expire. */
+    private void handBack() {
+        Optional<Held> claim = held;
+        held = Optional.empty();
+        claim.ifPresent(h -> {
+            try {
+                store.release(h.ids(), h.token(), options.clock().instant());
+            } catch (RuntimeException e) {
+                log.debug("outbox relay '{}': handing back its claim: {}", store.name(), e.toString());   // it expires
+            }
+        });
+    }
+
+    /** The end of the loop on something it cannot go on from: FAILED, why, an ERROR line, its claim handed back. */
+    private void fail(Throwable e) {
+        String reason = "stopped on an unexpected " + e.getClass().getName() + ": " + e.getMessage();
+        try {
+            metrics.failed();
+            handBack();   // before FAILED shows: whoever sees FAILED finds the entries free for other relays
+        } catch (Throwable ignored) {
+            // out of memory, say: the state below is what must be seen
+        }
+        problem = Optional.of(reason);
+        state = State.FAILED;
+        log.error("outbox relay '{}' ({}) {}; its entries stay in the outbox for other relays: fix the cause and"
+                + " start it again", store.name(), options.owner(), reason);
+        log.debug("outbox relay '{}' failure", store.name(), e);
     }
 
     private void trouble(String reason) {
@@ -268,6 +394,9 @@ public final class OutboxRelay implements AutoCloseable {
         wake();
         join(loop);
         join(watcher);
+        if (state != State.FAILED) {
+            state = State.STOPPED;
+        }
         metrics.close();
         log.info("outbox relay '{}' ({}) stopped", store.name(), options.owner());
     }

@@ -12,9 +12,11 @@ import java.util.Optional;
 /**
  * What a relay counts and measures, tagged with the outbox's name:
  * {@code orderless.outbox.published}, {@code orderless.outbox.relay.failures},
- * {@code orderless.outbox.parked} (counters); {@code orderless.outbox.backlog} (entries waiting) and
- * {@code orderless.outbox.oldest} (seconds the oldest has waited) as gauges, read from MongoDB at most
- * once a second by the relay's own loop, never by a metrics scrape.
+ * {@code orderless.outbox.refused} (sends of an entry's own message that failed),
+ * {@code orderless.outbox.parked} (entries set aside) as counters; {@code orderless.outbox.backlog}
+ * (entries waiting, parked ones not counted), {@code orderless.outbox.oldest} (seconds the oldest waiting
+ * entry has waited) and {@code orderless.outbox.parked.now} (entries parked now) as gauges, read from
+ * MongoDB at most once a second by the relay's own loop, never by a metrics scrape.
  */
 final class RelayMetrics {
     private static final long REFRESH_NANOS = Duration.ofSeconds(1).toNanos();
@@ -25,9 +27,11 @@ final class RelayMetrics {
     private final Counter published;
     private final Counter failures;
     private final Counter parked;
+    private final Counter refused;
     private final List<Meter> gauges;
     private final java.util.concurrent.atomic.AtomicLong publishedHere = new java.util.concurrent.atomic.AtomicLong();
     private volatile long backlog;
+    private volatile long parkedNow;
     private volatile Optional<Instant> oldest = Optional.empty();
     private long refreshedAt;
     private boolean everRefreshed;
@@ -43,12 +47,16 @@ final class RelayMetrics {
                 .description("relay rounds that failed (broker or MongoDB) and backed off").register(meters);
         this.parked = Counter.builder("orderless.outbox.parked").tag("outbox", name)
                 .description("outbox entries set aside as never publishable").register(meters);
+        this.refused = Counter.builder("orderless.outbox.refused").tag("outbox", name)
+                .description("sends of an outbox entry that failed because of its own message").register(meters);
         this.gauges = List.of(
                 Gauge.builder("orderless.outbox.backlog", this, m -> m.backlog).tag("outbox", name)
                         .description("outbox entries waiting to be published").register(meters),
                 Gauge.builder("orderless.outbox.oldest", this, m -> m.oldest().map(Duration::toMillis).orElse(0L) / 1000.0)
                         .tag("outbox", name).baseUnit("seconds")
-                        .description("how long the oldest waiting outbox entry has waited").register(meters));
+                        .description("how long the oldest waiting outbox entry has waited").register(meters),
+                Gauge.builder("orderless.outbox.parked.now", this, m -> m.parkedNow).tag("outbox", name)
+                        .description("outbox entries parked now, waiting for an operator").register(meters));
     }
 
     /** Reads the backlog and its oldest entry, if a second has passed since the last read. */
@@ -59,12 +67,19 @@ final class RelayMetrics {
         }
         refreshedAt = now;
         everRefreshed = true;
-        backlog = store.backlog();
-        oldest = backlog == 0 ? Optional.empty() : store.oldest();
+        long parkedRead = store.parked();
+        long backlogRead = store.backlog(parkedRead);
+        oldest = backlogRead == 0 ? Optional.empty() : store.oldest();
+        backlog = backlogRead;
+        parkedNow = parkedRead;   // last: whoever sees this figure sees the backlog read with it
     }
 
     long backlog() {
         return backlog;
+    }
+
+    long parkedNow() {
+        return parkedNow;
     }
 
     Optional<Duration> oldest() {
@@ -90,6 +105,10 @@ final class RelayMetrics {
 
     void parked() {
         parked.increment();
+    }
+
+    void refused() {
+        refused.increment();
     }
 
     /** Unregisters the gauges, so a relay started again on the same registry reports its own. */

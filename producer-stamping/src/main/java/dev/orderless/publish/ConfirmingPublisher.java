@@ -1,13 +1,19 @@
 package dev.orderless.publish;
 
 import dev.orderless.InvalidConfigurationException;
+import com.rabbitmq.client.AMQP;
 import dev.orderless.amqp.BrokerBlocking;
+import dev.orderless.amqp.internal.AmqpEncoding;
 import dev.orderless.apply.Operation;
 import dev.orderless.message.Envelope;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.transport.SenderContext;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -22,6 +28,9 @@ import org.springframework.amqp.core.ReturnedMessage;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.connection.CorrelationData;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.amqp.rabbit.support.DefaultMessagePropertiesConverter;
+import org.springframework.amqp.rabbit.support.MessagePropertiesConverter;
+import org.springframework.amqp.rabbit.connection.PublisherCallbackChannel;
 
 /**
  * Publishes operations as canonical JSON envelopes and does not consider one sent until the broker
@@ -55,6 +64,11 @@ public final class ConfirmingPublisher {
     private final String routingKey;
     private final PublisherOptions options;
     private final Envelope envelope = new Envelope();
+    private final MessagePropertiesConverter converter = new DefaultMessagePropertiesConverter();
+    /** The publisher connection's frame_max, as its connections report it; RabbitMQ's default until one does. */
+    private volatile int frameMax = AmqpEncoding.DEFAULT_FRAME_MAX;
+    private final java.util.Set<String> observationFailures = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final int HEADROOM = 1024;
 
     private ConfirmingPublisher(RabbitTemplate template, BrokerBlocking blocking, String exchange, String routingKey,
                                 PublisherOptions options) {
@@ -63,6 +77,12 @@ public final class ConfirmingPublisher {
         this.exchange = exchange;
         this.routingKey = routingKey;
         this.options = options;
+        ConnectionFactory factory = template.getConnectionFactory();
+        ConnectionFactory publishing = factory.getPublisherConnectionFactory();
+        (publishing != null ? publishing : factory).addConnectionListener(connection -> {
+            int max = connection.getDelegate().getFrameMax();
+            frameMax = max > 0 ? max : Integer.MAX_VALUE - HEADROOM;   // 0: no limit
+        });
     }
 
     /** Publishes straight to {@code queue} through the default exchange. */
@@ -135,7 +155,7 @@ public final class ConfirmingPublisher {
     /** Publishes every operation and returns once the broker confirmed all of them. */
     public void publishAll(List<? extends Operation> ops) {
         List<Outgoing> outgoing = new ArrayList<>(ops.size());
-        ops.forEach(op -> outgoing.add(new Outgoing(op.entity() + ":" + op.seq(), envelope.encode(op), op)));
+        ops.forEach(op -> outgoing.add(new Outgoing(MessageIds.of(op), envelope.encode(op), op)));
         publish(outgoing);
     }
 
@@ -159,21 +179,53 @@ public final class ConfirmingPublisher {
         }
     }
 
+    /** Window by window; once one fails, the windows after it are reported as not sent, never as taken. */
     private void publish(List<Outgoing> outgoing) {
         for (int from = 0; from < outgoing.size(); from += options.window()) {
-            publishWindow(new ArrayList<>(outgoing.subList(from, Math.min(outgoing.size(), from + options.window()))));
+            int to = Math.min(outgoing.size(), from + options.window());
+            try {
+                publishWindow(new ArrayList<>(outgoing.subList(from, to)));
+            } catch (PublishFailedException e) {
+                if (to == outgoing.size()) {
+                    throw e;
+                }
+                throw withUnsent(e, outgoing.subList(to, outgoing.size()));
+            }
         }
     }
 
+    private static PublishFailedException withUnsent(PublishFailedException e, List<Outgoing> unsent) {
+        List<Operation> failed = new ArrayList<>(e.failed());
+        failed.addAll(ops(unsent));
+        String message = e.getMessage() + "; the " + unsent.size() + " operation(s) after that window were not sent";
+        return e instanceof BrokerBlockedException b
+                ? new BrokerBlockedException(b.brokerReason(), message, failed)
+                : new PublishFailedException(message, failed, e.refused());
+    }
+
     private void publishWindow(List<Outgoing> pending) {
+        Map<Outgoing, String> refused = new LinkedHashMap<>();
         for (int attempt = 1; ; attempt++) {
             long deadline = System.nanoTime() + options.confirmTimeout().toNanos();
             List<Sent> sent = new ArrayList<>(pending.size());
+            String unreachable = null;
             for (int i = 0; i < pending.size(); i++) {
-                if (!unblockedBy(deadline)) {
-                    throw blocked(sent, pending.subList(i, pending.size()));
+                if (unreachable != null) {
+                    // one connection attempt per attempt, not one per message: the rest fail the same way
+                    sent.add(new Sent(pending.get(i), null, unreachable, null));
+                    continue;
                 }
-                sent.add(send(pending.get(i)));
+                if (!unblockedBy(deadline)) {
+                    throw blocked(sent, pending.subList(i, pending.size()), refused);
+                }
+                Sent one = send(pending.get(i));
+                if (one.refusal() != null) {
+                    refused.put(one.message(), one.refusal());   // the same message fails the same way: not again
+                } else {
+                    sent.add(one);
+                    // a send that fails (not its confirm) is the connection's trouble: the next would wait as long
+                    unreachable = one.sendFailure() != null ? "not sent: " + one.sendFailure() : null;
+                }
             }
             List<Outgoing> notTaken = new ArrayList<>();
             String lastReason = null;
@@ -184,22 +236,49 @@ public final class ConfirmingPublisher {
                     lastReason = reason;
                 }
             }
-            if (notTaken.isEmpty()) {
+            if (notTaken.isEmpty() && refused.isEmpty()) {
                 return;
             }
+            if (notTaken.isEmpty()) {
+                throw refusedOnly(refused);
+            }
             if (blocking.reason().isPresent()) {
-                throw blocked(List.of(), notTaken);
+                // the broker said it blocks: re-sending into the block cannot help within this call
+                throw blocked(List.of(), notTaken, refused);
             }
             if (attempt >= options.maxAttempts()) {
+                List<Outgoing> failed = new ArrayList<>(notTaken);
+                failed.addAll(refused.keySet());
                 throw new PublishFailedException(notTaken.size() + " operation(s) not taken by the broker after "
-                        + attempt + " attempts (last reason: " + lastReason + "); first: " + notTaken.get(0),
-                        ops(notTaken));
+                        + attempt + " attempts (last reason: " + lastReason + "); first: " + notTaken.get(0)
+                        + refusedSuffix(refused), ops(failed), refusals(refused));
             }
             log.warn("{} operation(s) not taken by the broker ({}); sending them again, attempt {} of {}",
                     notTaken.size(), lastReason, attempt + 1, options.maxAttempts());
             pause();
             pending = notTaken;
         }
+    }
+
+    private static PublishFailedException refusedOnly(Map<Outgoing, String> refused) {
+        Map.Entry<Outgoing, String> first = refused.entrySet().iterator().next();
+        return new PublishFailedException(refused.size() + " operation(s) could not be sent at all (the message"
+                + " itself, not the broker); first: " + first.getKey() + ": " + first.getValue(),
+                ops(List.copyOf(refused.keySet())), refusals(refused));
+    }
+
+    private static String refusedSuffix(Map<Outgoing, String> refused) {
+        return refused.isEmpty() ? "" : "; " + refused.size() + " more could not be sent at all";
+    }
+
+    private static Map<Operation, String> refusals(Map<Outgoing, String> refused) {
+        Map<Operation, String> byOp = new LinkedHashMap<>();
+        refused.forEach((outgoing, why) -> {
+            if (outgoing.op() != null) {
+                byOp.put(outgoing.op(), why);
+            }
+        });
+        return byOp;
     }
 
     /** True once the broker does not block publishing, waiting at most until {@code deadline}. */
@@ -213,7 +292,7 @@ public final class ConfirmingPublisher {
     }
 
     /** The block outlasted the confirm timeout: everything not confirmed yet is reported, nothing dropped. */
-    private BrokerBlockedException blocked(List<Sent> sent, List<Outgoing> unsent) {
+    private BrokerBlockedException blocked(List<Sent> sent, List<Outgoing> unsent, Map<Outgoing, String> refused) {
         List<Outgoing> notConfirmed = new ArrayList<>();
         for (Sent s : sent) {
             if (s.await(0) != null) {
@@ -221,6 +300,7 @@ public final class ConfirmingPublisher {
             }
         }
         notConfirmed.addAll(unsent);
+        notConfirmed.addAll(refused.keySet());
         String reason = blocking.reason().orElse("blocked");
         return new BrokerBlockedException(reason, "broker is blocking publishers: " + reason + "; "
                 + notConfirmed.size() + " operation(s) not confirmed within " + options.confirmTimeout().toMillis()
@@ -232,6 +312,12 @@ public final class ConfirmingPublisher {
         return outgoing.stream().map(Outgoing::op).filter(java.util.Objects::nonNull).toList();
     }
 
+    /**
+     * Sends one message, unless the message itself cannot be sent: then it is refused before it touches
+     * the channel. That matters beyond this message: the client numbers a publish for its confirm before
+     * it encodes it, so an encoding failure on the channel would leave every later confirm credited to
+     * the message before it.
+     */
     private Sent send(Outgoing outgoing) {
         MessageProperties properties = new MessageProperties();
         SenderContext<MessageProperties> context = new SenderContext<>((carrier, key, value) -> carrier.setHeader(key, value));
@@ -245,22 +331,80 @@ public final class ConfirmingPublisher {
             observation.highCardinalityKeyValue("orderless.entity", outgoing.op().entity())
                     .highCardinalityKeyValue("orderless.seq", Long.toString(outgoing.op().seq()));
         }
-        observation.start();   // a tracing handler writes the trace context into the headers now
-        Message message = MessageBuilder.withBody(outgoing.body())
-                .andProperties(properties)
-                .setContentType(Envelope.CONTENT_TYPE)
-                .setDeliveryMode(MessageDeliveryMode.PERSISTENT)
-                .setMessageId(outgoing.id())
-                .build();
         CorrelationData correlation = new CorrelationData(outgoing.id());
+        try {
+            observation.start();   // a tracing handler writes the trace context into the headers now
+        } catch (RuntimeException e) {
+            // tracing is not the message's business: send it untraced, and say so once per kind of failure
+            if (observationFailures.add(e.getClass().getName())) {
+                log.warn("publisher: starting the '{}' observation failed ({}); messages are sent untraced while it"
+                        + " fails", PUBLISH, e.toString());
+            }
+            observation = Observation.NOOP;
+        }
         try (Observation.Scope scope = observation.openScope()) {
+            Message message = MessageBuilder.withBody(outgoing.body())
+                    .andProperties(properties)
+                    .setContentType(Envelope.CONTENT_TYPE)
+                    .setDeliveryMode(MessageDeliveryMode.PERSISTENT)
+                    .setMessageId(outgoing.id())
+                    .build();
+            Optional<String> unsendable = unsendable(message, correlation);
+            if (unsendable.isPresent()) {
+                observation.error(new IllegalArgumentException(unsendable.get()));
+                return Sent.refused(outgoing, correlation, unsendable.get());
+            }
             template.send(exchange, routingKey, message, correlation);
-            return new Sent(outgoing, correlation, null);
+            return new Sent(outgoing, correlation, null, null);
         } catch (AmqpException e) {
             observation.error(e);
-            return new Sent(outgoing, correlation, "send failed: " + e.getMessage());
+            if (clientSide(e)) {
+                // the client numbered this publish for its confirm before it failed: the channel's confirms no
+                // longer match its messages, so no channel of this publisher may be used again
+                resetChannels();
+                return Sent.refused(outgoing, correlation, "the client could not send it: " + e.getMessage());
+            }
+            return new Sent(outgoing, correlation, "send failed: " + e.getMessage(), null);
         } finally {
             observation.stop();
+        }
+    }
+
+    /** A failure of the client with this message (it threw while encoding), not of the connection. */
+    private static boolean clientSide(AmqpException e) {
+        Throwable cause = e.getCause();
+        return e instanceof org.springframework.amqp.UncategorizedAmqpException
+                && (cause instanceof IllegalArgumentException || cause instanceof IllegalStateException);
+    }
+
+    private void resetChannels() {
+        ConnectionFactory factory = template.getConnectionFactory();
+        ConnectionFactory publishing = factory.getPublisherConnectionFactory();
+        ConnectionFactory used = publishing != null ? publishing : factory;
+        if (used instanceof org.springframework.amqp.rabbit.connection.CachingConnectionFactory caching) {
+            caching.resetConnection();
+        } else {
+            log.warn("publisher: a message failed on its channel after being numbered for its confirm, and the"
+                    + " connection factory ({}) cannot be reset: later confirms on that channel may be misattributed",
+                    used.getClass().getSimpleName());
+        }
+    }
+
+    /**
+     * Why the client could not send {@code message}, as the template would send it, if it could not. The
+     * template adds a few headers of its own after this check (a return correlation, its observation's):
+     * {@value #HEADROOM} bytes of the frame are left for them.
+     */
+    private Optional<String> unsendable(Message message, CorrelationData correlation) {
+        MessageProperties properties = message.getMessageProperties();
+        try {
+            AMQP.BasicProperties encoded = converter.fromMessageProperties(properties, "UTF-8");
+            Map<String, Object> headers = new HashMap<>(encoded.getHeaders() == null ? Map.of() : encoded.getHeaders());
+            headers.put(PublisherCallbackChannel.RETURNED_MESSAGE_CORRELATION_KEY, correlation.getId());   // the template adds it
+            return AmqpEncoding.unsendable(encoded.builder().headers(headers).build(), message.getBody().length,
+                    frameMax - HEADROOM);
+        } catch (RuntimeException e) {
+            return Optional.of("its properties cannot be converted: " + e);
         }
     }
 
@@ -273,9 +417,19 @@ public final class ConfirmingPublisher {
         }
     }
 
-    /** One message on its way: its outcome is null once confirmed and routed, else why not. */
-    private record Sent(Outgoing message, CorrelationData correlation, String sendFailure) {
+    /**
+     * One message on its way: its outcome is null once confirmed and routed, else why not. A refused one
+     * never reached the channel.
+     */
+    private record Sent(Outgoing message, CorrelationData correlation, String sendFailure, String refusal) {
+        static Sent refused(Outgoing message, CorrelationData correlation, String why) {
+            return new Sent(message, correlation, null, why);
+        }
+
         String await(long timeoutNanos) {
+            if (refusal != null) {
+                return refusal;
+            }
             if (sendFailure != null) {
                 return sendFailure;
             }

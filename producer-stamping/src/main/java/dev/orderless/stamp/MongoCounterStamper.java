@@ -9,7 +9,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.ReturnDocument;
 import dev.orderless.InvalidConfigurationException;
-import dev.orderless.apply.MongoErrors;
+import dev.orderless.internal.MongoErrors;
 import org.bson.BsonDocument;
 
 /**

@@ -3,18 +3,25 @@ package dev.orderless.outbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.apply.Operation;
-import dev.orderless.backends.RabbitBackend;
+import dev.orderless.backends.MongoBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.message.Envelope;
 import dev.orderless.publish.ConfirmingPublisher;
 import dev.orderless.publish.PublisherOptions;
 import dev.orderless.stamp.HybridLogicalClock;
 import dev.orderless.stamp.MongoCounterStamper;
 import dev.orderless.testing.MongoExtension;
-import dev.orderless.testing.RabbitExtension;
+import dev.orderless.testing.rabbit.RabbitExtension;
 import dev.orderless.testing.TcpProxy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -22,6 +29,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.bson.BsonBinary;
 import org.bson.BsonDateTime;
@@ -55,7 +63,9 @@ class OutboxRelayTest {
                 OutboxOptions.ofDefaults());
         List<Operation> recorded = record(outbox, 300);
         try (OutboxRelay relay = OutboxRelay.start(entries, publisher(cf, queue), RelayOptions.ofDefaults().withBatch(50))) {
-            Awaitility.await("the outbox drained").atMost(Duration.ofSeconds(30)).until(() -> entries.countDocuments() == 0);
+            // a batch is removed, then counted: wait for both
+            Awaitility.await("the outbox drained").atMost(Duration.ofSeconds(30))
+                    .until(() -> entries.countDocuments() == 0 && relay.published() >= 300);
             assertThat(relay.published()).isEqualTo(300);
         }
         assertThat(received(cf, queue)).containsExactlyInAnyOrderElementsOf(recorded);
@@ -99,7 +109,8 @@ class OutboxRelayTest {
                 .withOwner("a"));
              OutboxRelay b = OutboxRelay.start(entries, publisher(cf, queue), RelayOptions.ofDefaults().withBatch(100)
                      .withOwner("b"))) {
-            Awaitility.await("the outbox drained").atMost(Duration.ofSeconds(60)).until(() -> entries.countDocuments() == 0);
+            Awaitility.await("the outbox drained").atMost(Duration.ofSeconds(60))
+                    .until(() -> entries.countDocuments() == 0 && a.published() + b.published() >= 2000);
             assertThat(a.published() + b.published()).as("claims keep the relays apart").isEqualTo(2000);
         }
         assertThat(received(cf, queue)).hasSameElementsAs(recorded).hasSize(2000);
@@ -140,6 +151,37 @@ class OutboxRelayTest {
         }
         assertThat(entries.find().first().getString("error").getValue()).startsWith("not an operation");
         assertThat(received(cf, queue)).hasSameElementsAs(recorded);
+    }
+
+    @Test
+    void an_idle_relay_asks_the_change_stream_for_news_at_most_about_twice_a_second(MongoBackend backend,
+                                                                                    ConnectionFactory cf) {
+        AtomicInteger polls = new AtomicInteger();
+        CommandListener listener = new CommandListener() {
+            @Override
+            public void commandStarted(CommandStartedEvent event) {
+                if (event.getCommandName().equals("getMore")) {
+                    polls.incrementAndGet();
+                }
+            }
+        };
+        try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(backend.connectionString())).addCommandListener(listener)
+                .build())) {
+            MongoCollection<BsonDocument> entries = client.getDatabase(MongoBackend.freshDatabaseName("idle"))
+                    .getCollection("outbox_idle", BsonDocument.class);
+            try (OutboxRelay relay = OutboxRelay.start(entries, publisher(cf, queue(cf)), RelayOptions.ofDefaults())) {
+                Awaitility.await("the watch polls").atMost(Duration.ofSeconds(10)).until(() -> polls.get() > 0);
+                int before = polls.get();
+                // a window of idle time, measured: the embedded server answers an empty poll at once, so a
+                // watcher that does not wait itself would poll thousands of times in it
+                Awaitility.await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> true);
+                assertThat(polls.get() - before).as("polls in 2 s of idle").isLessThan(20);
+                assertThat(relay.state()).isEqualTo(OutboxRelay.State.RUNNING);
+            } finally {
+                entries.drop();
+            }
+        }
     }
 
     @Test

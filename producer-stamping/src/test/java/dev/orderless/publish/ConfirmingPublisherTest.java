@@ -13,14 +13,14 @@ import dev.orderless.apply.EntityState;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
 import dev.orderless.apply.SetField;
-import dev.orderless.backends.RabbitBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.message.Envelope;
 import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.stamp.HybridLogicalClock;
 import dev.orderless.stamp.MongoCounterStamper;
 import dev.orderless.stamp.Stamper;
 import dev.orderless.testing.MongoExtension;
-import dev.orderless.testing.RabbitExtension;
+import dev.orderless.testing.rabbit.RabbitExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -84,6 +84,31 @@ class ConfirmingPublisherTest {
                 .hasMessageContaining("not taken by the broker after 2 attempts")
                 // RabbitMQ returns the message (and acks the publish); Qpid nacks the publish
                 .hasMessageContaining(rabbit.isRabbitMq() ? "returned: NO_ROUTE (312)" : "nacked by the broker");
+    }
+
+    @Test
+    void a_tracing_handler_that_fails_does_not_stop_publishing(ConnectionFactory cf) {
+        String queue = RabbitExtension.uniqueQueue("untraced");
+        new RabbitAdmin(cf).declareQueue(new org.springframework.amqp.core.Queue(queue, true, false, false));
+        io.micrometer.observation.ObservationRegistry failing = io.micrometer.observation.ObservationRegistry.create();
+        failing.observationConfig().observationHandler(new io.micrometer.observation.ObservationHandler<>() {
+            @Override
+            public void onStart(io.micrometer.observation.Observation.Context context) {
+                throw new IllegalStateException("exporter unreachable");
+            }
+
+            @Override
+            public boolean supportsContext(io.micrometer.observation.Observation.Context context) {
+                return true;
+            }
+        });
+        ConfirmingPublisher publisher = ConfirmingPublisher.toQueue(cf, queue,
+                PublisherOptions.ofDefaults().withObservations(failing));
+
+        publisher.publishAll(List.of(Operation.delete("s1", 1), Operation.delete("s2", 1)));
+
+        assertThat(new RabbitAdmin(cf).getQueueInfo(queue).getMessageCount()).as("sent untraced").isEqualTo(2);
+        new RabbitAdmin(cf).deleteQueue(queue);
     }
 
     @Test
