@@ -26,7 +26,8 @@ import picocli.CommandLine.Option;
             "keeps the class rosters view. With no command, 'run' is meant.", ""},
         synopsisSubcommandLabel = "[COMMAND]",
         subcommands = {RunCommand.class, ServeCommand.class, PublishCommand.class, RelayCommand.class, ConsumeCommand.class,
-            ViewCommand.class, VerifyCommand.class, DeadLettersCommand.class, CommandLine.HelpCommand.class},
+            ViewCommand.class, VerifyCommand.class, DeadLettersCommand.class, OutboxCommand.class,
+            CommandLine.HelpCommand.class},
         footer = {"", "Several processes on one machine:",
             "  eval \"$(java -jar demo-enrollment.jar serve --detach)\"   # embedded MongoDB and AMQP broker",
             "  java -jar demo-enrollment.jar publish --shuffle --duplicate-rate 0.2 --poison 5",
@@ -53,14 +54,18 @@ final class Cli {
         boolean verbose = Arrays.asList(args).contains("--verbose");
         CommandLine commandLine = new CommandLine(new Cli(env, out, err))
                 .setUsageHelpWidth(110)
+                .registerConverter(java.time.Duration.class, new Durations())
                 .setOut(new PrintWriter(out, true, StandardCharsets.UTF_8))
                 .setErr(new PrintWriter(err, true, StandardCharsets.UTF_8))
                 .setParameterExceptionHandler((e, ignored) -> {
                     CommandLine at = e.getCommandLine();
                     boolean unknownCommand = at.getCommandSpec().parent() == null
                             && e instanceof CommandLine.UnmatchedArgumentException;
+                    String suggestion = e instanceof CommandLine.UnmatchedArgumentException unmatched
+                            && !unmatched.getSuggestions().isEmpty()
+                            ? "; did you mean " + String.join(" or ", unmatched.getSuggestions()) + "?" : "";
                     at.getErr().println("error: " + (unknownCommand ? "unknown command '" + line[0] + "': the commands are "
-                            + String.join(", ", at.getSubcommands().keySet()) : e.getMessage())
+                            + String.join(", ", at.getSubcommands().keySet()) : e.getMessage()) + suggestion
                             + " (see '" + at.getCommandSpec().qualifiedName() + " --help')");
                     return 2;
                 })
@@ -83,7 +88,7 @@ final class Cli {
     /** One line saying what failed and what to check; the stack only when asked for. */
     private static int failed(Exception e, boolean verbose, PrintStream err) {
         int code;
-        if (e instanceof InvalidConfigurationException) {
+        if (e instanceof InvalidConfigurationException || e instanceof dev.orderless.InvalidInputException) {
             code = 2;
             err.println("error: " + e.getMessage());
         } else if (e instanceof TransientException || e instanceof PublishFailedException) {

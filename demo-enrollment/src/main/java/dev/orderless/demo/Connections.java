@@ -38,10 +38,12 @@ final class Connections {
                 .withPlace(database, queue);
     }
 
-    /**
-     * The URIs from the options or the environment; without one, refuse, saying how to get one. A command
-     * that does not talk to the broker ({@code view}) passes {@code needsRabbit = false} and gets no AMQP URI.
-     */
+    /** The URIs from the options or the environment; without one, refuse, saying how to get one. */
+    DemoOptions required(DemoOptions options, Map<String, String> env) {
+        return required(options, env, true);
+    }
+
+    /** As {@link #required(DemoOptions, Map)}; {@code publish --outbox} needs no broker and gets no AMQP URI. */
     DemoOptions required(DemoOptions options, Map<String, String> env, boolean needsRabbit) {
         Optional<String> mongoUri = chosen(mongo, env, "MONGODB_URI");
         Optional<String> rabbitUri = needsRabbit ? chosen(rabbit, env, "RABBITMQ_URI") : Optional.empty();
@@ -56,7 +58,6 @@ final class Connections {
     }
 
     private static Optional<String> chosen(String option, Map<String, String> env, String variable) {
-        return Optional.ofNullable(option).or(() -> Optional.ofNullable(env.get(variable)))
-                .map(String::trim).filter(uri -> !uri.isEmpty());
+        return MongoConnections.chosen(option, env, variable);
     }
 }

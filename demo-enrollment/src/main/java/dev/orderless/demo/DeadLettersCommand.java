@@ -28,15 +28,16 @@ final class DeadLettersCommand extends DemoCommand {
             description = "What to do (default: ${DEFAULT-VALUE}).")
     String action;
 
-    @Option(names = "--kind", paramLabel = "KIND", description = "Replay, park or purge only this kind: bad_input, oversized,"
-            + " beyond_horizon, no_progress, too_large, held_too_long.")
+    @Option(names = "--kind", paramLabel = "KIND", description = "Replay, park or purge only this kind: bad_input,"
+            + " unknown_field, oversized, beyond_horizon, no_progress, too_large, held_too_long, unknown.")
     Optional<String> kind = Optional.empty();
 
     @Option(names = "--max", defaultValue = "100", description = "At most this many letters (default: ${DEFAULT-VALUE}).")
     int max;
 
-    @Option(names = "--grace", defaultValue = "P1D", paramLabel = "DURATION",
-            description = "The tombstone grace, ISO-8601 (default: ${DEFAULT-VALUE}): older letters are not replayed.")
+    @Option(names = "--grace", defaultValue = "1d", paramLabel = "DURATION",
+            description = "The tombstone grace, as 7d, 12h, 30m or ISO-8601 (default: ${DEFAULT-VALUE}): older letters"
+                    + " are not replayed.")
     Duration grace;
 
     @Override
@@ -48,7 +49,8 @@ final class DeadLettersCommand extends DemoCommand {
         if (max < 1) {
             throw new InvalidConfigurationException("--max must be at least 1, was " + max);
         }
-        DemoOptions options = connections.required(DemoOptions.ofDefaults("dead-letters"), cli.env, true);
+        DeadLetterQueue.requireKind(kind);   // before connecting: a typo would otherwise do nothing, and say so
+        DemoOptions options = connections.required(DemoOptions.ofDefaults("dead-letters"), cli.env);
         try (Wiring wiring = Wiring.connect(options)) {
             DeadLetterQueue letters = DeadLetterQueue.of(wiring.rabbit(), options.queue(), options.deadLetterQueue());
             if (action.equals("list")) {

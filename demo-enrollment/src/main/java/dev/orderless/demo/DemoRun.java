@@ -4,7 +4,6 @@ import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.Operation;
 import dev.orderless.oracle.ReferenceModel;
-import dev.orderless.publish.ConfirmingPublisher;
 import dev.orderless.publish.PublisherOptions;
 import dev.orderless.view.ViewFeeder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -45,8 +44,9 @@ final class DemoRun {
         Counts counts = new Counts(meters);
 
         // through the outbox, every action is durable before the consumers (or the broker) see anything
-        List<Operation> ops = o.outbox() ? WebApp.recording(w.outbox(), o.students(), o.classes(), o.seed()).act(o.ops())
-                : new WebApp(w.stamper(), o.students(), o.classes(), o.seed()).act(o.ops());
+        WebApp web = o.outbox() ? WebApp.recording(w.outbox(), o.students(), o.classes(), o.seed())
+                : new WebApp(w.stamper(), o.students(), o.classes(), o.seed());
+        List<Operation> ops = ProcessCommands.acting(web, o.ops(), o.outbox() ? "recording" : "stamping", out);
         List<byte[]> messages = Messages.messages(ops, o);
         w.journal.recordPublished(ops, messages.size(), o.poison());
         int good = messages.size() - o.poison();
@@ -54,22 +54,26 @@ final class DemoRun {
         long started;
         long consumed;
         long consistent = -1;
+        java.util.concurrent.atomic.AtomicBoolean waitingForView = new java.util.concurrent.atomic.AtomicBoolean();
         try (OperationConsumer consumer = w.startConsumers(meters);
              ViewFeeder feeder = w.startRosterFeeder(meters);
              AutoCloseable relay = o.outbox() ? w.startRelay(meters, 500, Duration.ofSeconds(10)) : () -> { };
-             Progress progress = new Progress(out, () -> String.format(
-                     "  handled %,d of %,d messages: applied %,.0f, stale %,.0f, dead-lettered %,.0f; view events %,.0f",
-                     (long) counts.handled(), messages.size(), counts.applied(), counts.stale(), counts.deadLettered(),
-                     counts.viewEvents()))) {
+             Progress progress = new Progress(out, () -> waitingForView.get()
+                     ? String.format("  every message handled; waiting for the rosters view to match the students"
+                     + " (view events applied so far: %,.0f)", counts.viewEvents())
+                     : String.format("  handled %,d of %,d messages: applied %,.0f, stale %,.0f, dead-lettered %,.0f;"
+                     + " view events %,.0f", (long) counts.handled(), messages.size(), counts.applied(), counts.stale(),
+                     counts.deadLettered(), counts.viewEvents()))) {
             started = System.nanoTime();
             if (!o.outbox()) {
-                ConfirmingPublisher.toQueue(w.rabbit(), o.queue(), PublisherOptions.ofDefaults()).publishRaw(messages);
+                w.publisher(PublisherOptions.ofDefaults()).publishRaw(messages);
             }
             long deadline = System.nanoTime() + Duration.ofSeconds(120 + messages.size() / 50).toNanos();
             while (counts.handled() < messages.size() && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
             consumed = System.nanoTime();
+            waitingForView.set(true);
             long viewDeadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
             while (System.nanoTime() < viewDeadline) {
                 if (Rosters.inView(w.rosters).equals(Rosters.fromStudents(w.students))) {
@@ -121,6 +125,10 @@ final class DemoRun {
         out.printf("  %-15s %,d (superseded %,.0f, duplicate %,.0f, seq collision %,.0f)%n", "stale", stale,
                 counts.outcome(dev.orderless.apply.Outcome.SUPERSEDED), counts.outcome(dev.orderless.apply.Outcome.DUPLICATE),
                 counts.outcome(dev.orderless.apply.Outcome.SEQ_COLLISION));
+        if (good > ops.size()) {
+            out.printf("  %-15s a copy counts as 'duplicate' when it finds its own entry still there, else as"
+                    + " 'superseded'%n", "");
+        }
         out.printf("  %-15s %,d%s%n", "dead-lettered", deadLettered,
                 deadLettered == o.poison() ? " (= poison published)" : " (poison published: " + o.poison() + "!)");
         out.printf("  %-15s %,.0f messages/s (%.1f s from first publish to last ack; %,.0f MongoDB retries)%n",

@@ -2,7 +2,6 @@ package dev.orderless.demo;
 
 import com.mongodb.MongoException;
 import dev.orderless.apply.Operation;
-import dev.orderless.publish.ConfirmingPublisher;
 import dev.orderless.publish.PublisherOptions;
 import dev.orderless.view.Segment;
 import dev.orderless.view.ViewFeeder;
@@ -31,6 +30,7 @@ final class ProcessCommands {
                 + (o.exitWhenIdleSeconds() > 0
                 ? ", exiting after " + o.exitWhenIdleSeconds() + " s idle with an empty queue" : ", until stopped"));
         out.println(w.describe());
+        out.println("  starting the consumers (a Spring Boot application inside)");
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         Counts counts = new Counts(meters);
         String process = "consume " + ManagementFactory.getRuntimeMXBean().getName() + " " + System.currentTimeMillis();
@@ -77,19 +77,41 @@ final class ProcessCommands {
             return publishToOutbox(w, out);
         }
         w.declareQueues();
-        List<Operation> ops = new WebApp(w.stamper(), o.students(), o.classes(), o.seed()).act(o.ops());
+        List<Operation> ops = acting(new WebApp(w.stamper(), o.students(), o.classes(), o.seed()), o.ops(), "stamping",
+                out);
         List<byte[]> messages = Messages.messages(ops, o);
         w.journal.recordPublished(ops, messages.size(), o.poison());
-        ConfirmingPublisher.toQueue(w.rabbit(), o.queue(), PublisherOptions.ofDefaults()).publishRaw(messages);
+        long started = System.nanoTime();
+        java.util.concurrent.atomic.AtomicInteger sent = new java.util.concurrent.atomic.AtomicInteger();
+        try (Progress progress = new Progress(out, () -> "  publishing with confirms to '" + o.queue() + "': "
+                + Progress.rate(sent.get(), messages.size(), started))) {
+            dev.orderless.publish.ConfirmingPublisher publisher = w.publisher(PublisherOptions.ofDefaults());
+            int window = publisher.options().window();
+            for (int from = 0; from < messages.size(); from += window) {
+                // window by window, so progress shows confirmed messages as they come
+                publisher.publishRaw(messages.subList(from, Math.min(messages.size(), from + window)));
+                sent.set(Math.min(messages.size(), from + window));
+            }
+        }
         out.printf("PUBLISHED messages=%d actions=%d poison=%d queue=%s%n", messages.size(), ops.size(), o.poison(),
                 o.queue());
         return 0;
     }
 
+    /** The web application's actions, with a progress line while they are stamped (or recorded): a round trip each. */
+    static List<Operation> acting(WebApp web, int count, String doing, PrintStream out) {
+        long started = System.nanoTime();
+        try (Progress progress = new Progress(out, () -> "  " + doing + " actions: "
+                + Progress.rate(web.taken(), count, started))) {
+            return web.act(count);
+        }
+    }
+
     /** {@code publish --outbox}: each action recorded in the outbox as it happens; the broker is not needed. */
     private static int publishToOutbox(Wiring w, PrintStream out) {
         DemoOptions o = w.options;
-        List<Operation> ops = WebApp.recording(w.outbox(), o.students(), o.classes(), o.seed()).act(o.ops());
+        List<Operation> ops = acting(WebApp.recording(w.outbox(), o.students(), o.classes(), o.seed()), o.ops(),
+                "recording", out);
         w.journal.recordPublished(ops, ops.size(), 0);
         out.printf("RECORDED actions=%d outbox=%s (a relay publishes them: 'relay', or 'consume --relay')%n", ops.size(),
                 Enrollment.OUTBOX);
@@ -103,8 +125,11 @@ final class ProcessCommands {
                 + "'; run another to see them shared out)"));
         out.println(w.describe());
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        Counts counts = new Counts(meters);
         try (StopSignal stop = new StopSignal();
-             ConfigurableApplicationContext context = DemoBoot.view(w, meters, segments)) {
+             ConfigurableApplicationContext context = DemoBoot.view(w, meters, segments);
+             Progress progress = new Progress(out, () -> String.format("  change events applied to the view: %,.0f",
+                     counts.viewEvents()))) {
             ViewFeeder feeder = DemoBoot.rosterFeeder(context);
             ViewFeeder.State last = null;
             java.util.Set<Segment> fed = java.util.Set.of();

@@ -43,7 +43,7 @@ final class RelayCommand extends DemoCommand {
         if (claimTtl < 1 || claimTtl > 3600) {
             throw new InvalidConfigurationException("--claim-ttl must be between 1 and 3600, was " + claimTtl);
         }
-        DemoOptions options = connections.required(DemoOptions.ofDefaults("relay"), cli.env, true);
+        DemoOptions options = connections.required(DemoOptions.ofDefaults("relay"), cli.env);
         try (Wiring wiring = Wiring.connect(options)) {
             return relay(wiring, cli.out);
         }
@@ -57,8 +57,9 @@ final class RelayCommand extends DemoCommand {
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         try (StopSignal stop = new StopSignal();
              OutboxRelay relay = w.startRelay(meters, batch, Duration.ofSeconds(claimTtl));
-             Progress progress = new Progress(out, () -> String.format("  published %,d; %,d waiting", relay.published(),
-                     relay.backlog()))) {
+             Progress progress = new Progress(out, () -> String.format("  published %,d; %,d waiting at the last"
+                     + " count (once a second)%s", relay.published(), relay.backlog(), relay.parked() > 0
+                     ? String.format("; %,d parked (see 'outbox parked list')", relay.parked()) : ""))) {
             OutboxRelay.State last = OutboxRelay.State.RUNNING;
             long emptySince = System.nanoTime();
             while (!stop.await(200)) {

@@ -1,7 +1,7 @@
 package dev.orderless.demo;
 
 import dev.orderless.backends.EmbeddedMongo;
-import dev.orderless.backends.EmbeddedQpid;
+import dev.orderless.backends.rabbit.EmbeddedQpid;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,8 +24,10 @@ import picocli.CommandLine.Option;
     "Start the embedded MongoDB and AMQP broker, in memory, until stopped, and print the two lines that",
     "point the other commands at them:",
     "  export MONGODB_URI=mongodb://127.0.0.1:27018",
-    "  export RABBITMQ_URI=amqp://guest:guest@127.0.0.1:5673/",
-    "Use: eval \"$(java -jar demo-enrollment.jar serve --detach)\"   (or run it in another terminal)"})
+    "  export RABBITMQ_URI=amqp://guest:guest@127.0.0.1:5673/%2F",
+    "Use: eval \"$(java -jar demo-enrollment.jar serve --detach)\"   (or run it in another terminal)",
+    "If a serve already answers on both ports, --detach prints its two lines again. If it cannot start, it",
+    "prints 'false' for eval to fail on, and says why on standard error."})
 final class ServeCommand extends DemoCommand {
     static final String MONGO_LINE = "export MONGODB_URI=";
     static final String RABBIT_LINE = "export RABBITMQ_URI=";
@@ -89,7 +91,7 @@ final class ServeCommand extends DemoCommand {
     private static <T> T onPort(String option, java.util.function.Supplier<T> start) {
         try {
             return start.get();
-        } catch (dev.orderless.InvalidConfigurationException e) {
+        } catch (IllegalStateException | IllegalArgumentException e) {
             throw new dev.orderless.InvalidConfigurationException(e.getMessage() + " (" + option + ")", e);
         }
     }
@@ -98,11 +100,16 @@ final class ServeCommand extends DemoCommand {
     private int detached() throws IOException, InterruptedException {
         java.util.OptionalInt busy = java.util.stream.IntStream.of(mongoPort, amqpPort).filter(ServeCommand::inUse).findFirst();
         if (busy.isPresent()) {
-            // most likely a serve started earlier: say how to point this shell at it, and leave its log alone
-            throw new dev.orderless.InvalidConfigurationException("port " + busy.getAsInt() + " is in use. If a serve is"
-                    + " already running there, point this shell at it: export MONGODB_URI=mongodb://127.0.0.1:" + mongoPort
-                    + " RABBITMQ_URI=amqp://guest:guest@127.0.0.1:" + amqpPort + "/ ; else choose free ports with"
-                    + " --mongo-port and --amqp-port (0: any)");
+            if (aServeAnswers(mongoPort, amqpPort)) {   // most likely a serve started earlier: point this shell at it
+                cli.out.println(MONGO_LINE + "mongodb://127.0.0.1:" + mongoPort);
+                cli.out.println(RABBIT_LINE + "amqp://guest:guest@127.0.0.1:" + amqpPort + "/%2F");
+                cli.out.flush();
+                cli.err.println("serve: already running on ports " + mongoPort + " and " + amqpPort + "; pointing this"
+                        + " shell at it");
+                return 0;
+            }
+            return refuse("port " + busy.getAsInt() + " is in use by something that is not a demo serve (MongoDB and"
+                    + " AMQP do not both answer there): choose free ports with --mongo-port and --amqp-port (0: any)");
         }
         Path output = log != null ? log : Path.of(System.getProperty("java.io.tmpdir"),
                 "orderless-serve-" + ProcessHandle.current().pid() + ".log");
@@ -140,12 +147,43 @@ final class ServeCommand extends DemoCommand {
             if (child.waitFor(100, TimeUnit.MILLISECONDS)) {
                 Files.readAllLines(output, StandardCharsets.UTF_8).stream().filter(l -> l.startsWith("error:"))
                         .forEach(cli.err::println);
-                cli.err.println("serve: the background process exited with " + child.exitValue() + "; see " + output);
-                return 1;
+                return refuse("the background process exited with " + child.exitValue() + "; see " + output);
             }
         }
         child.destroy();
-        cli.err.println("serve: the embedded backends did not start within " + DETACH_SECONDS + " s; see " + output);
+        return refuse("the embedded backends did not start within " + DETACH_SECONDS + " s; see " + output);
+    }
+
+    /**
+     * Fails so that {@code eval "$(serve --detach)"} fails too: 'false' on standard output for the shell, the
+     * reason on standard error for the person.
+     */
+    private int refuse(String why) {
+        cli.out.println("false");
+        cli.out.flush();
+        cli.err.println("error: serve: " + why);
         return 1;
+    }
+
+    /** True if MongoDB answers a ping on {@code mongoPort} and an AMQP broker accepts guest on {@code amqpPort}. */
+    private static boolean aServeAnswers(int mongoPort, int amqpPort) {
+        try (com.mongodb.client.MongoClient client = com.mongodb.client.MongoClients.create(
+                com.mongodb.MongoClientSettings.builder()
+                        .applyConnectionString(new com.mongodb.ConnectionString("mongodb://127.0.0.1:" + mongoPort))
+                        .applyToClusterSettings(c -> c.serverSelectionTimeout(2, TimeUnit.SECONDS)).build())) {
+            client.getDatabase("admin").runCommand(new org.bson.Document("ping", 1));
+        } catch (RuntimeException e) {
+            return false;
+        }
+        com.rabbitmq.client.ConnectionFactory amqp = new com.rabbitmq.client.ConnectionFactory();
+        amqp.setHost("127.0.0.1");
+        amqp.setPort(amqpPort);
+        amqp.setConnectionTimeout(2000);
+        amqp.setHandshakeTimeout(2000);
+        try (com.rabbitmq.client.Connection connection = amqp.newConnection()) {
+            return connection.isOpen();
+        } catch (IOException | java.util.concurrent.TimeoutException | RuntimeException e) {
+            return false;
+        }
     }
 }

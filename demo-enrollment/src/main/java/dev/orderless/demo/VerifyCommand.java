@@ -21,7 +21,7 @@ final class VerifyCommand extends DemoCommand {
 
     @Override
     public Integer call() throws Exception {
-        DemoOptions options = connections.required(DemoOptions.ofDefaults("verify").withWait(waitSeconds), cli.env, true);
+        DemoOptions options = connections.required(DemoOptions.ofDefaults("verify").withWait(waitSeconds), cli.env);
         try (Wiring wiring = Wiring.connect(options)) {
             return new Verify(wiring, cli.out).verify();
         }

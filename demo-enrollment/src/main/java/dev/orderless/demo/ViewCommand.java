@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
     "Needs only MongoDB."})
 final class ViewCommand extends DemoCommand {
     @Mixin
-    Connections connections;
+    MongoConnections connections;
 
     @Option(names = "--segments", paramLabel = "N", description = "segments of the view, each with its own lease;"
             + " the view processes given the same N share them out (default: ${DEFAULT-VALUE})", defaultValue = "1")
@@ -27,7 +27,7 @@ final class ViewCommand extends DemoCommand {
             throw new InvalidConfigurationException("--segments must be between 1 and " + Segment.MAX + ", was "
                     + segments);
         }
-        DemoOptions options = connections.required(DemoOptions.ofDefaults("view"), cli.env, false);
+        DemoOptions options = connections.required(DemoOptions.ofDefaults("view"), cli.env);
         try (Wiring wiring = Wiring.connect(options)) {
             return ProcessCommands.view(wiring, cli.out, segments);
         }

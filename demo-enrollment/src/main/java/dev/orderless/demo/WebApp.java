@@ -26,6 +26,7 @@ public final class WebApp {
     private final int students;
     private final int classes;
     private final Random random;
+    private final java.util.concurrent.atomic.AtomicInteger taken = new java.util.concurrent.atomic.AtomicInteger();
 
     /** What the application does with one action: stamps it, or records it, and returns it. */
     @FunctionalInterface
@@ -43,7 +44,11 @@ public final class WebApp {
     }
 
     private WebApp(Action action, int students, int classes, long seed) {
-        this.taker = action;
+        this.taker = (student, at) -> {
+            Operation op = action.take(student, at);
+            taken.incrementAndGet();
+            return op;
+        };
         this.students = students;
         this.classes = classes;
         this.random = new Random(seed);
@@ -55,6 +60,11 @@ public final class WebApp {
 
     public static String course(int n) {
         return String.format("CS %03d", 100 + n);
+    }
+
+    /** How many actions were stamped (or recorded) so far: for progress lines. */
+    public int taken() {
+        return taken.get();
     }
 
     /** {@code count} stamped (or recorded) operations, in the order the users did them. */

@@ -1,5 +1,6 @@
 package dev.orderless.demo;
 
+import dev.orderless.backends.rabbit.RabbitBackends;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoException;
@@ -11,6 +12,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.TransientException;
+import dev.orderless.amqp.BrokerBlocking;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.amqp.QueueTopology;
@@ -18,7 +20,7 @@ import dev.orderless.apply.ApplierOptions;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.backends.Backends;
 import dev.orderless.backends.MongoBackend;
-import dev.orderless.backends.RabbitBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.lease.LeaseOptions;
 import dev.orderless.outbox.Outbox;
 import dev.orderless.outbox.OutboxOptions;
@@ -32,6 +34,7 @@ import dev.orderless.lease.MongoLeaseProvider;
 import dev.orderless.view.FeederOptions;
 import dev.orderless.view.ViewFeeder;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Optional;
@@ -63,6 +66,8 @@ final class Wiring implements AutoCloseable {
     final Journal journal;
     private final Optional<RabbitBackend> rabbitBackend;
     private final Optional<CachingConnectionFactory> rabbit;
+    /** One watcher per connection factory, made before its first connection: the broker says "blocked" once. */
+    private final Optional<BrokerBlocking> blocking;
 
     private Wiring(DemoOptions options, MongoBackend mongoBackend, Optional<RabbitBackend> rabbitBackend) {
         this.options = options;
@@ -91,6 +96,8 @@ final class Wiring implements AutoCloseable {
             factory.setConnectionNameStrategy(f -> "orderless-demo-" + options.command());
             return factory;
         });
+        this.blocking = rabbit.map(f -> BrokerBlocking.watch(f.getPublisherConnectionFactory(), new SimpleMeterRegistry(),
+                "publisher"));
     }
 
     /**
@@ -99,12 +106,21 @@ final class Wiring implements AutoCloseable {
      */
     static Wiring connect(DemoOptions options) {
         boolean embeddedDefaults = options.command().equals("run");
-        MongoBackend mongo = options.mongo().isPresent() ? Backends.mongo(options.mongo()) : Backends.startMongo();
+        MongoBackend mongo;
+        try {
+            mongo = options.mongo().isPresent() ? Backends.mongo(options.mongo()) : Backends.startMongo();
+        } catch (IllegalArgumentException e) {   // the test support's backends say what is wrong with the URI
+            throw new InvalidConfigurationException(e.getMessage(), e);
+        }
         Optional<RabbitBackend> rabbit = Optional.empty();
         Wiring wiring = null;
         try {
-            rabbit = options.rabbit().isPresent() ? Optional.of(Backends.rabbit(options.rabbit()))
-                    : embeddedDefaults ? Optional.of(Backends.startRabbit()) : Optional.empty();
+            try {
+                rabbit = options.rabbit().isPresent() ? Optional.of(RabbitBackends.rabbit(options.rabbit()))
+                        : embeddedDefaults ? Optional.of(RabbitBackends.startRabbit()) : Optional.empty();
+            } catch (IllegalArgumentException e) {
+                throw new InvalidConfigurationException(e.getMessage(), e);
+            }
             wiring = new Wiring(options, mongo, rabbit);
             wiring.checkReachable();
             return wiring;
@@ -136,6 +152,11 @@ final class Wiring implements AutoCloseable {
             } catch (IllegalArgumentException e) {
                 throw unusable(rabbitBackend.orElseThrow());
             } catch (AmqpException e) {
+                java.util.Optional<String> refused = dev.orderless.amqp.internal.BrokerRefusals.configurationProblem(e);
+                if (refused.isPresent()) {   // the broker answered: waiting will not help, the URI must change
+                    throw new InvalidConfigurationException("RabbitMQ at " + Uris.redacted(rabbitBackend.orElseThrow()
+                            .uri().toString()) + ": " + refused.get() + " (--rabbit or RABBITMQ_URI)", e);
+                }
                 Throwable cause = e;
                 while (cause.getCause() != null && cause.getCause() != cause) {
                     cause = cause.getCause();
@@ -159,6 +180,11 @@ final class Wiring implements AutoCloseable {
     CachingConnectionFactory rabbit() {
         return rabbit.orElseThrow(() -> new InvalidConfigurationException("'" + options.command()
                 + "' was started without an AMQP broker"));
+    }
+
+    /** A publisher to the work queue on the publisher connection, told of a broker block by the shared watcher. */
+    ConfirmingPublisher publisher(PublisherOptions publisherOptions) {
+        return ConfirmingPublisher.toQueue(rabbit(), options.queue(), publisherOptions, blocking.orElseThrow());
     }
 
     QueueTopology.Declared declareQueues() {
@@ -196,8 +222,7 @@ final class Wiring implements AutoCloseable {
      * itself retries, with back-off, for as long as the broker is away.
      */
     OutboxRelay startRelay(MeterRegistry meters, int batch, Duration claimTtl) {
-        ConfirmingPublisher publisher = ConfirmingPublisher.toQueue(rabbit(), options.queue(),
-                PublisherOptions.ofDefaults().withMaxAttempts(2).withMeters(meters));
+        ConfirmingPublisher publisher = publisher(PublisherOptions.ofDefaults().withMaxAttempts(2).withMeters(meters));
         return OutboxRelay.start(outboxEntries(), publisher, RelayOptions.ofDefaults().withBatch(batch)
                 .withClaimTtl(claimTtl).withBackoff(Duration.ofMillis(100), Duration.ofSeconds(2))
                 .withOwner("relay " + ManagementFactory.getRuntimeMXBean().getName()).withMeters(meters));
@@ -214,14 +239,30 @@ final class Wiring implements AutoCloseable {
                 .start();
     }
 
+    private static void abort(org.springframework.amqp.rabbit.connection.ConnectionFactory factory) {
+        try {
+            factory.createConnection().getDelegate().abort(1000);
+        } catch (RuntimeException e) {
+            // already gone: nothing to wait for
+        }
+    }
+
     String describe() {
         return "MongoDB: " + mongoBackend.description() + ", database '" + options.database() + "'"
                 + rabbitBackend.map(r -> "\nAMQP:    " + r.description() + ", queue '" + options.queue()
                 + "' (dead letters: '" + options.deadLetterQueue() + "')").orElse("");
     }
 
+    /**
+     * Closes everything. A connection the broker blocks (a resource alarm) is aborted first: closing it
+     * politely would wait for a broker that reads nothing from it until its heartbeat gives up (a minute).
+     */
     @Override
     public void close() {
+        if (blocking.flatMap(BrokerBlocking::reason).isPresent()) {
+            rabbit.ifPresent(f -> abort(f.getPublisherConnectionFactory()));
+        }
+        blocking.ifPresent(BrokerBlocking::close);
         rabbit.ifPresent(CachingConnectionFactory::destroy);
         client.close();
         rabbitBackend.ifPresent(RabbitBackend::close);

@@ -8,10 +8,10 @@ import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.Outcome;
 import dev.orderless.backends.MongoBackend;
-import dev.orderless.backends.RabbitBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.publish.StampingPublisher;
 import dev.orderless.testing.MongoExtension;
-import dev.orderless.testing.RabbitExtension;
+import dev.orderless.testing.rabbit.RabbitExtension;
 import dev.orderless.view.ViewFeeder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -29,13 +29,15 @@ import org.bson.BsonString;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 
 /** README.md's examples: they run, they do what the README says, and the README quotes them verbatim. */
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
 class ReadmeExamplesTest {
     private static final Path SOURCE = Path.of("src/test/java/com/example/enrollment/ReadmeExamples.java");
-    private static final Path README = Path.of("../README.md");
+    private static final Path GUIDE = Path.of("../docs/guide/apply.md");
+    private static final Path WIRING = Path.of("../docs/guide/wiring.md");
     private static final Pattern REGION = Pattern.compile("// tag::([a-z-]+)\\[]\\n(.*?)\\n\\s*// end::\\1\\[]",
             Pattern.DOTALL);
 
@@ -72,16 +74,30 @@ class ReadmeExamplesTest {
     }
 
     @Test
-    void the_readme_quotes_every_tagged_example_verbatim() throws IOException {
-        String readme = Files.readString(README, StandardCharsets.UTF_8);
+    void the_guides_quote_every_tagged_example_verbatim() throws IOException {
+        String readme = Files.readString(GUIDE, StandardCharsets.UTF_8) + Files.readString(WIRING, StandardCharsets.UTF_8);
         List<String> tags = new ArrayList<>();
         Matcher region = REGION.matcher(Files.readString(SOURCE, StandardCharsets.UTF_8));
         while (region.find()) {
             tags.add(region.group(1));
-            assertThat(readme).as("README.md quotes the region '%s' of %s exactly (change both together)",
+            assertThat(readme).as("the guides quote the region '%s' of %s exactly (change both together)",
                     region.group(1), SOURCE).contains("```java\n" + region.group(2).stripIndent() + "\n```");
         }
         assertThat(tags).containsExactly("imports", "connect", "schema", "apply", "producer", "consumer", "view");
+    }
+
+    @Test
+    void the_outbox_example_records_and_its_relay_publishes(MongoDatabase db, ConnectionFactory cf) throws Exception {
+        String queue = RabbitExtension.uniqueQueue("readme-outbox");
+        new RabbitAdmin(cf).declareQueue(new org.springframework.amqp.core.Queue(queue, true, false, false));
+        try (var relay = OutboxExamples.recordThenRelay(db, dev.orderless.stamp.HybridLogicalClock.create(1),
+                dev.orderless.publish.ConfirmingPublisher.toQueue(cf, queue,
+                        dev.orderless.publish.PublisherOptions.ofDefaults()))) {
+            Awaitility.await("published").atMost(Duration.ofSeconds(30))
+                    .until(() -> new RabbitAdmin(cf).getQueueInfo(queue).getMessageCount() == 1);
+        } finally {
+            new RabbitAdmin(cf).deleteQueue(queue);
+        }
     }
 
     private static int rosterSize(MongoDatabase db) {

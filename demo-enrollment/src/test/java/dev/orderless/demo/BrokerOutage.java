@@ -1,6 +1,6 @@
 package dev.orderless.demo;
 
-import dev.orderless.backends.RabbitBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.testing.TcpProxy;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -30,22 +30,10 @@ abstract class BrokerOutage implements AutoCloseable {
 
     abstract String description();
 
+    /** Stops the broker itself where rabbitmqctl controls exactly that broker; else cuts a proxy to it. */
     static BrokerOutage of(RabbitBackend rabbit) {
-        String host = rabbit.uri().getHost();
-        boolean local = "localhost".equals(host) || "127.0.0.1".equals(host);
-        if (rabbit.kind() == RabbitBackend.Kind.EXTERNAL && local && rabbitmqctlWorks()) {
-            return new Stopped(rabbit.uri());
-        }
-        return new Cut(rabbit.uri());
-    }
-
-    private static boolean rabbitmqctlWorks() {
-        try {
-            run("rabbitmqctl", "status");
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
+        return dev.orderless.testing.rabbit.LocalRabbitMq.unusable(rabbit).isEmpty() ? new Stopped(rabbit.uri())
+                : new Cut(rabbit.uri());
     }
 
     static String run(String... command) throws IOException {

@@ -2,8 +2,8 @@ package dev.orderless.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.orderless.backends.RabbitBackend;
-import dev.orderless.testing.RabbitExtension;
+import dev.orderless.backends.rabbit.RabbitBackend;
+import dev.orderless.testing.rabbit.RabbitExtension;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +15,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /** The demo's command line as a newcomer meets it: help, bad values, no backends, unreachable backends. */
 class CliTest {
     private static final List<String> COMMANDS = List.of("run", "consume", "view", "publish", "serve", "verify",
-            "dead-letters");
+            "dead-letters", "outbox");
 
     @Test
     void help_on_the_jar_names_every_command_and_exits_0() {
@@ -96,6 +96,49 @@ class CliTest {
         assertThat(run.lines()).hasSizeLessThanOrEqualTo(8)
                 .anyMatch(l -> l.startsWith("error: RabbitMQ at " + Uris.redacted(rabbit)));
         assertThat(run.hasStackTrace()).isFalse();
+    }
+
+    @Test
+    void a_misspelt_option_is_answered_with_the_one_meant() {
+        assertOneLineError(CliRun.of(Map.of(), "run", "--opps", "10"), "did you mean --ops?");
+    }
+
+    @Test
+    void a_dead_letter_kind_that_does_not_exist_is_refused_naming_the_kinds_and_a_grace_reads_as_people_write_it() {
+        Map<String, String> env = Map.of("MONGODB_URI", "mongodb://127.0.0.1:1", "RABBITMQ_URI", "amqp://127.0.0.1:1");
+        assertOneLineError(CliRun.of(env, "dead-letters", "replay", "--kind", "nonsense"),
+                "unknown kind 'nonsense': one of [bad_input, beyond_horizon, held_too_long, no_progress, oversized,"
+                        + " too_large, unknown, unknown_field]");
+        assertOneLineError(CliRun.of(env, "dead-letters", "replay", "--grace", "1x"),
+                "'1x' is not a duration: write 7d, 12h, 30m, 45s, or ISO-8601");
+        assertThat(new Durations().convert("1d")).isEqualTo(java.time.Duration.ofDays(1));
+        assertThat(new Durations().convert("90m")).isEqualTo(java.time.Duration.ofMinutes(90));
+        assertThat(new Durations().convert("PT2H")).isEqualTo(java.time.Duration.ofHours(2));
+    }
+
+    @Test
+    void the_commands_that_need_only_mongodb_offer_no_broker_options() {
+        for (String command : List.of("view", "outbox")) {
+            assertThat(CliRun.of(Map.of(), command, "--help").out()).as(command).contains("--mongo=URI")
+                    .doesNotContain("--rabbit").contains("Needs only MongoDB");
+        }
+    }
+
+    @Test
+    @ExtendWith({RabbitExtension.class, dev.orderless.testing.MongoExtension.class})
+    void a_wrong_password_or_virtual_host_is_named_as_such_not_as_unreachable(RabbitBackend rabbit,
+                                                                               dev.orderless.backends.MongoBackend mongo) {
+        java.net.URI real = rabbit.uri();
+        String base = "amqp://" + real.getRawUserInfo().split(":")[0] + ":%s@" + real.getHost() + ":" + real.getPort();
+        Map<String, String> env = Map.of("MONGODB_URI", mongo.connectionString());
+
+        CliRun password = CliRun.of(env, "consume", "--rabbit", String.format(base, "wrong") + real.getRawPath());
+        assertOneLineError(password, "refused the login");
+        assertThat(password.err()).contains("check the user name and password").doesNotContain("wrong@");
+        CliRun vhost = CliRun.of(env, "consume", "--rabbit", String.format(base, real.getRawUserInfo().split(":")[1])
+                + "/no-such-vhost");
+        assertOneLineError(vhost, "refused the virtual host");
+        assertThat(vhost.err()).contains("%2F");
     }
 
     @Test

@@ -7,14 +7,14 @@ import dev.orderless.amqp.QueueTopology;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.Operation;
 import dev.orderless.backends.MongoBackend;
-import dev.orderless.backends.RabbitBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.message.Envelope;
 import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.publish.ConfirmingPublisher;
 import dev.orderless.publish.PublisherOptions;
 import dev.orderless.stamp.MongoCounterStamper;
 import dev.orderless.testing.MongoExtension;
-import dev.orderless.testing.RabbitExtension;
+import dev.orderless.testing.rabbit.RabbitExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

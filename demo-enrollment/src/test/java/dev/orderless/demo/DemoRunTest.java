@@ -3,9 +3,9 @@ package dev.orderless.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.orderless.backends.MongoBackend;
-import dev.orderless.backends.RabbitBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.testing.MongoExtension;
-import dev.orderless.testing.RabbitExtension;
+import dev.orderless.testing.rabbit.RabbitExtension;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoClient;
 import dev.orderless.backends.MongoBackend;
-import dev.orderless.backends.RabbitBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.testing.MongoExtension;
-import dev.orderless.testing.RabbitExtension;
+import dev.orderless.testing.rabbit.RabbitExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,7 +82,7 @@ class OutboxFlowTest {
         List<String> place = place(mongo, rabbit.uri().toString(), database, queue);
         MongoCollection<BsonDocument> outbox = client.getDatabase(database)
                 .getCollection(Enrollment.OUTBOX, BsonDocument.class);
-        CliRun recorded = CliRun.of(Map.of(), args("publish", place, "--outbox", "--ops", "5000"));
+        CliRun recorded = CliRun.of(Map.of(), args("publish", place, "--outbox", "--ops", "2500"));
         assertThat(recorded.exit()).as(recorded.err()).isZero();
 
         Process victim = DemoProcess.start(Map.of(), logs.resolve("victim.log"),
@@ -91,11 +91,11 @@ class OutboxFlowTest {
                 args("relay", place, "--batch", "50", "--claim-ttl", "3", "--exit-when-empty", "3"));
         try {
             Awaitility.await("draining").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10))
-                    .until(() -> outbox.countDocuments() < 5000);
+                    .until(() -> outbox.countDocuments() < 2500);
             victim.destroyForcibly();   // SIGKILL: its claims stay until they expire
             assertThat(victim.waitFor(30, TimeUnit.SECONDS)).isTrue();
             long left = outbox.countDocuments();
-            System.out.printf("[outbox] killed one of two relays with %d of 5000 entries left%n", left);
+            System.out.printf("[outbox] killed one of two relays with %d of 2500 entries left%n", left);
             assertThat(left).as("killed mid-drain").isPositive();
 
             assertThat(survivor.waitFor(3, TimeUnit.MINUTES)).as("the survivor drains and exits").isTrue();

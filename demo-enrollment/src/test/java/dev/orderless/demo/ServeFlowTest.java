@@ -34,11 +34,21 @@ class ServeFlowTest {
         try {
             Map<String, String> env = exports(serve);
             assertThat(env).containsOnlyKeys("MONGODB_URI", "RABBITMQ_URI");
+            assertThat(env.get("RABBITMQ_URI")).as("RabbitMQ's default virtual host, written as RabbitMQ reads it")
+                    .endsWith("/%2F");
+            // a second serve --detach on the same ports finds the first and points the shell at it
+            java.net.URI mongoUri = java.net.URI.create(env.get("MONGODB_URI"));
+            java.net.URI amqpUri = java.net.URI.create(env.get("RABBITMQ_URI"));
+            CliRun again = CliRun.of(Map.of(), "serve", "--detach", "--mongo-port", String.valueOf(mongoUri.getPort()),
+                    "--amqp-port", String.valueOf(amqpUri.getPort()));
+            assertThat(again.exit()).as(again.err()).isZero();
+            assertThat(again.out().lines()).containsExactly("export MONGODB_URI=" + env.get("MONGODB_URI"),
+                    "export RABBITMQ_URI=" + env.get("RABBITMQ_URI"));
 
-            CliRun publish = CliRun.of(env, "publish", "--ops", "3000", "--shuffle", "--duplicate-rate", "0.2",
+            CliRun publish = CliRun.of(env, "publish", "--ops", "2000", "--shuffle", "--duplicate-rate", "0.2",
                     "--poison", "5", "--seed", String.valueOf(Long.getLong("orderless.seed", System.nanoTime())));
             assertThat(publish.exit()).as(publish.err()).isZero();
-            assertThat(publish.out()).contains("PUBLISHED", "actions=3000", "poison=5");
+            assertThat(publish.out()).contains("PUBLISHED", "actions=2000", "poison=5");
 
             for (int i = 1; i <= 2; i++) {
                 consumers.add(DemoProcess.start(env, logs.resolve("consume-" + i + ".log"), "consume", "--consumers", "2",
