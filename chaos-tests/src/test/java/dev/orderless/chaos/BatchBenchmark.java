@@ -1,5 +1,6 @@
 package dev.orderless.chaos;
 
+import dev.orderless.backends.rabbit.RabbitBackends;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
@@ -10,7 +11,7 @@ import com.mongodb.event.CommandStartedEvent;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.backends.Backends;
 import dev.orderless.backends.MongoBackend;
-import dev.orderless.backends.RabbitBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.testing.TcpProxy;
 import dev.orderless.view.FeederOptions;
 import java.time.Duration;
@@ -40,7 +41,7 @@ class BatchBenchmark {
 
     @Test
     void run() throws Exception {
-        try (MongoBackend mongo = Backends.mongo(); RabbitBackend rabbit = Backends.rabbit()) {
+        try (MongoBackend mongo = Backends.mongo(); RabbitBackend rabbit = RabbitBackends.rabbit()) {
             String bench = measure(mongo, rabbit, text -> System.out.println("[bench] " + text));
             System.out.println(bench);
         }

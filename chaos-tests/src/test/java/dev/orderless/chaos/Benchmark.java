@@ -1,5 +1,6 @@
 package dev.orderless.chaos;
 
+import dev.orderless.backends.rabbit.RabbitBackends;
 import static com.mongodb.client.model.Filters.eq;
 
 import com.mongodb.ConnectionString;
@@ -16,7 +17,7 @@ import dev.orderless.apply.Operation;
 import dev.orderless.apply.TombstoneCompactor;
 import dev.orderless.backends.Backends;
 import dev.orderless.backends.MongoBackend;
-import dev.orderless.backends.RabbitBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.demo.Enrollment;
 import dev.orderless.message.Envelope;
 import dev.orderless.publish.ConfirmingPublisher;
@@ -55,7 +56,7 @@ class Benchmark {
 
     @Test
     void run() throws Exception {
-        try (MongoBackend mongo = Backends.mongo(); RabbitBackend rabbit = Backends.rabbit();
+        try (MongoBackend mongo = Backends.mongo(); RabbitBackend rabbit = RabbitBackends.rabbit();
              MongoClient direct = mongo.newClient()) {
             String[] target = new ConnectionString(mongo.connectionString()).getHosts().get(0).split(":");
             try (TcpProxy proxy = TcpProxy.start(target[0], target.length > 1 ? Integer.parseInt(target[1]) : 27017);

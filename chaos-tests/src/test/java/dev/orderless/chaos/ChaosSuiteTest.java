@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.apply.Operation;
 import dev.orderless.backends.MongoBackend;
-import dev.orderless.backends.RabbitBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.demo.ClassRosterProjection;
 
 import dev.orderless.demo.ConsumeProcess;
 import dev.orderless.testing.MongoExtension;
-import dev.orderless.testing.RabbitExtension;
+import dev.orderless.testing.rabbit.RabbitExtension;
 import dev.orderless.view.ViewFeeder;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,7 +44,7 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ChaosSuiteTest {
     private static final long SEED = Long.getLong("orderless.seed", System.nanoTime());
-    private static final int OPS = 2500;
+    private static final int OPS = 2000;   // 12 scenarios: 24,000 operations, within the CI budget
     private static final List<String> SUMMARY = Collections.synchronizedList(new ArrayList<>());
     private static final long[] TOTAL_OPS = new long[1];
 
@@ -155,22 +155,27 @@ class ChaosSuiteTest {
     @Order(7)
     void view_feeder_paused_past_its_lease(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
         scenario("feeder paused past lease", 7, m, r, cf, db, (rig, ops) -> {
+            // both feeders share the pausing projection: whichever is active when the pause is asked for pauses
+            // (a stalled renewal may have handed the lease from a to b before that; the scenario is the same)
             PausingProjection pausing = new PausingProjection();
             rig.startConsumer(2);
             rig.startConsumer(2);
             ViewFeeder a = rig.startFeeder("feeder-a", pausing);
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> a.state() == ViewFeeder.State.ACTIVE);
-            ViewFeeder b = rig.startFeeder("feeder-b");
+            ViewFeeder b = rig.startFeeder("feeder-b", pausing);
             int messages = rig.publish(ops, true, 0.1, 0);
             progress(rig, messages, 0.2);
             pausing.pauseNext();
             assertThat(pausing.paused.await(30, TimeUnit.SECONDS)).isTrue();
-            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> b.state() == ViewFeeder.State.ACTIVE);
+            // the paused one still believes it is active; the other takes the lease once it passes
+            Awaitility.await().atMost(Duration.ofSeconds(30))
+                    .until(() -> a.state() == ViewFeeder.State.ACTIVE && b.state() == ViewFeeder.State.ACTIVE);
             progress(rig, messages, 0.8);
             pausing.wake.countDown();
             assertThat(pausing.resumed.await(30, TimeUnit.SECONDS)).isTrue();
-            if (ChaosRig.SEGMENTS == 1) {   // it wakes to find its lease gone; with segments, a feeds others still
-                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> a.state() == ViewFeeder.State.STANDBY);
+            if (ChaosRig.SEGMENTS == 1) {   // it wakes to find its lease gone; with segments, it feeds others still
+                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() ->
+                        (a.state() == ViewFeeder.State.STANDBY) != (b.state() == ViewFeeder.State.STANDBY));
             }
             return "active feeder paused until its lease passed";
         });

@@ -1,6 +1,6 @@
 package dev.orderless.chaos;
 
-import dev.orderless.backends.RabbitBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -31,20 +31,7 @@ final class DiskAlarm implements AutoCloseable {
      * its {@code rabbitmqctl} (the embedded Qpid broker has no resource alarms).
      */
     static Optional<String> unavailable(RabbitBackend rabbit) {
-        if (rabbit.kind() != RabbitBackend.Kind.EXTERNAL) {
-            return Optional.of("the " + rabbit.kind().name().toLowerCase() + " broker's alarms cannot be raised from"
-                    + " here (embedded Qpid has none); set RABBITMQ_URI to a local RabbitMQ");
-        }
-        String host = rabbit.uri().getHost();
-        if (!"localhost".equals(host) && !"127.0.0.1".equals(host)) {
-            return Optional.of("RabbitMQ at " + host + " is not on this machine, so rabbitmqctl cannot reach it");
-        }
-        try {
-            run("rabbitmqctl", "eval", "rabbit_disk_monitor:get_disk_free_limit().");
-            return Optional.empty();
-        } catch (IOException | RuntimeException e) {
-            return Optional.of("rabbitmqctl does not work here: " + e.getMessage());
-        }
+        return dev.orderless.testing.rabbit.LocalRabbitMq.unusable(rabbit);   // never the alarm of a broker not under test
     }
 
     /** Raises the alarm and waits (bounded) until the broker reports it. */

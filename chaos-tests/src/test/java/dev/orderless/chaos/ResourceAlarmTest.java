@@ -13,17 +13,20 @@ import dev.orderless.amqp.QueueTopology;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
-import dev.orderless.backends.RabbitBackend;
+import dev.orderless.backends.MongoBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
+import dev.orderless.demo.DemoCli;
 import dev.orderless.demo.Poison;
 import dev.orderless.publish.BrokerBlockedException;
 import dev.orderless.publish.ConfirmingPublisher;
 import dev.orderless.publish.PublisherOptions;
 import dev.orderless.testing.MongoExtension;
-import dev.orderless.testing.RabbitExtension;
+import dev.orderless.testing.rabbit.RabbitExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -49,7 +52,7 @@ class ResourceAlarmTest {
 
     @Test
     void consumers_drain_and_publishers_fail_fast_while_rabbitmq_blocks_publishers(
-            RabbitBackend rabbit, ConnectionFactory cf, MongoDatabase db) throws Exception {
+            RabbitBackend rabbit, ConnectionFactory cf, MongoDatabase db, MongoBackend mongo) throws Exception {
         Optional<String> unavailable = DiskAlarm.unavailable(rabbit);
         unavailable.ifPresent(why -> System.out.println("[alarm] skipped: " + why));
         assumeTrue(unavailable.isEmpty(), () -> unavailable.orElse(""));
@@ -75,6 +78,11 @@ class ResourceAlarmTest {
              OperationConsumer consumer = OperationConsumer.builder(cf, GuardedApplier.create(entities, SCHEMA))
                      .options(ConsumerOptions.ofDefaults(queue).withConsumers(2).withPrefetch(50)).meters(meters)
                      .brokerBlocking(blocking).start()) {
+            // meanwhile, the demo's publish (a process of its own) fails within its confirm timeout and exits while
+            // the broker still blocks (closing a blocked connection politely would wait a minute for the broker)
+            CompletableFuture<DemoCli> demo = CompletableFuture.supplyAsync(() -> DemoCli.run(Map.of(
+                    "MONGODB_URI", mongo.connectionString(), "RABBITMQ_URI", rabbit.uri().toString()),
+                    "publish", "--ops", "50", "--queue", queue + "-demo", "--database", db.getName() + "_demo"));
             Awaitility.await("every good message applied and acked during the alarm").atMost(Duration.ofMinutes(1))
                     .pollInterval(Duration.ofMillis(100))
                     .until(() -> counted(meters, "orderless.consume.outcomes") == GOOD && messages(cf, queue) == 0);
@@ -90,6 +98,10 @@ class ResourceAlarmTest {
                     .hasMessageContaining("broker is blocking publishers");
             publishFailedAfterMillis = Duration.ofNanos(System.nanoTime() - started).toMillis();
             publishFailure = publish.handle((ok, e) -> e.getCause().getMessage()).get();
+
+            DemoCli demoRun = demo.get(40, TimeUnit.SECONDS);
+            assertThat(demoRun.exit()).as(demoRun.err()).isEqualTo(1);
+            assertThat(demoRun.err()).contains("error: broker is blocking publishers: low on disk");
             parked = gauge(meters, "orderless.consume.dead_letters.parked");
             assertThat(parked).as("dead letters parked, the rest sent just before the block").isPositive();
 
@@ -100,6 +112,8 @@ class ResourceAlarmTest {
                             && messages(cf, queue) == 0 && messages(cf, queue + ".dlq") == POISON);
         }
         blocking.close();
+        new RabbitAdmin(cf).deleteQueue(queue + "-demo");
+        new RabbitAdmin(cf).deleteQueue(queue + "-demo.dlq");
         long dlq = messages(cf, queue + ".dlq");
         double blockedSeconds = meters.get("orderless.amqp.blocked.seconds").tag("role", "publisher").functionCounter().count();
         System.out.printf("[alarm] disk alarm on %s: %d good applied and acked during it, %.0f of %d dead letters parked;"
