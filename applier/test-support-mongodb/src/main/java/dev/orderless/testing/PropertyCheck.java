@@ -14,8 +14,7 @@ import java.util.function.Function;
  * <p>The seed comes from the system property {@code orderless.seed} when set (to replay a failure),
  * else it is drawn at random; it is printed either way.
  *
- * <p>Written here rather than taken from jqwik: jqwik 1.10+ carries a usage clause against AI coding
- * agents, and this project is developed with them.
+ * <p>Written here rather than taken from jqwik: from 1.10 jqwik's licence carries a usage clause.
  *
  * @param <T> one element of a generated input list
  */
