@@ -1,6 +1,7 @@
 package dev.orderless.amqp;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.backends.rabbit.RabbitBackend;
@@ -30,6 +31,9 @@ class BrokerRefusalsTest {
 
     @Test
     void an_unknown_virtual_host_fails_the_declaration_saying_how_a_uri_names_one(RabbitBackend rabbit) {
+        // RabbitMQ closes the connection with NOT_ALLOWED; the embedded Qpid answers otherwise (an IOException
+        // without that close), and the %2F advice is about RabbitMQ's default virtual host anyway
+        assumeTrue(rabbit.isRabbitMq(), "RabbitMQ's answer to an unknown virtual host; the embedded broker has none");
         String[] user = rabbit.uri().getUserInfo().split(":", 2);
         CachingConnectionFactory cf = factory(rabbit, user[0], user[1], "no-such-vhost");
         try {
