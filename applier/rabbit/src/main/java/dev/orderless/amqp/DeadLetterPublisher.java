@@ -52,7 +52,7 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterPublisher.class);
     private static final Duration FAILURE_PAUSE = Duration.ofSeconds(1);
     /** Dead letters held now, while the broker blocks publishers. */
-    static final String HELD_GAUGE = "orderless.consume.dead_letters.parked";
+    static final String HELD_GAUGE = "orderless.consume.dead_letters.held";
 
     private final ConnectionFactory factory;
     private final String queue;
