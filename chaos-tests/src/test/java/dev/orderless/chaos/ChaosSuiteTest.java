@@ -236,7 +236,7 @@ class ChaosSuiteTest {
             standardConsumersAndFeeders(rig);
             progress(rig, messages, 0.2);
             try (DiskAlarm alarm = DiskAlarm.raise()) {
-                // publishing is blocked for everyone; consuming must go on, poison parked unacked
+                // publishing is blocked for everyone; consuming must go on, poison held unacked
                 progress(rig, messages, 0.9);
             }
             return "disk alarm raised mid-drain, 90% drained in it, 20 poison";

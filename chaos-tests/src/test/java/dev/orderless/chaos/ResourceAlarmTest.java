@@ -40,7 +40,7 @@ import org.springframework.amqp.rabbit.core.RabbitAdmin;
 
 /**
  * RabbitMQ blocks publishers (a disk alarm, raised for real with rabbitmqctl): consumers keep applying
- * and acking, dead letters are parked rather than sent into the block, a publisher fails within its
+ * and acking, dead letters are held rather than sent into the block, a publisher fails within its
  * confirm timeout with a specific exception, and after the alarm every poison message is in the
  * dead-letter queue exactly once. Runs only against a real RabbitMQ on this machine.
  */
@@ -73,7 +73,7 @@ class ResourceAlarmTest {
 
         long publishFailedAfterMillis;
         String publishFailure;
-        double parked;
+        double held;
         try (DiskAlarm alarm = DiskAlarm.raise();
              OperationConsumer consumer = OperationConsumer.builder(cf, GuardedApplier.create(entities, SCHEMA))
                      .options(ConsumerOptions.ofDefaults(queue).withConsumers(2).withPrefetch(50)).meters(meters)
@@ -105,11 +105,11 @@ class ResourceAlarmTest {
                     Duration.ofNanos(System.nanoTime() - demoStarted).toMillis(), demoRun.err().strip());
             assertThat(demoRun.exit()).as(demoRun.err()).isEqualTo(1);
             assertThat(demoRun.err()).contains("error: broker is blocking publishers: low on disk");
-            parked = gauge(meters, "orderless.consume.dead_letters.parked");
-            assertThat(parked).as("dead letters parked, the rest sent just before the block").isPositive();
+            held = gauge(meters, "orderless.consume.dead_letters.held");
+            assertThat(held).as("dead letters held, the rest sent just before the block").isPositive();
 
             alarm.close();
-            Awaitility.await("the parked dead letters sent once the alarm cleared").atMost(Duration.ofMinutes(1))
+            Awaitility.await("the held dead letters sent once the alarm cleared").atMost(Duration.ofMinutes(1))
                     .pollInterval(Duration.ofMillis(100))
                     .until(() -> counted(meters, "orderless.consume.dead_lettered") == POISON
                             && messages(cf, queue) == 0 && messages(cf, queue + ".dlq") == POISON);
@@ -119,9 +119,9 @@ class ResourceAlarmTest {
         new RabbitAdmin(cf).deleteQueue(queue + "-demo.dlq");
         long dlq = messages(cf, queue + ".dlq");
         double blockedSeconds = meters.get("orderless.amqp.blocked.seconds").tag("role", "publisher").functionCounter().count();
-        System.out.printf("[alarm] disk alarm on %s: %d good applied and acked during it, %.0f of %d dead letters parked;"
+        System.out.printf("[alarm] disk alarm on %s: %d good applied and acked during it, %.0f of %d dead letters held;"
                 + " a publish failed after %d ms (confirm timeout %d ms): %s; publisher blocked %.1f s;"
-                + " DLQ after: %d for %d poison%n", rabbit.description(), GOOD, parked, POISON, publishFailedAfterMillis,
+                + " DLQ after: %d for %d poison%n", rabbit.description(), GOOD, held, POISON, publishFailedAfterMillis,
                 fast.confirmTimeout().toMillis(), publishFailure.lines().findFirst().orElse(""), blockedSeconds, dlq, POISON);
         assertThat(dlq).as("each poison message once, no good message").isEqualTo(POISON);
         assertThat(entities.countDocuments()).isGreaterThanOrEqualTo(GOOD);

@@ -7,10 +7,8 @@ import com.mongodb.client.MongoDatabase;
 import dev.orderless.testing.MongoExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.util.Optional;
 import org.awaitility.Awaitility;
 import org.bson.BsonDocument;
-import org.bson.BsonTimestamp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -102,18 +100,6 @@ class SourceChangesTest {
             f.awaitViewMatchesSource();
             assertThat(f.view()).containsOnlyKeys("CS 101", "MA 201");
         }
-    }
-
-    @Test
-    void oplog_start_replays_only_from_the_last_committed_change_and_only_while_the_oplog_reaches_it() {
-        BsonTimestamp committed = new BsonTimestamp(1_700_000_000, 5);
-
-        assertThat(OplogReach.startAt("v", Optional.of(committed), () -> new BsonTimestamp(1_699_000_000, 1)))
-                .contains(committed);
-        assertThat(OplogReach.startAt("v", Optional.of(committed), () -> new BsonTimestamp(1_700_000_001, 1)))
-                .as("the oplog lost what lies between: a gap").isEmpty();
-        assertThat(OplogReach.startAt("v", Optional.empty(), () -> new BsonTimestamp(1, 1)))
-                .as("no committed change: only a scan sees documents older than the oplog").isEmpty();
     }
 
     /** A feeder past its bootstrap, so that the writes after this are change events it commits positions for. */

@@ -161,16 +161,6 @@ class ViewFeederTest {
         }
     }
 
-    @Test
-    void a_history_lost_error_is_told_apart_from_other_failures() {
-        assertThat(FeederTerm.historyLost(new com.mongodb.MongoCommandException(
-                new BsonDocument("code", new org.bson.BsonInt32(286)).append("errmsg", new org.bson.BsonString("lost")),
-                new com.mongodb.ServerAddress()))).isTrue();
-        assertThat(FeederTerm.historyLost(new com.mongodb.MongoCommandException(
-                new BsonDocument("code", new org.bson.BsonInt32(11000)).append("errmsg", new org.bson.BsonString("dup")),
-                new com.mongodb.ServerAddress()))).isFalse();
-    }
-
     static void await(CountDownLatch latch) {
         try {
             latch.await(60, TimeUnit.SECONDS);

@@ -159,7 +159,7 @@ public final class BrokerBlocking implements AutoCloseable {
             reason = why == null || why.isBlank() ? "no reason given" : why;
             blockedSinceNanos = System.nanoTime();
         }
-        log.warn("RabbitMQ is blocking the {} connection: {}; publishes wait (bounded) or are parked until it"
+        log.warn("RabbitMQ is blocking the {} connection: {}; publishes wait (bounded) or are held until it"
                 + " clears", role, why);
     }
 

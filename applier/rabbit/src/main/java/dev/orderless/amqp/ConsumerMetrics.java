@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       dead-letter publish that failed);
  *   <li>{@code orderless.consume.holding{queue}} (a gauge): messages held now, retried after a failure.
  * </ul>
- * Registered elsewhere: {@code orderless.consume.dead_letters.parked{queue}} ({@link DeadLetterPublisher})
+ * Registered elsewhere: {@code orderless.consume.dead_letters.held{queue}} ({@link DeadLetterPublisher})
  * and {@code orderless.amqp.blocked.*} ({@link BrokerBlocking}).
  */
 final class ConsumerMetrics {

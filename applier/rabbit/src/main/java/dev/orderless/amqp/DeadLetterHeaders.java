@@ -1,9 +1,11 @@
 package dev.orderless.amqp;
 
 import com.rabbitmq.client.AMQP;
+import dev.orderless.amqp.internal.AmqpEncoding;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 
@@ -40,6 +42,30 @@ final class DeadLetterHeaders {
     static final int MAX_REASON = 200;
 
     private DeadLetterHeaders() {
+    }
+
+    /**
+     * The properties of the letter for {@code message}, cut to what can be sent on a connection with
+     * {@code frameMax} (checked before they touch a channel, see {@link AmqpEncoding}):
+     * <ol>
+     *   <li>the original's properties and headers, with orderless's added ({@link #properties});
+     *   <li>if those cannot be sent, only orderless's headers and the letter's history
+     *       ({@link #minimal} keeping it), the reason saying what was dropped;
+     *   <li>if even those cannot be sent (the history was the trouble), orderless's headers alone.
+     * </ol>
+     * A letter that cannot be sent would come back as its original, again and again.
+     */
+    static AMQP.BasicProperties sendable(Message message, String queue, String reason, String id, int frameMax) {
+        AMQP.BasicProperties properties = properties(message, queue, reason, id);
+        Optional<String> unsendable = AmqpEncoding.unsendable(properties, message.getBody().length, frameMax);
+        if (unsendable.isPresent()) {
+            String why = reason + "; its original properties were dropped: " + unsendable.get();
+            properties = minimal(message, queue, why, id, true);
+            if (AmqpEncoding.unsendable(properties, message.getBody().length, frameMax).isPresent()) {
+                properties = minimal(message, queue, why, id, false);   // the history was the trouble
+            }
+        }
+        return properties;
     }
 
     static AMQP.BasicProperties properties(Message message, String queue, String reason, String id) {

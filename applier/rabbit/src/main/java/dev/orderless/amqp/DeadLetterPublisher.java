@@ -1,24 +1,20 @@
 package dev.orderless.amqp;
 
 import com.rabbitmq.client.AMQP;
-import dev.orderless.amqp.internal.AmqpEncoding;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.ShutdownSignalException;
+import dev.orderless.amqp.internal.AmqpEncoding;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -37,23 +33,26 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
  * publishers during a resource alarm cannot stop the consumer's acks. Works on any AMQP 0-9-1 broker.
  *
  * <ol>
- *   <li>While the broker blocks publishing ({@link BrokerBlocking}), a dead letter is parked, not sent:
- *       its original stays unacked (so parking is bounded by the consumers' prefetch) and the consumer
- *       goes on with the next message. When blocking ends, the parked letters are sent.
+ *   <li>While the broker blocks publishing ({@link BrokerBlocking}), a dead letter is held, not sent:
+ *       its original stays unacked (so holding is bounded by the consumers' prefetch) and the consumer
+ *       goes on with the next message. When blocking ends, the held letters are sent ({@link HeldLetters}).
  *   <li>Otherwise it is published, mandatory and in confirm mode, with a header naming it. The original
  *       is acked when the broker confirms it; it is handed back if the broker nacks or returns it (the
  *       dead-letter queue is gone), if the channel closes first, or if no confirm comes within the
  *       confirm timeout counted only while the broker is not blocking (a letter sent just before an
- *       alarm waits for its confirm, so it is never sent twice).
- *   <li>A parked letter whose consumer channel closed (the consumer stopped) is dropped: the broker
+ *       alarm waits for its confirm, so it is never sent twice; {@link UnconfirmedLetters}).
+ *   <li>A held letter whose consumer channel closed (the consumer stopped) is dropped: the broker
  *       redelivers its original, which is dead-lettered then.
  * </ol>
- * The original body, properties and headers are kept, with {@link DeadLetterHeaders} added. Exactly once in effect, except when the publisher channel fails with
- * letters unconfirmed: those are handed back and may reach the dead-letter queue twice.
+ * The original body, properties and headers are kept, with {@link DeadLetterHeaders} added and cut to
+ * what can be sent ({@link DeadLetterHeaders#sendable}). Exactly once in effect, except when the publisher
+ * channel fails with letters unconfirmed: those are handed back and may reach the dead-letter queue twice.
  */
 final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterPublisher.class);
     private static final Duration FAILURE_PAUSE = Duration.ofSeconds(1);
+    /** Dead letters held now, while the broker blocks publishers. */
+    static final String HELD_GAUGE = "orderless.consume.dead_letters.held";
 
     private final ConnectionFactory factory;
     private final String queue;
@@ -62,10 +61,10 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
     private final BrokerBlocking blocking;
     private final Runnable onUnblocked;
     private final ScheduledExecutorService settle;
-    private final ArrayDeque<Letter> parked = new ArrayDeque<>();                       // guarded by this
+    private final HeldLetters<Letter> held = new HeldLetters<>();                        // guarded by this
     /** Letters sent and not confirmed, by channel generation and publish seq (seqs restart per channel). */
-    private final ConcurrentSkipListMap<Sent, Letter> unconfirmed = new ConcurrentSkipListMap<>();
-    /** Letters handed in and not settled yet (the original not yet acked or handed back), parked ones included. */
+    private final UnconfirmedLetters<Letter> unconfirmed = new UnconfirmedLetters<>();
+    /** Letters handed in and not settled yet (the original not yet acked or handed back), held ones included. */
     private final AtomicInteger unsettled = new AtomicInteger();
     private long generation;                                                          // guarded by this
     private final Map<String, String> returned = new ConcurrentHashMap<>();
@@ -73,18 +72,9 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
     private boolean closed;                                                           // guarded by this
     private volatile long unblockedAtNanos = System.nanoTime();
 
-    /** Where a letter went: the channel's generation and its publish seq on that channel. */
-    private record Sent(long generation, long seq) implements Comparable<Sent> {
-        @Override
-        public int compareTo(Sent other) {
-            int byGeneration = Long.compare(generation, other.generation);
-            return byGeneration != 0 ? byGeneration : Long.compare(seq, other.seq);
-        }
-    }
-
     /** One dead letter on its way; {@code done} completes once the broker has it. */
     private record Letter(String id, AMQP.BasicProperties properties, byte[] body, Channel consumerChannel,
-                          CompletableFuture<Void> done, long[] sentAtNanos) {
+                          CompletableFuture<Void> done) {
     }
 
     DeadLetterPublisher(ConnectionFactory factory, BrokerBlocking blocking, String queue, String deadLetterQueue,
@@ -103,12 +93,12 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
         this.onUnblocked = () -> {
             unblockedAtNanos = System.nanoTime();
             if (!settle.isShutdown()) {
-                settle.execute(this::sendParked);
+                settle.execute(this::sendHeld);
             }
         };
         blocking.onUnblocked(onUnblocked);
-        ConsumerMetrics.withoutGauge(meters, "orderless.consume.dead_letters.parked", "queue", queue);
-        Gauge.builder("orderless.consume.dead_letters.parked", this, DeadLetterPublisher::parkedCount)
+        ConsumerMetrics.withoutGauge(meters, HELD_GAUGE, "queue", queue);
+        Gauge.builder(HELD_GAUGE, this, DeadLetterPublisher::heldCount)
                 .description("dead letters waiting for the broker to stop blocking publishers")
                 .tag("queue", queue).register(meters);
     }
@@ -118,38 +108,27 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
         Letter letter = letter(message, consumerChannel, reason);
         unsettled.incrementAndGet();
         synchronized (this) {
-            if (closed) {
-                unsettled.decrementAndGet();
-                letter.done().completeExceptionally(new IOException("consumer stopping"));
-            } else if (blocking.reason().isPresent()) {
-                parked.add(letter);
-                log.info("dead letter parked while RabbitMQ blocks publishers ({}): {}", blocking.reason().get(), reason);
-            } else {
-                send(letter);
+            Optional<String> blocked = blocking.reason();
+            switch (HeldLetters.decide(closed, blocked.isPresent())) {
+                case REFUSE -> {
+                    unsettled.decrementAndGet();
+                    letter.done().completeExceptionally(new IOException("consumer stopping"));
+                }
+                case HOLD -> {
+                    held.hold(letter);
+                    log.info("dead letter held while RabbitMQ blocks publishers ({}): {}", blocked.get(), reason);
+                }
+                case SEND -> send(letter);
             }
         }
         return letter.done();
     }
 
-    /**
-     * The letter to send. If the original's properties cannot be sent again as they are (checked before
-     * they touch the channel, see {@link AmqpEncoding}), the letter carries only orderless's headers and
-     * the reason says what was dropped: a letter that cannot be sent would come back as its original,
-     * again and again.
-     */
+    /** The letter to send, its properties cut to what the connection takes ({@link DeadLetterHeaders#sendable}). */
     private Letter letter(Message message, Channel consumerChannel, String reason) {
         String id = UUID.randomUUID().toString();
-        AMQP.BasicProperties properties = DeadLetterHeaders.properties(message, queue, reason, id);
-        Optional<String> unsendable = AmqpEncoding.unsendable(properties, message.getBody().length,
-                frameMax(consumerChannel));
-        if (unsendable.isPresent()) {
-            String why = reason + "; its original properties were dropped: " + unsendable.get();
-            properties = DeadLetterHeaders.minimal(message, queue, why, id, true);
-            if (AmqpEncoding.unsendable(properties, message.getBody().length, frameMax(consumerChannel)).isPresent()) {
-                properties = DeadLetterHeaders.minimal(message, queue, why, id, false);   // the history was the trouble
-            }
-        }
-        return new Letter(id, properties, message.getBody(), consumerChannel, new CompletableFuture<>(), new long[1]);
+        AMQP.BasicProperties properties = DeadLetterHeaders.sendable(message, queue, reason, id, frameMax(consumerChannel));
+        return new Letter(id, properties, message.getBody(), consumerChannel, new CompletableFuture<>());
     }
 
     private static int frameMax(Channel consumerChannel) {
@@ -162,12 +141,11 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
 
     /** Publishes one letter; called holding the monitor, so publishes are serialized on the one channel. */
     private void send(Letter letter) {
-        Sent sent = null;
+        UnconfirmedLetters.Sent sent = null;
         try {
             Channel ch = channel();
-            sent = new Sent(generation, ch.getNextPublishSeqNo());
-            letter.sentAtNanos()[0] = System.nanoTime();
-            unconfirmed.put(sent, letter);
+            sent = new UnconfirmedLetters.Sent(generation, ch.getNextPublishSeqNo());
+            unconfirmed.sent(sent, letter, System.nanoTime());
             ch.basicPublish("", deadLetterQueue, true, letter.properties(), letter.body());
         } catch (IOException | com.rabbitmq.client.AlreadyClosedException e) {
             forget(sent);
@@ -181,9 +159,9 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
         }
     }
 
-    private void forget(Sent sent) {
+    private void forget(UnconfirmedLetters.Sent sent) {
         if (sent != null) {
-            unconfirmed.remove(sent);
+            unconfirmed.forget(sent);
         }
     }
 
@@ -218,18 +196,7 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
     }
 
     private void confirmed(long gen, long seq, boolean multiple, boolean ack) {
-        List<Letter> letters = new ArrayList<>();
-        if (multiple) {
-            var upTo = unconfirmed.subMap(new Sent(gen, 0), true, new Sent(gen, seq), true);
-            letters.addAll(upTo.values());
-            upTo.clear();
-        } else {
-            Letter one = unconfirmed.remove(new Sent(gen, seq));
-            if (one != null) {
-                letters.add(one);
-            }
-        }
-        for (Letter letter : letters) {
+        for (Letter letter : unconfirmed.confirmed(gen, seq, multiple)) {
             String returnedWhy = returned.remove(letter.id());
             if (returnedWhy != null) {
                 fail(letter, "dead-letter queue '" + deadLetterQueue + "' did not take it: " + returnedWhy);
@@ -245,10 +212,8 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
     }
 
     private void channelClosed(long gen, ShutdownSignalException cause) {
-        var ofChannel = unconfirmed.subMap(new Sent(gen, 0), true, new Sent(gen, Long.MAX_VALUE), true);
-        List<Letter> lost = new ArrayList<>(ofChannel.values());
-        ofChannel.clear();
-        lost.forEach(letter -> fail(letter, "dead-letter channel closed before the confirm: " + cause.getMessage()));
+        unconfirmed.channelClosed(gen).forEach(letter -> fail(letter, "dead-letter channel closed before the confirm: "
+                + cause.getMessage()));
     }
 
     /** Fails letters whose confirm is overdue, counting only time the broker was not blocking. */
@@ -256,27 +221,26 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
         if (blocking.reason().isPresent()) {
             return;
         }
-        long now = System.nanoTime();
-        for (var e : unconfirmed.entrySet()) {
-            Letter letter = e.getValue();
-            if (now - Math.max(letter.sentAtNanos()[0], unblockedAtNanos) > confirmTimeoutNanos
-                    && unconfirmed.remove(e.getKey(), letter)) {
-                fail(letter, "no confirm for the dead-letter publish within "
-                        + Duration.ofNanos(confirmTimeoutNanos).toMillis() + " ms");
-            }
+        for (Letter letter : unconfirmed.overdue(System.nanoTime(), unblockedAtNanos, confirmTimeoutNanos)) {
+            fail(letter, "no confirm for the dead-letter publish within "
+                    + Duration.ofNanos(confirmTimeoutNanos).toMillis() + " ms");
         }
     }
 
-    private synchronized void sendParked() {
-        while (!parked.isEmpty() && !closed && blocking.reason().isEmpty()) {
-            Letter letter = parked.poll();
-            if (letter.consumerChannel().isOpen()) {
+    private synchronized void sendHeld() {
+        for (Optional<HeldLetters.Release<Letter>> next = release(); next.isPresent(); next = release()) {
+            Letter letter = next.get().letter();
+            if (next.get().send()) {
                 send(letter);
             } else {
                 unsettled.decrementAndGet();
                 letter.done().completeExceptionally(new IOException("consumer channel closed; redelivered instead"));
             }
         }
+    }
+
+    private Optional<HeldLetters.Release<Letter>> release() {
+        return held.release(closed, blocking.reason().isPresent(), letter -> letter.consumerChannel().isOpen());
     }
 
     /** Hands the original back after a pause, so a failing publish does not become a redelivery loop. */
@@ -301,8 +265,8 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
         }
     }
 
-    private synchronized int parkedCount() {
-        return parked.size();
+    private synchronized int heldCount() {
+        return held.count();
     }
 
     private synchronized void dropChannel() {
@@ -322,25 +286,24 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
 
     /**
      * Waits, at most {@code atMost} and only while the broker does not block, until every letter sent is
-     * settled (confirmed and its original acked, or handed back); parked letters stay parked.
+     * settled (confirmed and its original acked, or handed back); held letters stay held.
      */
     void awaitConfirms(Duration atMost) {
         long deadline = System.nanoTime() + atMost.toNanos();
-        while (unsettled.get() > parkedCount() && System.nanoTime() < deadline && blocking.reason().isEmpty()) {
+        while (unsettled.get() > heldCount() && System.nanoTime() < deadline && blocking.reason().isEmpty()) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }
     }
 
-    /** Drops parked letters (their originals go back to the queue with the consumer's channel) and stops. */
+    /** Drops held letters (their originals go back to the queue with the consumer's channel) and stops. */
     @Override
     public void close() {
         synchronized (this) {
             closed = true;
-            parked.forEach(l -> {
+            held.dropAll().forEach(l -> {
                 unsettled.decrementAndGet();
                 l.done().completeExceptionally(new IOException("consumer stopped"));
             });
-            parked.clear();
         }
         blocking.removeOnUnblocked(onUnblocked);
         dropChannel();

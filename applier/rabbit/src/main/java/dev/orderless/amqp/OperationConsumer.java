@@ -78,7 +78,7 @@ public final class OperationConsumer implements AutoCloseable {
      * get up to {@link ConsumerOptions#shutdownTimeout()} to finish; whatever is still unacked is
      * requeued by the broker when the channels close. Dead letters already sent get up to the shutdown
      * timeout for their confirms first (so their originals are acked, not dead-lettered again later);
-     * parked ones are dropped, and their originals come back.
+     * held ones are dropped, and their originals come back.
      */
     @Override
     public void close() {
