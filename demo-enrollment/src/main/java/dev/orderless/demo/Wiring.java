@@ -198,7 +198,7 @@ final class Wiring implements AutoCloseable {
     OperationConsumer startConsumers(MeterRegistry meters) {
         return OperationConsumer.builder(rabbit(), studentApplier(meters))
                 .options(ConsumerOptions.ofDefaults(options.queue()).withDeadLetterQueue(options.deadLetterQueue())
-                        .withConsumers(options.consumers()))
+                        .withConcurrency(options.consumers()))
                 .meters(meters)
                 .start();
     }

@@ -136,7 +136,7 @@ class ConfirmingPublisherTest {
         List<Operation> published = Collections.synchronizedList(new ArrayList<>());
 
         try (OperationConsumer consumer = OperationConsumer.builder(cf, GuardedApplier.create(students, STUDENTS))
-                .options(ConsumerOptions.ofDefaults(queue).withConsumers(4)).meters(meters).start()) {
+                .options(ConsumerOptions.ofDefaults(queue).withConcurrency(4)).meters(meters).start()) {
             ExecutorService web = Executors.newFixedThreadPool(4);
             try {
                 List<Future<?>> users = new ArrayList<>();

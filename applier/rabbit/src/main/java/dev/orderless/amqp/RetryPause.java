@@ -1,32 +1,26 @@
 package dev.orderless.amqp;
 
-import java.time.Duration;
+import dev.orderless.Backoff;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Pauses between retries: doubling from an initial pause to a maximum, with jitter so consumers do not
- * retry in lockstep. A stop signal ends every pause at once.
+ * The consumer's pauses between retries: as long as {@link Backoff#pause(int)} says, ended at once by the
+ * consumer's stop signal.
  */
-final class Backoff {
-    private final long initialNanos;
-    private final long maxNanos;
+final class RetryPause {
+    private final Backoff backoff;
     private final CountDownLatch stop;
 
-    Backoff(Duration initial, Duration max, CountDownLatch stop) {
-        this.initialNanos = initial.toNanos();
-        this.maxNanos = max.toNanos();
+    RetryPause(Backoff backoff, CountDownLatch stop) {
+        this.backoff = backoff;
         this.stop = stop;
     }
 
-    /** Sleeps for the {@code attempt}-th pause (1-based); false if stopping or interrupted. */
+    /** Sleeps for the pause after {@code attempt} failures (1-based); false if stopping or interrupted. */
     boolean pause(int attempt) {
-        long pause = initialNanos << Math.min(attempt - 1, 20);
-        pause = Math.min(pause < 0 ? maxNanos : pause, maxNanos);
-        pause = pause / 2 + ThreadLocalRandom.current().nextLong(pause / 2 + 1);
         try {
-            return !stop.await(pause, TimeUnit.NANOSECONDS);
+            return !stop.await(backoff.pause(attempt).toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
