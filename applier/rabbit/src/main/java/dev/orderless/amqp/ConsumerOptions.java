@@ -46,7 +46,7 @@ public record ConsumerOptions(String queue, String deadLetterQueue, int concurre
     /** The prefetch of {@link #perMessage()}. */
     public static final int PER_MESSAGE_PREFETCH = 10;
     public static final Duration DEFAULT_BATCH_RECEIVE_TIMEOUT = Duration.ofMillis(20);
-    public static final int DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024;
+    public static final int DEFAULT_MAX_MESSAGE_BYTES = dev.orderless.message.Envelope.DEFAULT_MAX_BYTES;
 
     public ConsumerOptions {
         requireName("queue", queue);
