@@ -56,9 +56,10 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
          * @param batch         entries per claim and publish (500)
          * @param claimTtl      how long a claim keeps other relays off its entries (1m)
          * @param sweepInterval how often due entries are looked for without a change event (5s)
+         * @param backoff       the pauses while the broker or MongoDB is down (from 100ms doubling to 10s)
          */
         public record Relay(@DefaultValue("true") boolean enabled, Integer batch, Duration claimTtl,
-                            Duration sweepInterval) {
+                            Duration sweepInterval, @DefaultValue BackoffProperties backoff) {
         }
     }
 
@@ -74,12 +75,12 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
      * @param counters       the collection of the seq counters, in {@code orderless.database}
      * @param confirmTimeout how long one window of messages waits for the broker's confirms
      * @param maxAttempts    sends per message before the publish fails
-     * @param retryPause     pause before re-sending what was not confirmed
+     * @param backoff        the pauses before re-sending what was not confirmed (from 200ms doubling to 2s)
      * @param window         messages sent before waiting for their confirms
      */
     public record Publisher(@DefaultValue("true") boolean enabled, String exchange, String routingKey,
                             @DefaultValue("orderless_seq_counters") String counters, Duration confirmTimeout,
-                            Integer maxAttempts, Duration retryPause, Integer window) {
+                            Integer maxAttempts, @DefaultValue BackoffProperties backoff, Integer window) {
     }
 
     /**

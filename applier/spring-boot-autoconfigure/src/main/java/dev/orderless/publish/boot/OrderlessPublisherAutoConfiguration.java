@@ -169,9 +169,7 @@ public class OrderlessPublisherAutoConfiguration {
             if (publisher.maxAttempts() != null) {
                 options = options.withMaxAttempts(publisher.maxAttempts());
             }
-            if (publisher.retryPause() != null) {
-                options = options.withRetryPause(publisher.retryPause());
-            }
+            options = options.withBackoff(OptionProperties.backoff(publisher.backoff(), options.backoff()));
             if (publisher.window() != null) {
                 options = options.withWindow(publisher.window());
             }

@@ -95,6 +95,11 @@ class OutboxBootTest {
             assertThat(context.getStartupFailure()).rootCause()
                     .hasMessageContaining("orderless.outbox.relay: relay options: batch must be between 1 and 10000, was 0");
         });
+        runner(mongo, rabbit, "q").withPropertyValues("orderless.outbox.relay.backoff.jitter=-1").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                    .hasMessage("orderless.outbox.relay.backoff.jitter must be from 0 to 1, was -1.0");
+        });
     }
 
     @Test
