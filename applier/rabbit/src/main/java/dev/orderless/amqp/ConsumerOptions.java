@@ -45,8 +45,11 @@ public record ConsumerOptions(String queue, String deadLetterQueue, int concurre
     public static final int DEFAULT_PREFETCH = 2 * DEFAULT_BATCH_SIZE;
     /** The prefetch of {@link #perMessage()}. */
     public static final int PER_MESSAGE_PREFETCH = 10;
-    public static final Duration DEFAULT_BATCH_RECEIVE_TIMEOUT = Duration.ofMillis(20);
-    public static final int DEFAULT_MAX_MESSAGE_BYTES = dev.orderless.message.Envelope.DEFAULT_MAX_BYTES;
+    private static final Duration DEFAULT_BATCH_RECEIVE_TIMEOUT = Duration.ofMillis(20);
+    private static final Duration DEFAULT_MAX_HOLD = Duration.ofSeconds(30);
+    /** From 100 ms doubling to 5 s, each pause between half of it and all of it. */
+    private static final Backoff DEFAULT_BACKOFF = Backoff.of(Duration.ofMillis(100), Duration.ofSeconds(5));
+    private static final int DEFAULT_MAX_MESSAGE_BYTES = dev.orderless.message.Envelope.DEFAULT_MAX_BYTES;
 
     public ConsumerOptions {
         requireName("queue", queue);
@@ -75,10 +78,6 @@ public record ConsumerOptions(String queue, String deadLetterQueue, int concurre
     public static String defaultDeadLetterQueue(String queue) {
         return queue + ".dlq";
     }
-
-    public static final Duration DEFAULT_MAX_HOLD = Duration.ofSeconds(30);
-    /** From 100 ms doubling to 5 s, each pause between half of it and all of it. */
-    private static final Backoff DEFAULT_BACKOFF = Backoff.of(Duration.ofMillis(100), Duration.ofSeconds(5));
 
     /**
      * One consumer, batches of up to 50 messages gathered for about 20 ms, prefetch 100, 256 KiB bodies,
