@@ -72,7 +72,7 @@ public final class App {
         // tag::consumer[]
         OperationConsumer consumer = OperationConsumer.builder(rabbit, GuardedApplier.create(students, STUDENTS,
                         ApplierOptions.ofDefaults().withMeters(meters)))   // orderless.apply.*
-                .options(ConsumerOptions.ofDefaults(queue).withConsumers(4))
+                .options(ConsumerOptions.ofDefaults(queue).withConcurrency(4))
                 .meters(meters)   // orderless.consume.*; without it, a registry of its own that nobody reads
                 .start();
         // end::consumer[]

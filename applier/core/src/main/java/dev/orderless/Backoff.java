@@ -26,13 +26,13 @@ public record Backoff(Duration initial, Duration max, double jitter) {
 
     public Backoff {
         if (initial == null || initial.isZero() || initial.isNegative()) {
-            throw new InvalidConfigurationException("backoff: initial must be positive, was " + initial);
+            throw InvalidConfigurationException.refused("backoff.initial", "must be positive, was " + initial);
         }
         if (max == null || max.compareTo(initial) < 0) {
-            throw new InvalidConfigurationException("backoff: max (" + max + ") must be at least initial (" + initial + ")");
+            throw InvalidConfigurationException.refused("backoff.max", "(" + max + ") must be at least initial (" + initial + ")");
         }
         if (!(jitter >= 0 && jitter <= 1)) {
-            throw new InvalidConfigurationException("backoff: jitter must be from 0 to 1, was " + jitter);
+            throw InvalidConfigurationException.refused("backoff.jitter", "must be from 0 to 1, was " + jitter);
         }
     }
 

@@ -229,7 +229,7 @@ class Benchmark {
         long began = System.nanoTime();
         double rate;
         try (OperationConsumer consumer = OperationConsumer.builder(cf, applier)
-                .options(ConsumerOptions.ofDefaults(queue).withConsumers(4)).meters(meters).start()) {
+                .options(ConsumerOptions.ofDefaults(queue).withConcurrency(4)).meters(meters).start()) {
             Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(10)).until(() ->
                     meters.find("orderless.consume.outcomes").counters().stream().mapToDouble(c -> c.count()).sum() >= messages);
             rate = messages / ((System.nanoTime() - began) / 1e9);   // as ackOnly: not counting the stop

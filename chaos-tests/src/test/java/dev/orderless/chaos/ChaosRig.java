@@ -9,6 +9,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import dev.orderless.Backoff;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.amqp.QueueTopology;
@@ -171,8 +172,8 @@ final class ChaosRig implements AutoCloseable {
         GuardedApplier applier = GuardedApplier.create(proxied.getCollection(Enrollment.STUDENTS, BsonDocument.class),
                 Enrollment.STUDENT_SCHEMA, dev.orderless.apply.ApplierOptions.ofDefaults().withMeters(meters));
         OperationConsumer consumer = OperationConsumer.builder(connection, applier)
-                .options(ConsumerOptions.ofDefaults(queue).withConsumers(threads)
-                        .withRetry(Duration.ofMillis(50), Duration.ofMillis(500)))
+                .options(ConsumerOptions.ofDefaults(queue).withConcurrency(threads)
+                        .withBackoff(Backoff.of(Duration.ofMillis(50), Duration.ofMillis(500))))
                 .meters(meters).start();
         Consumer started = new Consumer(proxy, connection, consumer);
         consumers.add(started);

@@ -55,7 +55,7 @@ final class ConsumerBatchBenchmark {
         String collection = "consume" + System.nanoTime();
         GuardedApplier applier = GuardedApplier.create(db.getCollection(collection, BsonDocument.class),
                 Enrollment.STUDENT_SCHEMA);
-        ConsumerOptions options = ConsumerOptions.ofDefaults(queue).withConsumers(consumers);
+        ConsumerOptions options = ConsumerOptions.ofDefaults(queue).withConcurrency(consumers);
         options = batchSize > 1 ? options.withBatch(batchSize, Duration.ofMillis(20)).withPrefetch(prefetch)
                 : options.perMessage().withPrefetch(prefetch);
         SimpleMeterRegistry meters = new SimpleMeterRegistry();

@@ -76,7 +76,7 @@ class ResourceAlarmTest {
         double held;
         try (DiskAlarm alarm = DiskAlarm.raise();
              OperationConsumer consumer = OperationConsumer.builder(cf, GuardedApplier.create(entities, SCHEMA))
-                     .options(ConsumerOptions.ofDefaults(queue).withConsumers(2).withPrefetch(50)).meters(meters)
+                     .options(ConsumerOptions.ofDefaults(queue).withConcurrency(2).withPrefetch(50)).meters(meters)
                      .brokerBlocking(blocking).start()) {
             // meanwhile, the demo's publish (a process of its own) fails within its confirm timeout and exits while
             // the broker still blocks (closing a blocked connection politely would wait a minute for the broker)

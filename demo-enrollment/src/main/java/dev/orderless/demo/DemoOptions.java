@@ -1,6 +1,7 @@
 package dev.orderless.demo;
 
 import dev.orderless.InvalidConfigurationException;
+import dev.orderless.amqp.ConsumerOptions;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -81,7 +82,7 @@ record DemoOptions(String command, int students, int classes, int ops, int consu
     }
 
     String deadLetterQueue() {
-        return queue + ".dlq";
+        return ConsumerOptions.defaultDeadLetterQueue(queue);
     }
 
     private static void range(String option, long value, long min, long max) {

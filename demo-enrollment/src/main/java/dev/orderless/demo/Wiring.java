@@ -10,6 +10,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import dev.orderless.Backoff;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.TransientException;
 import dev.orderless.amqp.BrokerBlocking;
@@ -198,7 +199,7 @@ final class Wiring implements AutoCloseable {
     OperationConsumer startConsumers(MeterRegistry meters) {
         return OperationConsumer.builder(rabbit(), studentApplier(meters))
                 .options(ConsumerOptions.ofDefaults(options.queue()).withDeadLetterQueue(options.deadLetterQueue())
-                        .withConsumers(options.consumers()))
+                        .withConcurrency(options.consumers()))
                 .meters(meters)
                 .start();
     }
@@ -224,7 +225,7 @@ final class Wiring implements AutoCloseable {
     OutboxRelay startRelay(MeterRegistry meters, int batch, Duration claimTtl) {
         ConfirmingPublisher publisher = publisher(PublisherOptions.ofDefaults().withMaxAttempts(2).withMeters(meters));
         return OutboxRelay.start(outboxEntries(), publisher, RelayOptions.ofDefaults().withBatch(batch)
-                .withClaimTtl(claimTtl).withBackoff(Duration.ofMillis(100), Duration.ofSeconds(2))
+                .withClaimTtl(claimTtl).withBackoff(Backoff.of(Duration.ofMillis(100), Duration.ofSeconds(2)))
                 .withOwner("relay " + ManagementFactory.getRuntimeMXBean().getName()).withMeters(meters));
     }
 

@@ -102,7 +102,7 @@ final class ReadmeExamples {
         QueueTopology.declare(rabbit, queue, queue + ".dlq");   // idempotent: producers and consumers both declare
         GuardedApplier applier = GuardedApplier.create(db.getCollection("students", BsonDocument.class), STUDENTS);
         return OperationConsumer.builder(rabbit, applier)
-                .options(ConsumerOptions.ofDefaults(queue).withConsumers(4))   // dead letters go to queue + ".dlq"
+                .options(ConsumerOptions.ofDefaults(queue).withConcurrency(4))   // dead letters go to queue + ".dlq"
                 .start();                                                       // close() on shutdown
     }
     // end::consumer[]

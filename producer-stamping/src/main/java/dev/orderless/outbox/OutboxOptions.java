@@ -1,7 +1,7 @@
 package dev.orderless.outbox;
 
 import dev.orderless.InvalidConfigurationException;
-import dev.orderless.amqp.ConsumerOptions;
+import dev.orderless.message.Envelope;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -17,8 +17,8 @@ import java.time.Duration;
  * @param backlogCheck   how often the count of waiting entries is read from MongoDB (once per interval,
  *                       not per record)
  * @param maxMessageBytes the largest message {@code record} accepts; larger ones are refused up front.
- *                       At most the consumers' {@code ConsumerOptions.maxMessageBytes()} (256 KiB by
- *                       default, as here): they would dead-letter a larger one unread
+ *                       At most the consumers' {@code maxMessageBytes} ({@link Envelope#DEFAULT_MAX_BYTES},
+ *                       256 KiB, by default, as here): they would dead-letter a larger one unread
  * @param meters         where recorded and refused actions are counted
  * @param clock          the time written as an entry's first due time
  */
@@ -45,7 +45,7 @@ public record OutboxOptions(long maxBacklog, Duration backlogCheck, int maxMessa
      * a private meter registry; the system clock.
      */
     public static OutboxOptions ofDefaults() {
-        return new OutboxOptions(1_000_000, Duration.ofSeconds(1), ConsumerOptions.DEFAULT_MAX_MESSAGE_BYTES,
+        return new OutboxOptions(1_000_000, Duration.ofSeconds(1), Envelope.DEFAULT_MAX_BYTES,
                 new SimpleMeterRegistry(), Clock.systemUTC());
     }
 

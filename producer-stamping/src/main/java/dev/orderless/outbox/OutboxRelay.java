@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  *       of the entry only when other entries went through since its last refusal, so a fault that stops
  *       every message (a broken tracing handler) parks nothing; at {@link RelayOptions#parkAfter()} refusals
  *       it is parked. Nacks, returns and missing confirms are the broker's state, never the entry's.
- *   <li>On a failure (broker down, unroutable, blocked; MongoDB down) back off, doubling from
- *       {@link RelayOptions#minBackoff()} to {@link RelayOptions#maxBackoff()}, with the state
+ *   <li>On a failure (broker down, unroutable, blocked; MongoDB down) back off by
+ *       {@link RelayOptions#backoff()} (doubling, with jitter, up to its max), with the state
  *       {@link State#BACKING_OFF} and the reason in {@link #problem()}, one WARN line when it starts and
  *       one INFO line when it ends.
  *   <li>Anything else that ends the loop (an {@link Error}: a library version clash, out of memory) ends
@@ -76,6 +76,8 @@ public final class OutboxRelay implements AutoCloseable {
     private volatile State state = State.RUNNING;
     private volatile Optional<String> problem = Optional.empty();
     private Instant troubleSince = Instant.MIN;
+    /** Failures in a row, and the pause after the next one. */
+    private int failures;
     private Duration backoff;
     /** When this relay last had an entry confirmed: the evidence that a refused entry is at fault itself. */
     private Instant lastConfirmed = Instant.MIN;
@@ -89,7 +91,7 @@ public final class OutboxRelay implements AutoCloseable {
         this.store = store;
         this.publisher = publisher;
         this.options = options;
-        this.backoff = options.minBackoff();
+        this.backoff = options.backoff().pause(1);
         this.tokens = new ClaimTokens(options.owner());
         this.metrics = new RelayMetrics(store, options);
         this.loop = new Thread(this::run, "orderless-outbox-relay-" + store.name());
@@ -262,8 +264,7 @@ public final class OutboxRelay implements AutoCloseable {
                 .map(d -> Instant.ofEpochMilli(d.getValue()));
         boolean counts = othersWentThrough || refusedBefore.map(lastConfirmed::isAfter).orElse(false);
         int before = entry.getNumber(OutboxStore.REFUSALS, new BsonInt32(0)).intValue();
-        Duration delay = options.minBackoff().multipliedBy(1L << Math.min(before, 16));
-        delay = delay.compareTo(options.maxBackoff()) > 0 ? options.maxBackoff() : delay;
+        Duration delay = options.backoff().pause(before + 1);
         Optional<Integer> refusals = store.refused(entry.get(OutboxStore.ID), token, reason, counts, now, now.plus(delay));
         metrics.refused();
         if (refusals.isEmpty()) {
@@ -336,7 +337,7 @@ public final class OutboxRelay implements AutoCloseable {
         if (state != State.BACKING_OFF) {
             troubleSince = Instant.now();
             log.warn("outbox relay '{}': {}; backing off (up to {} ms between attempts), entries stay in the outbox",
-                    store.name(), reason, options.maxBackoff().toMillis());
+                    store.name(), reason, options.backoff().max().toMillis());
         }
         problem = Optional.of(reason);
         state = State.BACKING_OFF;
@@ -349,13 +350,15 @@ public final class OutboxRelay implements AutoCloseable {
         }
         problem = Optional.empty();
         state = State.RUNNING;
-        backoff = options.minBackoff();
+        failures = 0;
+        backoff = options.backoff().pause(1);
     }
 
+    /** The pause after this failure; the next failure in a row pauses longer. */
     private Duration backoff() {
         Duration current = backoff;
-        Duration doubled = backoff.multipliedBy(2);
-        backoff = doubled.compareTo(options.maxBackoff()) > 0 ? options.maxBackoff() : doubled;
+        failures++;
+        backoff = options.backoff().pause(failures + 1);
         return current;
     }
 

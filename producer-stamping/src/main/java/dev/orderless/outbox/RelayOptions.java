@@ -1,5 +1,6 @@
 package dev.orderless.outbox;
 
+import dev.orderless.Backoff;
 import dev.orderless.InvalidConfigurationException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -16,8 +17,9 @@ import java.time.Duration;
  *                      (else another relay publishes them too: harmless, a duplicate)
  * @param sweepInterval how often a relay looks for due entries without being told of new ones (the change
  *                      stream tells it at once; this catches what it missed, and released claims)
- * @param minBackoff    first pause after a failure (broker or MongoDB down); doubles each time
- * @param maxBackoff    longest pause between attempts while the failure lasts
+ * @param backoff       pauses while a failure lasts (broker or MongoDB down): {@code backoff.pause(n)} after
+ *                      the {@code n}th failure in a row; also how long a refused entry waits before its
+ *                      next try ({@code backoff.pause(n)} after its {@code n}th refusal)
  * @param parkAfter     refusals of an entry's own message (with other entries going through in between)
  *                      after which it is parked instead of tried again
  * @param owner         this relay's name in its claims and logs (host and pid by default)
@@ -25,19 +27,16 @@ import java.time.Duration;
  * @param clock         the time claims are written and compared with (relays' clocks may differ by less
  *                      than a claim ttl: a larger skew only makes duplicates)
  */
-public record RelayOptions(int batch, Duration claimTtl, Duration sweepInterval, Duration minBackoff,
-                           Duration maxBackoff, int parkAfter, String owner, MeterRegistry meters, Clock clock) {
+public record RelayOptions(int batch, Duration claimTtl, Duration sweepInterval, Backoff backoff,
+                           int parkAfter, String owner, MeterRegistry meters, Clock clock) {
     public RelayOptions {
         if (batch < 1 || batch > 10_000) {
             throw new InvalidConfigurationException("relay options: batch must be between 1 and 10000, was " + batch);
         }
         positive("claimTtl", claimTtl);
         positive("sweepInterval", sweepInterval);
-        positive("minBackoff", minBackoff);
-        positive("maxBackoff", maxBackoff);
-        if (maxBackoff.compareTo(minBackoff) < 0) {
-            throw new InvalidConfigurationException("relay options: maxBackoff (" + maxBackoff + ") must not be shorter"
-                    + " than minBackoff (" + minBackoff + ")");
+        if (backoff == null) {
+            throw new InvalidConfigurationException("relay options: backoff must not be null");
         }
         if (parkAfter < 1 || parkAfter > 1000) {
             throw new InvalidConfigurationException("relay options: parkAfter must be between 1 and 1000, was " + parkAfter);
@@ -57,44 +56,44 @@ public record RelayOptions(int batch, Duration claimTtl, Duration sweepInterval,
     }
 
     /**
-     * 500 a batch, claims of 1 min, a sweep every 5 s, back-off 100 ms to 10 s, parked after 3 refusals,
-     * named for this process.
+     * 500 a batch, claims of 1 min, a sweep every 5 s, back-off doubling from 100 ms to 10 s with the
+     * default jitter, parked after 3 refusals, named for this process.
      */
     public static RelayOptions ofDefaults() {
-        return new RelayOptions(500, Duration.ofMinutes(1), Duration.ofSeconds(5), Duration.ofMillis(100),
-                Duration.ofSeconds(10), 3, ManagementFactory.getRuntimeMXBean().getName(), new SimpleMeterRegistry(),
+        return new RelayOptions(500, Duration.ofMinutes(1), Duration.ofSeconds(5),
+                Backoff.of(Duration.ofMillis(100), Duration.ofSeconds(10)), 3, ManagementFactory.getRuntimeMXBean().getName(), new SimpleMeterRegistry(),
                 Clock.systemUTC());
     }
 
     public RelayOptions withBatch(int batch) {
-        return new RelayOptions(batch, claimTtl, sweepInterval, minBackoff, maxBackoff, parkAfter, owner, meters, clock);
+        return new RelayOptions(batch, claimTtl, sweepInterval, backoff, parkAfter, owner, meters, clock);
     }
 
     public RelayOptions withClaimTtl(Duration claimTtl) {
-        return new RelayOptions(batch, claimTtl, sweepInterval, minBackoff, maxBackoff, parkAfter, owner, meters, clock);
+        return new RelayOptions(batch, claimTtl, sweepInterval, backoff, parkAfter, owner, meters, clock);
     }
 
     public RelayOptions withSweepInterval(Duration sweepInterval) {
-        return new RelayOptions(batch, claimTtl, sweepInterval, minBackoff, maxBackoff, parkAfter, owner, meters, clock);
+        return new RelayOptions(batch, claimTtl, sweepInterval, backoff, parkAfter, owner, meters, clock);
     }
 
-    public RelayOptions withBackoff(Duration minBackoff, Duration maxBackoff) {
-        return new RelayOptions(batch, claimTtl, sweepInterval, minBackoff, maxBackoff, parkAfter, owner, meters, clock);
+    public RelayOptions withBackoff(Backoff backoff) {
+        return new RelayOptions(batch, claimTtl, sweepInterval, backoff, parkAfter, owner, meters, clock);
     }
 
     public RelayOptions withParkAfter(int parkAfter) {
-        return new RelayOptions(batch, claimTtl, sweepInterval, minBackoff, maxBackoff, parkAfter, owner, meters, clock);
+        return new RelayOptions(batch, claimTtl, sweepInterval, backoff, parkAfter, owner, meters, clock);
     }
 
     public RelayOptions withOwner(String owner) {
-        return new RelayOptions(batch, claimTtl, sweepInterval, minBackoff, maxBackoff, parkAfter, owner, meters, clock);
+        return new RelayOptions(batch, claimTtl, sweepInterval, backoff, parkAfter, owner, meters, clock);
     }
 
     public RelayOptions withMeters(MeterRegistry meters) {
-        return new RelayOptions(batch, claimTtl, sweepInterval, minBackoff, maxBackoff, parkAfter, owner, meters, clock);
+        return new RelayOptions(batch, claimTtl, sweepInterval, backoff, parkAfter, owner, meters, clock);
     }
 
     public RelayOptions withClock(Clock clock) {
-        return new RelayOptions(batch, claimTtl, sweepInterval, minBackoff, maxBackoff, parkAfter, owner, meters, clock);
+        return new RelayOptions(batch, claimTtl, sweepInterval, backoff, parkAfter, owner, meters, clock);
     }
 }

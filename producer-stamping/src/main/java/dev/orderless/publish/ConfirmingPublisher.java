@@ -255,7 +255,7 @@ public final class ConfirmingPublisher {
             }
             log.warn("{} operation(s) not taken by the broker ({}); sending them again, attempt {} of {}",
                     notTaken.size(), lastReason, attempt + 1, options.maxAttempts());
-            pause();
+            pause(attempt);
             pending = notTaken;
         }
     }
@@ -408,9 +408,10 @@ public final class ConfirmingPublisher {
         }
     }
 
-    private void pause() {
+    /** The pause after the {@code attempt}th send of a window the broker did not take all of. */
+    private void pause(int attempt) {
         try {
-            Thread.sleep(options.retryPause().toMillis());
+            Thread.sleep(options.backoff().pause(attempt).toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new PublishFailedException("interrupted while re-sending", List.of());

@@ -1,5 +1,6 @@
 package dev.orderless.publish;
 
+import dev.orderless.Backoff;
 import dev.orderless.InvalidConfigurationException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -13,7 +14,8 @@ import java.time.Duration;
  *                       long a publish waits for a broker that blocks publishers (resource alarm)
  *                       before it fails with {@link BrokerBlockedException}
  * @param maxAttempts    sends per message before it is reported as failed
- * @param retryPause     pause before re-sending what was not confirmed
+ * @param backoff        pause before re-sending what was not confirmed: {@code backoff.pause(n)} after the
+ *                       {@code n}th send of a window that the broker did not take all of
  * @param window         messages sent before waiting for their confirms (bounds memory and lets the
  *                       broker push back)
  * @param meters         where blocked time is counted ({@code orderless.amqp.blocked.seconds{role=publisher}})
@@ -21,8 +23,17 @@ import java.time.Duration;
  *                       puts the trace context in the message's headers, where the consumer's
  *                       {@code orderless.consume} continues it); none by default
  */
-public record PublisherOptions(Duration confirmTimeout, int maxAttempts, Duration retryPause, int window,
+public record PublisherOptions(Duration confirmTimeout, int maxAttempts, Backoff backoff, int window,
                                MeterRegistry meters, ObservationRegistry observations) {
+    /**
+     * Doubling from 200 ms to 2 s, with the default jitter. The first pause is the 200 ms re-sends always
+     * waited; doubling instead of a fixed pause because a window the broker did not take usually means a
+     * broker restarting or failing over, which a second try 200 ms later rarely finds back, and the jitter
+     * keeps the publishers that failed together from re-sending together. With the default 5 attempts the
+     * pauses add up to at most 3 s, small next to the confirm timeout each attempt may wait.
+     */
+    private static final Backoff DEFAULT_BACKOFF = Backoff.of(Duration.ofMillis(200), Duration.ofSeconds(2));
+
     public PublisherOptions {
         if (confirmTimeout == null || confirmTimeout.isNegative() || confirmTimeout.isZero()) {
             throw new InvalidConfigurationException("publisher options: confirmTimeout must be positive, was " + confirmTimeout);
@@ -30,8 +41,8 @@ public record PublisherOptions(Duration confirmTimeout, int maxAttempts, Duratio
         if (maxAttempts < 1 || maxAttempts > 100) {
             throw new InvalidConfigurationException("publisher options: maxAttempts must be between 1 and 100, was " + maxAttempts);
         }
-        if (retryPause == null || retryPause.isNegative()) {
-            throw new InvalidConfigurationException("publisher options: retryPause must not be negative, was " + retryPause);
+        if (backoff == null) {
+            throw new InvalidConfigurationException("publisher options: backoff must not be null");
         }
         if (window < 1 || window > 100_000) {
             throw new InvalidConfigurationException("publisher options: window must be between 1 and 100000, was " + window);
@@ -41,33 +52,37 @@ public record PublisherOptions(Duration confirmTimeout, int maxAttempts, Duratio
         }
     }
 
-    /** 10 s for a window's confirms, 5 attempts, 200 ms between, 1,000 in flight, a private meter registry, no observations. */
+    /**
+     * 10 s for a window's confirms, 5 attempts, 1,000 in flight, a private meter registry, no observations;
+     * re-sends after a back-off doubling from 200 ms to 2 s
+     * (see {@code DEFAULT_BACKOFF}).
+     */
     public static PublisherOptions ofDefaults() {
-        return new PublisherOptions(Duration.ofSeconds(10), 5, Duration.ofMillis(200), 1000, new SimpleMeterRegistry(),
+        return new PublisherOptions(Duration.ofSeconds(10), 5, DEFAULT_BACKOFF, 1000, new SimpleMeterRegistry(),
                 ObservationRegistry.NOOP);
     }
 
     public PublisherOptions withMeters(MeterRegistry meters) {
-        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters, observations);
+        return new PublisherOptions(confirmTimeout, maxAttempts, backoff, window, meters, observations);
     }
 
     public PublisherOptions withObservations(ObservationRegistry observations) {
-        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters, observations);
+        return new PublisherOptions(confirmTimeout, maxAttempts, backoff, window, meters, observations);
     }
 
     public PublisherOptions withConfirmTimeout(Duration confirmTimeout) {
-        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters, observations);
+        return new PublisherOptions(confirmTimeout, maxAttempts, backoff, window, meters, observations);
     }
 
     public PublisherOptions withMaxAttempts(int maxAttempts) {
-        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters, observations);
+        return new PublisherOptions(confirmTimeout, maxAttempts, backoff, window, meters, observations);
     }
 
-    public PublisherOptions withRetryPause(Duration retryPause) {
-        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters, observations);
+    public PublisherOptions withBackoff(Backoff backoff) {
+        return new PublisherOptions(confirmTimeout, maxAttempts, backoff, window, meters, observations);
     }
 
     public PublisherOptions withWindow(int window) {
-        return new PublisherOptions(confirmTimeout, maxAttempts, retryPause, window, meters, observations);
+        return new PublisherOptions(confirmTimeout, maxAttempts, backoff, window, meters, observations);
     }
 }

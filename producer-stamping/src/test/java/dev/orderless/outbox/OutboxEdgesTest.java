@@ -7,6 +7,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
+import dev.orderless.Backoff;
 import dev.orderless.InvalidInputException;
 import dev.orderless.amqp.DeadLetterQueue;
 import dev.orderless.apply.Operation;
@@ -141,7 +142,7 @@ class OutboxEdgesTest {
 
         try (OutboxRelay relay = OutboxRelay.start(entries, ConfirmingPublisher.toQueue(cf, queue,
                 PublisherOptions.ofDefaults().withObservations(tracing)), RelayOptions.ofDefaults()
-                .withBackoff(Duration.ofMillis(20), Duration.ofMillis(200)))) {
+                .withBackoff(Backoff.of(Duration.ofMillis(20), Duration.ofMillis(200))))) {
             Awaitility.await("parked, while good entries keep going through").atMost(BOUND)
                     .pollInterval(Duration.ofMillis(100)).until(() -> {
                         int n = good.incrementAndGet();
@@ -251,7 +252,7 @@ class OutboxEdgesTest {
             try (OutboxRelay relay = OutboxRelay.start(entries, ConfirmingPublisher.toQueue(viaProxy, queue,
                     PublisherOptions.ofDefaults().withMaxAttempts(1).withConfirmTimeout(Duration.ofMillis(500))),
                     RelayOptions.ofDefaults().withClaimTtl(Duration.ofMillis(300))
-                            .withBackoff(Duration.ofMillis(50), Duration.ofMillis(300)))) {
+                            .withBackoff(Backoff.of(Duration.ofMillis(50), Duration.ofMillis(300))))) {
                 Awaitility.await("claimed again and again while the broker is away").atMost(BOUND)
                         .until(() -> relay.state() == OutboxRelay.State.BACKING_OFF && entries.countDocuments(
                                 new BsonDocument("tries", new BsonDocument("$gte", new org.bson.BsonInt32(3)))) == 20);

@@ -11,6 +11,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.client.MongoDatabase;
+import dev.orderless.Backoff;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.apply.Operation;
 import dev.orderless.backends.MongoBackend;
@@ -82,7 +83,7 @@ class OutboxRelayTest {
             proxy.cut();
             try (OutboxRelay relay = OutboxRelay.start(entries, ConfirmingPublisher.toQueue(viaProxy, queue,
                     PublisherOptions.ofDefaults().withMaxAttempts(1).withConfirmTimeout(Duration.ofSeconds(2))),
-                    RelayOptions.ofDefaults().withBackoff(Duration.ofMillis(50), Duration.ofMillis(500)))) {
+                    RelayOptions.ofDefaults().withBackoff(Backoff.of(Duration.ofMillis(50), Duration.ofMillis(500))))) {
                 List<Operation> recorded = record(outbox, 200);
                 Awaitility.await("the relay backs off, saying why").atMost(Duration.ofSeconds(30))
                         .until(() -> relay.state() == OutboxRelay.State.BACKING_OFF);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.client.MongoDatabase;
+import dev.orderless.Backoff;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
@@ -76,7 +77,7 @@ class ConfirmingPublisherTest {
     void an_operation_the_broker_cannot_route_is_reported_with_the_reason_and_not_dropped(ConnectionFactory cf,
                                                                                           RabbitBackend rabbit) {
         ConfirmingPublisher publisher = ConfirmingPublisher.toQueue(cf, RabbitExtension.uniqueQueue("nowhere"),
-                PublisherOptions.ofDefaults().withMaxAttempts(2).withRetryPause(Duration.ofMillis(10)));
+                PublisherOptions.ofDefaults().withMaxAttempts(2).withBackoff(Backoff.fixed(Duration.ofMillis(10))));
         Operation op = Operation.delete("s1", 1);
 
         assertThatThrownBy(() -> publisher.publish(op))
@@ -136,7 +137,7 @@ class ConfirmingPublisherTest {
         List<Operation> published = Collections.synchronizedList(new ArrayList<>());
 
         try (OperationConsumer consumer = OperationConsumer.builder(cf, GuardedApplier.create(students, STUDENTS))
-                .options(ConsumerOptions.ofDefaults(queue).withConsumers(4)).meters(meters).start()) {
+                .options(ConsumerOptions.ofDefaults(queue).withConcurrency(4)).meters(meters).start()) {
             ExecutorService web = Executors.newFixedThreadPool(4);
             try {
                 List<Future<?>> users = new ArrayList<>();

@@ -49,12 +49,12 @@ final class ApplyingListener implements ChannelAwareMessageListener {
     private final DeadLetterRecoverer recoverer;
     private final ConsumerOptions options;
     private final ConsumerMetrics metrics;
-    private final Backoff backoff;
+    private final RetryPause retryPause;
     private final HoldClock holdClock;
     private final ConsumeObservations observations;
 
     ApplyingListener(GuardedApplier applier, OperationDecoder decoder, DeadLetterRecoverer recoverer,
-                     ConsumerOptions options, ConsumerMetrics metrics, Backoff backoff,
+                     ConsumerOptions options, ConsumerMetrics metrics, RetryPause retryPause,
                      ConsumeObservations observations) {
         this.observations = observations;
         this.holdClock = new HoldClock(applier::answersWrites, options.maxHold());
@@ -63,7 +63,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
         this.recoverer = recoverer;
         this.options = options;
         this.metrics = metrics;
-        this.backoff = backoff;
+        this.retryPause = retryPause;
     }
 
     @Override
@@ -124,7 +124,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
         long tag = message.getMessageProperties().getDeliveryTag();
         HoldClock.Hold hold = holdClock.hold();
         for (int attempt = 1; ; attempt++) {
-            if (backoff.stopping()) {
+            if (retryPause.stopping()) {
                 requeue(channel, tag, op);
                 return;
             }
@@ -147,7 +147,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
                 metrics.retried();
                 log.error("'{}' seq {} not applied, MongoDB refuses it for a reason of configuration; holding it,"
                         + " retry {} after a pause: {}", op.entity(), op.seq(), attempt, e.getMessage());
-                if (!backoff.pause(attempt)) {
+                if (!retryPause.pause(attempt)) {
                     requeue(channel, tag, op);
                     return;
                 }
@@ -169,7 +169,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
             }
             log.warn("'{}' seq {} not applied, retry {} after a pause: {}", op.entity(), op.seq(), attempt,
                     failure.getMessage());
-            if (!backoff.pause(attempt)) {
+            if (!retryPause.pause(attempt)) {
                 requeue(channel, tag, op);
                 return;
             }
@@ -208,7 +208,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
     }
 
     boolean stopping() {
-        return backoff.stopping();
+        return retryPause.stopping();
     }
 
     /**
@@ -227,7 +227,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
             sent = java.util.concurrent.CompletableFuture.failedFuture(e);
         }
         if (sent.isCompletedExceptionally()) {
-            backoff.pause(1);   // a recoverer that fails at once must not become a redelivery loop
+            retryPause.pause(1);   // a recoverer that fails at once must not become a redelivery loop
         }
         sent.whenComplete((ok, failure) -> settle(channel, tag, category, reason, failure));
     }

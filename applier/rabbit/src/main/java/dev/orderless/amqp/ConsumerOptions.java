@@ -1,21 +1,25 @@
 package dev.orderless.amqp;
 
+import dev.orderless.Backoff;
 import dev.orderless.InvalidConfigurationException;
 import java.time.Duration;
 
 /**
  * How an {@link OperationConsumer} consumes. Immutable: start from {@link #ofDefaults(String)} and
- * change with the {@code withX} copies; every value is checked here, with a message naming it.
+ * change with the {@code withX} copies; every value is checked here, with a message naming it
+ * ({@link InvalidConfigurationException#setting()} is the component's name, e.g. {@code "concurrency"}).
  *
  * @param queue            the work queue
- * @param deadLetterQueue  where bad input goes, with its reason in the {@code x-orderless-reason} header
- * @param consumers        competing consumers (threads) on the queue
+ * @param deadLetterQueue  where bad input goes, with its reason in the {@code x-orderless-reason} header;
+ *                         by default {@link #defaultDeadLetterQueue(String)}
+ * @param concurrency      competing consumers (threads) on the queue
  * @param prefetch         unacked messages per consumer: two batches, so the next is on its way while one
  *                         is applied; Spring AMQP's default of 250 holds more back from the other
  *                         consumers and from a restart
  * @param maxMessageBytes  larger bodies are dead-lettered unread
- * @param retryInitial     first pause after a transient MongoDB failure
- * @param retryMax         longest pause between retries (the pause doubles up to it)
+ * @param backoff          the pauses between retries after a transient MongoDB failure: doubling from
+ *                         {@code initial} to {@code max}, each shortened by a random part of at most
+ *                         {@code jitter} of it so that consumers do not retry in lockstep
  * @param shutdownTimeout  how long stop() lets in-flight messages finish before their channels close
  *                         (the broker then requeues whatever was not acked)
  * @param maxHold          how long one message may keep failing transiently while MongoDB is applying
@@ -28,9 +32,10 @@ import java.time.Duration;
  *                         each poll for the next message waits: on a quiet queue a message waits for company
  *                         about this long, at most twice it
  */
-public record ConsumerOptions(String queue, String deadLetterQueue, int consumers, int prefetch, int maxMessageBytes,
-                              Duration retryInitial, Duration retryMax, Duration shutdownTimeout, Duration maxHold,
+public record ConsumerOptions(String queue, String deadLetterQueue, int concurrency, int prefetch, int maxMessageBytes,
+                              Backoff backoff, Duration shutdownTimeout, Duration maxHold,
                               int batchSize, Duration batchReceiveTimeout) {
+    private static final String OPTIONS = "consumer options";
     /**
      * Batches of 50: at 2 ms per MongoDB round trip a batch of 50 costs about 0.1 round trip per message
      * where one message costs 1.1; larger batches gain little more (see the benchmark's sweep) and hold
@@ -40,45 +45,48 @@ public record ConsumerOptions(String queue, String deadLetterQueue, int consumer
     public static final int DEFAULT_PREFETCH = 2 * DEFAULT_BATCH_SIZE;
     /** The prefetch of {@link #perMessage()}. */
     public static final int PER_MESSAGE_PREFETCH = 10;
-    public static final Duration DEFAULT_BATCH_RECEIVE_TIMEOUT = Duration.ofMillis(20);
-    public static final int DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024;
+    private static final Duration DEFAULT_BATCH_RECEIVE_TIMEOUT = Duration.ofMillis(20);
+    private static final Duration DEFAULT_MAX_HOLD = Duration.ofSeconds(30);
+    /** From 100 ms doubling to 5 s, each pause between half of it and all of it. */
+    private static final Backoff DEFAULT_BACKOFF = Backoff.of(Duration.ofMillis(100), Duration.ofSeconds(5));
+    private static final int DEFAULT_MAX_MESSAGE_BYTES = dev.orderless.message.Envelope.DEFAULT_MAX_BYTES;
 
     public ConsumerOptions {
         requireName("queue", queue);
         requireName("deadLetterQueue", deadLetterQueue);
         if (queue.equals(deadLetterQueue)) {
-            throw new InvalidConfigurationException("consumer options: deadLetterQueue must differ from queue '" + queue + "'");
+            throw InvalidConfigurationException.refused(OPTIONS, "deadLetterQueue", "must differ from queue '" + queue + "'");
         }
-        range("consumers", consumers, 1, 256);
+        range("concurrency", concurrency, 1, 256);
         range("prefetch", prefetch, 1, 1000);
         range("maxMessageBytes", maxMessageBytes, 64, 64 * 1024 * 1024);
-        positive("retryInitial", retryInitial);
-        positive("retryMax", retryMax);
+        if (backoff == null) {
+            throw InvalidConfigurationException.refused(OPTIONS, "backoff", "must be set, e.g. Backoff.of(initial, max)");
+        }
         positive("shutdownTimeout", shutdownTimeout);
         positive("maxHold", maxHold);
         range("batchSize", batchSize, 1, 1000);
         positive("batchReceiveTimeout", batchReceiveTimeout);
         if (batchSize > prefetch) {
-            throw new InvalidConfigurationException("consumer options: batchSize (" + batchSize + ") must be at most"
+            throw InvalidConfigurationException.refused(OPTIONS, "batchSize", "(" + batchSize + ") must be at most"
                     + " prefetch (" + prefetch + "): a consumer cannot take more messages than the broker lets it hold;"
-                    + " raise the prefetch, lower the batch with withBatch(size, receiveTimeout), or use perMessage()");
-        }
-        if (retryMax.compareTo(retryInitial) < 0) {
-            throw new InvalidConfigurationException("consumer options: retryMax (" + retryMax
-                    + ") must be at least retryInitial (" + retryInitial + ")");
+                    + " raise the prefetch or lower the batch size (1: one message at a time)");
         }
     }
 
-    public static final Duration DEFAULT_MAX_HOLD = Duration.ofSeconds(30);
+    /** The dead-letter queue of {@code queue} unless one is named: {@code <queue>.dlq}. */
+    public static String defaultDeadLetterQueue(String queue) {
+        return queue + ".dlq";
+    }
 
     /**
      * One consumer, batches of up to 50 messages gathered for about 20 ms, prefetch 100, 256 KiB bodies,
-     * retries from 100 ms doubling to 5 s, 10 s to shut down, 30 s of hold for a message that fails while
-     * others are applied.
+     * retries from 100 ms doubling to 5 s (each pause between half of it and all of it), 10 s to shut down,
+     * 30 s of hold for a message that fails while others are applied.
      */
     public static ConsumerOptions ofDefaults(String queue) {
-        return new ConsumerOptions(queue, queue + ".dlq", 1, DEFAULT_PREFETCH, DEFAULT_MAX_MESSAGE_BYTES,
-                Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(10), DEFAULT_MAX_HOLD,
+        return new ConsumerOptions(queue, defaultDeadLetterQueue(queue), 1, DEFAULT_PREFETCH, DEFAULT_MAX_MESSAGE_BYTES,
+                DEFAULT_BACKOFF, Duration.ofSeconds(10), DEFAULT_MAX_HOLD,
                 DEFAULT_BATCH_SIZE, DEFAULT_BATCH_RECEIVE_TIMEOUT);
     }
 
@@ -88,8 +96,8 @@ public record ConsumerOptions(String queue, String deadLetterQueue, int consumer
      * to compare.
      */
     public ConsumerOptions perMessage() {
-        return new ConsumerOptions(queue, deadLetterQueue, consumers, PER_MESSAGE_PREFETCH, maxMessageBytes, retryInitial,
-                retryMax, shutdownTimeout, maxHold, 1, batchReceiveTimeout);
+        return new ConsumerOptions(queue, deadLetterQueue, concurrency, PER_MESSAGE_PREFETCH, maxMessageBytes, backoff,
+                shutdownTimeout, maxHold, 1, batchReceiveTimeout);
     }
 
     /**
@@ -98,62 +106,62 @@ public record ConsumerOptions(String queue, String deadLetterQueue, int consumer
      * while one is applied.
      */
     public ConsumerOptions withBatch(int batchSize, Duration receiveTimeout) {
-        return new ConsumerOptions(queue, deadLetterQueue, consumers, Math.max(prefetch, Math.min(1000, 2 * batchSize)),
-                maxMessageBytes, retryInitial, retryMax, shutdownTimeout, maxHold, batchSize, receiveTimeout);
+        return new ConsumerOptions(queue, deadLetterQueue, concurrency, Math.max(prefetch, Math.min(1000, 2 * batchSize)),
+                maxMessageBytes, backoff, shutdownTimeout, maxHold, batchSize, receiveTimeout);
     }
 
     public ConsumerOptions withMaxHold(Duration maxHold) {
-        return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
+        return new ConsumerOptions(queue, deadLetterQueue, concurrency, prefetch, maxMessageBytes, backoff,
                 shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
     public ConsumerOptions withDeadLetterQueue(String deadLetterQueue) {
-        return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
+        return new ConsumerOptions(queue, deadLetterQueue, concurrency, prefetch, maxMessageBytes, backoff,
                 shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
-    public ConsumerOptions withConsumers(int consumers) {
-        return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
+    public ConsumerOptions withConcurrency(int concurrency) {
+        return new ConsumerOptions(queue, deadLetterQueue, concurrency, prefetch, maxMessageBytes, backoff,
                 shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
     public ConsumerOptions withPrefetch(int prefetch) {
-        return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
+        return new ConsumerOptions(queue, deadLetterQueue, concurrency, prefetch, maxMessageBytes, backoff,
                 shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
     public ConsumerOptions withMaxMessageBytes(int maxMessageBytes) {
-        return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
+        return new ConsumerOptions(queue, deadLetterQueue, concurrency, prefetch, maxMessageBytes, backoff,
                 shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
-    public ConsumerOptions withRetry(Duration initial, Duration max) {
-        return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, initial, max,
+    /** The pauses between retries after a transient MongoDB failure. */
+    public ConsumerOptions withBackoff(Backoff backoff) {
+        return new ConsumerOptions(queue, deadLetterQueue, concurrency, prefetch, maxMessageBytes, backoff,
                 shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
     public ConsumerOptions withShutdownTimeout(Duration shutdownTimeout) {
-        return new ConsumerOptions(queue, deadLetterQueue, consumers, prefetch, maxMessageBytes, retryInitial, retryMax,
+        return new ConsumerOptions(queue, deadLetterQueue, concurrency, prefetch, maxMessageBytes, backoff,
                 shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
     private static void requireName(String parameter, String value) {
         if (value == null || value.isBlank()) {
-            throw new InvalidConfigurationException("consumer options: " + parameter + " must be a queue name");
+            throw InvalidConfigurationException.refused(OPTIONS, parameter, "must be a queue name");
         }
     }
 
     private static void range(String parameter, int value, int min, int max) {
         if (value < min || value > max) {
-            throw new InvalidConfigurationException("consumer options: " + parameter + " must be between " + min
-                    + " and " + max + ", was " + value);
+            throw InvalidConfigurationException.refused(OPTIONS, parameter, "must be between " + min + " and " + max
+                    + ", was " + value);
         }
     }
 
     private static void positive(String parameter, Duration value) {
         if (value == null || value.isNegative() || value.isZero()) {
-            throw new InvalidConfigurationException("consumer options: " + parameter + " must be a positive duration, was "
-                    + value);
+            throw InvalidConfigurationException.refused(OPTIONS, parameter, "must be a positive duration, was " + value);
         }
     }
 }

@@ -24,7 +24,7 @@ import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
  *
  * <pre>
  * OperationConsumer consumer = OperationConsumer.builder(connectionFactory, applier)
- *         .options(ConsumerOptions.ofDefaults("enrollment.ops").withConsumers(4))
+ *         .options(ConsumerOptions.ofDefaults("enrollment.ops").withConcurrency(4))
  *         .meters(meterRegistry)
  *         .start();
  * ...
@@ -202,7 +202,7 @@ public final class OperationConsumer implements AutoCloseable {
             DeadLetterRecoverer dlq = recoverer != null ? recoverer : publisher;
             ConsumerMetrics metrics = new ConsumerMetrics(meters, options.queue());
             ApplyingListener listener = new ApplyingListener(applier, decoder, dlq, options,
-                    metrics, new Backoff(options.retryInitial(), options.retryMax(), stop),
+                    metrics, new RetryPause(options.backoff(), stop),
                     new ConsumeObservations(observations, options.queue()));
             SimpleMessageListenerContainer container = container();
             container.setBeanName("orderless-" + options.queue());
@@ -210,8 +210,8 @@ public final class OperationConsumer implements AutoCloseable {
             // exactly the consumers, whatever a factory set ("2-4" scales): the container checks each setter
             // against the other's current value, so widen the maximum first
             container.setMaxConcurrentConsumers(Integer.MAX_VALUE);
-            container.setConcurrentConsumers(options.consumers());
-            container.setMaxConcurrentConsumers(options.consumers());
+            container.setConcurrentConsumers(options.concurrency());
+            container.setMaxConcurrentConsumers(options.concurrency());
             container.setPrefetchCount(options.prefetch());
             container.setAcknowledgeMode(AcknowledgeMode.MANUAL);
             container.setShutdownTimeout(options.shutdownTimeout().toMillis());
@@ -230,7 +230,7 @@ public final class OperationConsumer implements AutoCloseable {
             container.afterPropertiesSet();
             container.start();
             log.info("consuming '{}' with {} consumers, prefetch {}, {}, dead letters to '{}'", options.queue(),
-                    options.consumers(), options.prefetch(), options.batchSize() > 1 ? "batches of up to "
+                    options.concurrency(), options.prefetch(), options.batchSize() > 1 ? "batches of up to "
                     + options.batchSize() : "one message at a time", options.deadLetterQueue());
             return new OperationConsumer(container, stop, options, publisher, ownWatcher, metrics);
         }

@@ -30,6 +30,11 @@ import org.bson.BsonValue;
  */
 public final class Envelope implements OperationDecoder {
     public static final String CONTENT_TYPE = "application/json";
+    /**
+     * The largest message, in bytes, that consumers accept and an outbox records unless set otherwise:
+     * 256 KiB, far above any one operation, small enough that one message never holds a consumer up.
+     */
+    public static final int DEFAULT_MAX_BYTES = 256 * 1024;
 
     private static final Set<String> MEMBERS = Set.of("entity", "seq", "op", "field", "element", "attrs", "value");
     private final ObjectMapper json = new ObjectMapper()

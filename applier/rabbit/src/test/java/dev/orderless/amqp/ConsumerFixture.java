@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import dev.orderless.Backoff;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
@@ -55,8 +56,8 @@ final class ConsumerFixture implements AutoCloseable {
     }
 
     ConsumerOptions options(int consumers) {
-        return ConsumerOptions.ofDefaults(queue).withConsumers(consumers)
-                .withRetry(Duration.ofMillis(50), Duration.ofMillis(500));
+        return ConsumerOptions.ofDefaults(queue).withConcurrency(consumers)
+                .withBackoff(Backoff.of(Duration.ofMillis(50), Duration.ofMillis(500)));
     }
 
     OperationConsumer start(ConsumerOptions options) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.client.MongoDatabase;
+import dev.orderless.Backoff;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.oracle.Histories;
@@ -24,22 +25,35 @@ class ConsumerOptionsTest {
         ConsumerOptions options = ConsumerOptions.ofDefaults("q");
 
         assertThat(options.prefetch()).isEqualTo(100);
-        assertThat(options.deadLetterQueue()).isEqualTo("q.dlq");
+        assertThat(options.deadLetterQueue()).isEqualTo("q.dlq").isEqualTo(ConsumerOptions.defaultDeadLetterQueue("q"));
+    }
+
+    @Test
+    void the_default_backoff_doubles_from_100_ms_to_5_s_with_half_of_each_pause_random() {
+        assertThat(ConsumerOptions.ofDefaults("q").backoff())
+                .isEqualTo(new Backoff(Duration.ofMillis(100), Duration.ofSeconds(5), 0.5));
     }
 
     @Test
     void out_of_range_values_are_refused_naming_the_parameter() {
         ConsumerOptions options = ConsumerOptions.ofDefaults("q");
 
-        assertThatThrownBy(() -> options.withConsumers(0)).isInstanceOf(InvalidConfigurationException.class)
-                .hasMessage("consumer options: consumers must be between 1 and 256, was 0");
+        assertThatThrownBy(() -> options.withConcurrency(0)).isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("consumer options: concurrency must be between 1 and 256, was 0");
         assertThatThrownBy(() -> options.withPrefetch(5000)).hasMessageContaining("prefetch must be between 1 and 1000");
         assertThatThrownBy(() -> options.withDeadLetterQueue("q")).hasMessageContaining("deadLetterQueue must differ");
-        assertThatThrownBy(() -> options.withRetry(Duration.ofSeconds(5), Duration.ofSeconds(1)))
-                .hasMessageContaining("retryMax (PT1S) must be at least retryInitial (PT5S)");
         assertThatThrownBy(() -> options.withBatch(50, Duration.ofMillis(20)).withPrefetch(10))
                 .hasMessageContaining("batchSize (50) must be at most prefetch (10)");
         assertThatThrownBy(() -> options.withBatch(0, Duration.ofMillis(20))).hasMessageContaining("batchSize must be between");
+    }
+
+    @Test
+    void a_refused_value_carries_its_setting_apart_from_the_problem() {
+        assertThatThrownBy(() -> ConsumerOptions.ofDefaults("q").withMaxHold(Duration.ZERO))
+                .isInstanceOfSatisfying(InvalidConfigurationException.class, e -> {
+                    assertThat(e.setting()).contains("maxHold");
+                    assertThat(e.problem()).isEqualTo("must be a positive duration, was PT0S");
+                });
     }
 
     @Test

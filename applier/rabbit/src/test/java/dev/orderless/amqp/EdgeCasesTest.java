@@ -13,6 +13,7 @@ import com.mongodb.client.model.CollationStrength;
 import com.mongodb.client.model.CreateCollectionOptions;
 import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.Indexes;
+import dev.orderless.Backoff;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.GuardedApplier;
@@ -99,7 +100,7 @@ class EdgeCasesTest {
         GuardedApplier applier = GuardedApplier.create(proxied, SCHEMA);
         try (ConsumerFixture fixture = new ConsumerFixture(cf, proxied, "edges")) {
             fixture.start(applier, ConsumerOptions.ofDefaults(fixture.queue)
-                    .withMaxMessageBytes(MAX_BYTES).withRetry(Duration.ofMillis(50), RETRY_MAX).withMaxHold(MAX_HOLD));
+                    .withMaxMessageBytes(MAX_BYTES).withBackoff(Backoff.of(Duration.ofMillis(50), RETRY_MAX)).withMaxHold(MAX_HOLD));
             RabbitTemplate template = new RabbitTemplate(cf);
             System.out.printf("[edges] %d cases on %s, maxHold %d s, bound %d s%n", cases.size(),
                     backend.description(), MAX_HOLD.toSeconds(), BOUND.toSeconds());

@@ -6,6 +6,7 @@ import com.mongodb.ConnectionString;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoDatabase;
+import dev.orderless.Backoff;
 import dev.orderless.apply.Operation;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.oracle.Histories;
@@ -97,7 +98,7 @@ class MongoOutageTest {
 
         try (ConsumerFixture fixture = new ConsumerFixture(cf, db.getCollection("entities", BsonDocument.class), "down")) {
             proxy.cut();
-            OperationConsumer consumer = fixture.start(fixture.options(2).withRetry(Duration.ofSeconds(1), Duration.ofSeconds(30)));
+            OperationConsumer consumer = fixture.start(fixture.options(2).withBackoff(Backoff.of(Duration.ofSeconds(1), Duration.ofSeconds(30))));
             fixture.publish(history);
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> fixture.retried() >= 2);
             assertThat(consumer.holding()).as("messages held, one per consumer thread").isBetween(1, 2);

@@ -167,7 +167,8 @@ public class OrderlessAutoConfiguration {
             if (consumer.queueType() == OrderlessProperties.QueueType.AUTO) {
                 return new Declarables();   // the consumer asks the broker when it starts, and declares then
             }
-            String dlq = consumer.deadLetterQueue() != null ? consumer.deadLetterQueue() : consumer.queue() + ".dlq";
+            String dlq = consumer.deadLetterQueue() != null ? consumer.deadLetterQueue()
+                    : ConsumerOptions.defaultDeadLetterQueue(consumer.queue());
             return QueueTopology.declarables(consumer.queue(), dlq,
                     consumer.queueType() == OrderlessProperties.QueueType.QUORUM, properties.deadLetterTtl());
         }
@@ -188,7 +189,7 @@ public class OrderlessAutoConfiguration {
                     Optional.ofNullable(binder.bind(simple + "prefetch", Integer.class).orElse(null)), batch);
             if (binder.bind(simple + "retry.enabled", Boolean.class).orElse(false)) {
                 log.warn("spring.rabbitmq.listener.simple.retry.enabled does not apply to the orderless consumer on"
-                        + " '{}': it retries MongoDB itself (orderless.consumer.retry-initial, retry-max, max-hold)",
+                        + " '{}': it retries MongoDB itself (orderless.consumer.backoff.*, max-hold)",
                         options.queue());
             }
             ObservationRegistry registry = observations.getIfAvailable(() -> ObservationRegistry.NOOP);

@@ -20,7 +20,7 @@ final class OrderlessConsumerHealth implements HealthIndicator {
         Health.Builder health = consumer.isConsuming() ? Health.up() : Health.down();
         consumer.waitingFor().ifPresent(why -> health.withDetail("waitingFor", why));
         health.withDetail("queue", consumer.options().queue())
-                .withDetail("consumers", consumer.options().consumers())
+                .withDetail("concurrency", consumer.options().concurrency())
                 .withDetail("batchSize", consumer.options().batchSize())
                 .withDetail("deadLetterQueue", consumer.options().deadLetterQueue())
                 .withDetail("holding", consumer.holding());

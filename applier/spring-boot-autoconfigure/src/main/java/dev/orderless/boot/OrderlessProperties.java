@@ -2,6 +2,7 @@ package dev.orderless.boot;
 
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.amqp.ConsumerOptions;
+import dev.orderless.boot.internal.OptionProperties;
 import dev.orderless.lease.LeaseOptions;
 import dev.orderless.view.FeederOptions;
 import java.time.Duration;
@@ -55,9 +56,10 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
          * @param batch         entries per claim and publish (500)
          * @param claimTtl      how long a claim keeps other relays off its entries (1m)
          * @param sweepInterval how often due entries are looked for without a change event (5s)
+         * @param backoff       the pauses while the broker or MongoDB is down (from 100ms doubling to 10s)
          */
         public record Relay(@DefaultValue("true") boolean enabled, Integer batch, Duration claimTtl,
-                            Duration sweepInterval) {
+                            Duration sweepInterval, @DefaultValue BackoffProperties backoff) {
         }
     }
 
@@ -73,12 +75,12 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
      * @param counters       the collection of the seq counters, in {@code orderless.database}
      * @param confirmTimeout how long one window of messages waits for the broker's confirms
      * @param maxAttempts    sends per message before the publish fails
-     * @param retryPause     pause before re-sending what was not confirmed
+     * @param backoff        the pauses before re-sending what was not confirmed (from 200ms doubling to 2s)
      * @param window         messages sent before waiting for their confirms
      */
     public record Publisher(@DefaultValue("true") boolean enabled, String exchange, String routingKey,
                             @DefaultValue("orderless_seq_counters") String counters, Duration confirmTimeout,
-                            Integer maxAttempts, Duration retryPause, Integer window) {
+                            Integer maxAttempts, @DefaultValue BackoffProperties backoff, Integer window) {
     }
 
     /**
@@ -135,6 +137,18 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
     public enum QueueType { AUTO, QUORUM, CLASSIC }
 
     /**
+     * {@code <prefix>.backoff.*}: the pauses between retries ({@link dev.orderless.Backoff}), the same three
+     * properties wherever something retries; anything unset keeps the default of what retries.
+     *
+     * @param initial the first pause
+     * @param max     the longest pause: each pause doubles up to it
+     * @param jitter  the share of each pause that is random, from 0 (none) to 1; 0.5: between half the
+     *                pause and all of it, so that instances that failed together do not retry together
+     */
+    public record BackoffProperties(Duration initial, Duration max, Double jitter) {
+    }
+
+    /**
      * {@code orderless.view.<name>.*}; anything unset keeps {@link FeederOptions#ofDefaults(String)}'s value.
      *
      * @param commitEvery    commit the position after this many events ...
@@ -175,11 +189,7 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
                 }
                 return writes != null ? options.withWrites(writes) : options;
             } catch (InvalidConfigurationException e) {
-                throw new InvalidConfigurationException("orderless.view." + name + ": "
-                        + e.getMessage().replaceFirst("^(feeder|lease) options: ", "").replace("commitEvery", "commit-every")
-                        .replace("pollWait", "poll-wait").replace("poisonAttempts", "poison-attempts")
-                        .replace("lease ttl", "lease-ttl").replace("segments (", "orderless.view." + name
-                        + ".segments ("));
+                throw OptionProperties.named("orderless.view." + name, e);
             }
         }
     }
@@ -247,13 +257,11 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
      *                            quorum or classic (also declared by Boot's {@code RabbitAdmin} on every
      *                            connection)
      * @param deadLetterQueue     default: the queue's name + {@code .dlq}
-     * @param concurrency         competing consumers (threads); Spring's {@code concurrency}, orderless's
-     *                            {@code consumers}
+     * @param concurrency         competing consumers (threads)
      * @param prefetch            unacked messages per consumer
      * @param batchSize           messages applied together; 1 for one at a time
      * @param batchReceiveTimeout how long a batch is gathered
-     * @param retryInitial        first pause after a transient MongoDB failure
-     * @param retryMax            longest pause
+     * @param backoff             the pauses between retries after a transient MongoDB failure
      * @param maxHold             how long one message may fail while MongoDB serves others
      * @param shutdownTimeout     how long stopping lets in-flight messages finish
      * @param deadLetterTtl       on RabbitMQ, letters older than this move by themselves from the dead-letter
@@ -263,7 +271,7 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
      */
     public record Consumer(@DefaultValue("true") boolean enabled, String queue, String deadLetterQueue,
                            @DefaultValue("auto") QueueType queueType, Integer concurrency, Integer prefetch,
-                           Integer batchSize, Duration batchReceiveTimeout, Duration retryInitial, Duration retryMax,
+                           Integer batchSize, Duration batchReceiveTimeout, @DefaultValue BackoffProperties backoff,
                            Duration maxHold, Duration shutdownTimeout, Duration deadLetterTtl) {
 
         /**
@@ -279,28 +287,20 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
                         + " or set orderless.consumer.enabled=false");
             }
             Optional<Integer> fetch = first(prefetch, springPrefetch);
-            Optional<Integer> batchOwn = first(batchSize, springBatchSize);
-            if (batchOwn.isPresent() && fetch.isPresent() && batchOwn.get() > fetch.get()) {
-                throw new InvalidConfigurationException("orderless.consumer.batch-size (" + batchOwn.get() + ") must be"
-                        + " at most the prefetch (" + fetch.get() + "): raise orderless.consumer.prefetch or lower the"
-                        + " batch size");
-            }
-            try {
+            return OptionProperties.under("orderless.consumer", () -> {
                 ConsumerOptions options = ConsumerOptions.ofDefaults(queue);
                 if (deadLetterQueue != null) {
                     options = options.withDeadLetterQueue(deadLetterQueue);
                 }
-                options = options.withConsumers(first(concurrency, springConcurrency).orElse(options.consumers()));
-                int batch = batchOwn.orElse(Math.min(options.batchSize(), fetch.orElse(options.batchSize())));
+                options = options.withConcurrency(first(concurrency, springConcurrency).orElse(options.concurrency()));
+                int batch = first(batchSize, springBatchSize)
+                        .orElse(Math.min(options.batchSize(), fetch.orElse(options.batchSize())));
                 options = batch == 1 ? options.perMessage() : options.withBatch(batch,
                         Optional.ofNullable(batchReceiveTimeout).orElse(options.batchReceiveTimeout()));
                 if (fetch.isPresent()) {
                     options = options.withPrefetch(fetch.get());
                 }
-                if (retryInitial != null || retryMax != null) {
-                    options = options.withRetry(Optional.ofNullable(retryInitial).orElse(options.retryInitial()),
-                            Optional.ofNullable(retryMax).orElse(options.retryMax()));
-                }
+                options = options.withBackoff(OptionProperties.backoff(backoff, options.backoff()));
                 if (maxHold != null) {
                     options = options.withMaxHold(maxHold);
                 }
@@ -308,23 +308,7 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
                     options = options.withShutdownTimeout(shutdownTimeout);
                 }
                 return options;
-            } catch (InvalidConfigurationException e) {
-                throw new InvalidConfigurationException(propertyNames(e.getMessage()
-                        .replaceFirst("^consumer options: ", "orderless.consumer.")));
-            }
-        }
-
-        /** ConsumerOptions' parameter names as the properties that set them. */
-        private static String propertyNames(String message) {
-            String[][] names = {{"deadLetterQueue", "dead-letter-queue"}, {"consumers", "concurrency"},
-                    {"batchSize", "batch-size"}, {"batchReceiveTimeout", "batch-receive-timeout"},
-                    {"retryInitial", "retry-initial"}, {"retryMax", "retry-max"}, {"maxHold", "max-hold"},
-                    {"shutdownTimeout", "shutdown-timeout"}};
-            String named = message;
-            for (String[] n : names) {
-                named = named.replace(n[0], n[1]);
-            }
-            return named;
+            });
         }
 
         private static Optional<Integer> first(Integer own, Optional<Integer> spring) {

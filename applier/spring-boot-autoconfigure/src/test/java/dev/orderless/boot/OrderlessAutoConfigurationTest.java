@@ -3,6 +3,8 @@ package dev.orderless.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoClient;
+import dev.orderless.Backoff;
+import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.backends.MongoBackend;
@@ -11,6 +13,9 @@ import dev.orderless.oracle.Histories;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.rabbit.RabbitExtension;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -18,6 +23,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -70,6 +77,48 @@ class OrderlessAutoConfigurationTest {
                         "orderless.consumer.prefetch=5000")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause().hasMessage(
                         "orderless.consumer.prefetch must be between 1 and 1000, was 5000"));
+        runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.consumer.queue=q",
+                        "orderless.consumer.concurrency=0")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause().hasMessage(
+                        "orderless.consumer.concurrency must be between 1 and 256, was 0"));
+        runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.consumer.queue=q",
+                        "orderless.consumer.backoff.jitter=2")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause().hasMessage(
+                        "orderless.consumer.backoff.jitter must be from 0 to 1, was 2.0"));
+    }
+
+    @Test
+    void a_batch_larger_than_the_prefetch_fails_the_start_naming_both() {
+        runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.consumer.queue=q",
+                        "orderless.consumer.batch-size=60", "orderless.consumer.prefetch=10")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause().hasMessageStartingWith(
+                        "orderless.consumer.batch-size (60) must be at most prefetch (10): a consumer cannot take more"
+                                + " messages than the broker lets it hold; raise the prefetch or lower the batch size"));
+    }
+
+    @Test
+    void the_consumer_properties_set_the_consumer_options_and_what_is_unset_keeps_its_default() {
+        ConsumerOptions options = consumerOptions("orderless.consumer.queue=q", "orderless.consumer.concurrency=3",
+                "orderless.consumer.backoff.initial=1s", "orderless.consumer.backoff.jitter=0");
+
+        assertThat(options.concurrency()).isEqualTo(3);
+        assertThat(options.deadLetterQueue()).isEqualTo(ConsumerOptions.defaultDeadLetterQueue("q"));
+        assertThat(options.backoff()).isEqualTo(new Backoff(Duration.ofSeconds(1),
+                ConsumerOptions.ofDefaults("q").backoff().max(), 0));
+    }
+
+    /** {@code orderless.consumer.*} bound as Boot binds it, without Spring's listener properties. */
+    private static ConsumerOptions consumerOptions(String... properties) {
+        Map<String, String> values = new HashMap<>();
+        for (String property : properties) {
+            String[] pair = property.split("=", 2);
+            values.put(pair[0], pair[1]);
+        }
+        return new Binder(new MapConfigurationPropertySource(values)).bind("orderless", OrderlessProperties.class)
+                .get().consumer().options(Optional.empty(), Optional.empty(), Optional.empty());
     }
 
     @Test
@@ -88,11 +137,11 @@ class OrderlessAutoConfigurationTest {
                 .withPropertyValues("orderless.database=d", "orderless.collection=e");
 
         withView.withPropertyValues("orderless.view.rosters.commit-every=0").run(context -> assertThat(context)
-                .hasFailed().getFailure().rootCause().hasMessage("orderless.view.rosters: commit-every must be at least 1,"
-                        + " was 0"));
+                .hasFailed().getFailure().rootCause().hasMessage("orderless.view.rosters: feeder options: commitEvery must be"
+                        + " at least 1, was 0"));
         withView.withPropertyValues("orderless.view.rosters.segments=4", "orderless.view.rosters.workers=5")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause().hasMessage(
-                        "orderless.view.rosters: workers must be between 1 and orderless.view.rosters.segments (4), was 5"));
+                        "orderless.view.rosters: feeder options: workers must be between 1 and segments (4), was 5"));
         withView.withPropertyValues("orderless.view.roster.commit-every=5").run(context -> assertThat(context)
                 .hasFailed().getFailure().rootCause().hasMessage("orderless.view.roster.* configures no view: the"
                         + " OrderlessView beans are named [rosters]"));

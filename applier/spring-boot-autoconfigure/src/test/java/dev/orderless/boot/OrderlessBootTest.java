@@ -52,7 +52,7 @@ import org.springframework.test.context.TestPropertySource;
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
 @DirtiesContext   // closed after this class, while the test backends still run (not at JVM exit)
 @SpringBootTest(classes = OrderlessBootTest.App.class, properties = {"spring.main.banner-mode=off",
-        "orderless.consumer.retry-initial=50ms"})
+        "orderless.consumer.backoff.initial=50ms"})
 @TestPropertySource("classpath:orderless-boot-example.properties")   // README.md quotes this file
 class OrderlessBootTest {
     private static final String QUEUE = RabbitExtension.uniqueQueue("boot");
@@ -152,7 +152,7 @@ class OrderlessBootTest {
         assertThat(feeders.feeders().get("classes").lag()).hasValueSatisfying(lag ->
                 assertThat(lag).as("caught up: behind by at most a few polls").isLessThan(Duration.ofSeconds(30)));
         assertThat(consumer.options()).satisfies(options -> {
-            assertThat(options.consumers()).isEqualTo(2);
+            assertThat(options.concurrency()).isEqualTo(2);
             assertThat(options.batchSize()).isEqualTo(20);
         });
     }

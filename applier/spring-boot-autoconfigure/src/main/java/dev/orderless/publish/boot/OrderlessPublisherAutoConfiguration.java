@@ -3,6 +3,7 @@ package dev.orderless.publish.boot;
 import com.mongodb.client.MongoClient;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.boot.OrderlessProperties;
+import dev.orderless.boot.internal.OptionProperties;
 import dev.orderless.publish.ConfirmingPublisher;
 import dev.orderless.publish.PublisherOptions;
 import dev.orderless.publish.StampingPublisher;
@@ -160,25 +161,19 @@ public class OrderlessPublisherAutoConfiguration {
 
     /** {@code orderless.publisher.*} over the defaults; a value out of range fails, naming the property. */
     static PublisherOptions options(OrderlessProperties.Publisher publisher) {
-        PublisherOptions options = PublisherOptions.ofDefaults();
-        try {
+        return OptionProperties.under("orderless.publisher", () -> {
+            PublisherOptions options = PublisherOptions.ofDefaults();
             if (publisher.confirmTimeout() != null) {
                 options = options.withConfirmTimeout(publisher.confirmTimeout());
             }
             if (publisher.maxAttempts() != null) {
                 options = options.withMaxAttempts(publisher.maxAttempts());
             }
-            if (publisher.retryPause() != null) {
-                options = options.withRetryPause(publisher.retryPause());
-            }
+            options = options.withBackoff(OptionProperties.backoff(publisher.backoff(), options.backoff()));
             if (publisher.window() != null) {
                 options = options.withWindow(publisher.window());
             }
             return options;
-        } catch (InvalidConfigurationException e) {
-            throw new InvalidConfigurationException(e.getMessage().replaceFirst("^publisher options: ", "orderless.publisher.")
-                    .replace("confirmTimeout", "confirm-timeout").replace("maxAttempts", "max-attempts")
-                    .replace("retryPause", "retry-pause"));
-        }
+        });
     }
 }

@@ -93,8 +93,21 @@ class OutboxBootTest {
         runner(mongo, rabbit, "q").withPropertyValues("orderless.outbox.relay.batch=0").run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause()
-                    .hasMessageContaining("orderless.outbox.relay.batch must be between 1 and 10000, was 0");
+                    .hasMessageContaining("orderless.outbox.relay: relay options: batch must be between 1 and 10000, was 0");
         });
+        runner(mongo, rabbit, "q").withPropertyValues("orderless.outbox.relay.backoff.jitter=-1").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                    .hasMessage("orderless.outbox.relay.backoff.jitter must be from 0 to 1, was -1.0");
+        });
+    }
+
+    @Test
+    void the_outbox_health_is_switched_off_by_management_health_orderlessoutbox_enabled_false(
+            MongoBackend mongo, RabbitBackend rabbit) {
+        runner(mongo, rabbit, "nowhere").withPropertyValues("orderless.outbox.relay.enabled=false",
+                "management.health.orderlessoutbox.enabled=false").run(context -> assertThat(context).hasNotFailed()
+                .hasSingleBean(Outbox.class).doesNotHaveBean("orderlessOutboxHealthIndicator"));
     }
 
     @Test

@@ -4,11 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import dev.orderless.Backoff;
+import dev.orderless.boot.OrderlessProperties;
+import dev.orderless.publish.PublisherOptions;
 import dev.orderless.publish.StampingPublisher;
 import dev.orderless.stamp.Stamper;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -73,5 +81,35 @@ class PublisherAutoConfigurationTest {
         runner.withPropertyValues("orderless.publisher.enabled=false",
                 "spring.rabbitmq.publisher-confirm-type=correlated", "spring.rabbitmq.publisher-returns=true")
                 .run(context -> assertThat(context).doesNotHaveBean(StampingPublisher.class));
+    }
+
+    @Test
+    void the_publisher_backoff_is_set_by_orderless_publisher_backoff_and_what_is_unset_keeps_its_default() {
+        PublisherOptions options = OrderlessPublisherAutoConfiguration.options(publisher(
+                "orderless.publisher.backoff.initial=50ms", "orderless.publisher.backoff.jitter=0"));
+
+        assertThat(options.backoff()).isEqualTo(new Backoff(Duration.ofMillis(50),
+                PublisherOptions.ofDefaults().backoff().max(), 0));
+    }
+
+    @Test
+    void a_bad_publisher_backoff_fails_the_start_naming_the_property() {
+        runner.withPropertyValues("spring.rabbitmq.publisher-confirm-type=correlated",
+                "spring.rabbitmq.publisher-returns=true", "orderless.publisher.backoff.max=10ms").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                    .hasMessage("orderless.publisher.backoff.max (PT0.01S) must be at least initial (PT0.2S)");
+        });
+    }
+
+    /** {@code orderless.publisher.*} bound as Boot binds it. */
+    private static OrderlessProperties.Publisher publisher(String... properties) {
+        Map<String, String> values = new HashMap<>();
+        for (String property : properties) {
+            String[] pair = property.split("=", 2);
+            values.put(pair[0], pair[1]);
+        }
+        return new Binder(new MapConfigurationPropertySource(values)).bind("orderless", OrderlessProperties.class)
+                .get().publisher();
     }
 }

@@ -1,0 +1,33 @@
+package dev.orderless.amqp;
+
+import dev.orderless.Backoff;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The consumer's pauses between retries: as long as {@link Backoff#pause(int)} says, ended at once by the
+ * consumer's stop signal.
+ */
+final class RetryPause {
+    private final Backoff backoff;
+    private final CountDownLatch stop;
+
+    RetryPause(Backoff backoff, CountDownLatch stop) {
+        this.backoff = backoff;
+        this.stop = stop;
+    }
+
+    /** Sleeps for the pause after {@code attempt} failures (1-based); false if stopping or interrupted. */
+    boolean pause(int attempt) {
+        try {
+            return !stop.await(backoff.pause(attempt).toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    boolean stopping() {
+        return stop.getCount() == 0;
+    }
+}
