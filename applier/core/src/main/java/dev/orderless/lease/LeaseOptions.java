@@ -17,12 +17,12 @@ import java.time.Duration;
 public record LeaseOptions(Duration ttl, Duration renewEvery, Clock clock) {
     public LeaseOptions {
         if (ttl == null || ttl.compareTo(Duration.ofMillis(100)) < 0) {
-            throw new InvalidConfigurationException("lease options: ttl must be at least 100 ms, was " + ttl);
+            throw InvalidConfigurationException.refused("lease options", "ttl", "must be at least 100 ms, was " + ttl);
         }
         if (renewEvery == null || renewEvery.isNegative() || renewEvery.isZero()
                 || renewEvery.multipliedBy(2).compareTo(ttl) > 0) {
-            throw new InvalidConfigurationException("lease options: renewEvery must be positive and at most half of"
-                    + " ttl (" + ttl + "), was " + renewEvery);
+            throw InvalidConfigurationException.refused("lease options", "renewEvery", "must be positive and at most half"
+                    + " of ttl (" + ttl + "), was " + renewEvery);
         }
         if (clock == null) {
             throw new InvalidConfigurationException("lease options: clock must not be null");

@@ -78,13 +78,13 @@ public record FeederOptions(String resource, String owner, int commitEvery, Dura
 
     public FeederOptions {
         if (resource == null || resource.isBlank()) {
-            throw new InvalidConfigurationException("feeder options: resource must name the lease, e.g. \"view:class_rosters\"");
+            throw refused("resource", "must name the lease, e.g. \"view:class_rosters\"");
         }
         if (owner == null || owner.isBlank()) {
-            throw new InvalidConfigurationException("feeder options: owner must not be empty");
+            throw refused("owner", "must not be empty");
         }
         if (commitEvery < 1) {
-            throw new InvalidConfigurationException("feeder options: commitEvery must be at least 1, was " + commitEvery);
+            throw refused("commitEvery", "must be at least 1, was " + commitEvery);
         }
         positive("commitInterval", commitInterval);
         positive("pollWait", pollWait);
@@ -93,26 +93,24 @@ public record FeederOptions(String resource, String owner, int commitEvery, Dura
             throw new InvalidConfigurationException("feeder options: bootstrap and lease must not be null");
         }
         if (writes == null) {
-            throw new InvalidConfigurationException("feeder options: writes must not be null");
+            throw refused("writes", "must not be null");
         }
         if (poison == null) {
-            throw new InvalidConfigurationException("feeder options: poison policy must not be null");
+            throw refused("poison", "must not be null");
         }
         if (poisonAttempts < 1 || poisonAttempts > 100) {
-            throw new InvalidConfigurationException("feeder options: poisonAttempts must be between 1 and 100, was "
-                    + poisonAttempts);
+            throw refused("poisonAttempts", "must be between 1 and 100, was " + poisonAttempts);
         }
         if (segments < 1 || segments > Segment.MAX) {
-            throw new InvalidConfigurationException("feeder options: segments must be between 1 and " + Segment.MAX
-                    + ", was " + segments);
+            throw refused("segments", "must be between 1 and " + Segment.MAX + ", was " + segments);
         }
         if (workers < 1 || workers > segments) {
-            throw new InvalidConfigurationException("feeder options: workers must be between 1 and segments ("
+            throw refused("workers", "must be between 1 and segments ("
                     + segments + "), was " + workers);
         }
         if (pollWait.compareTo(lease.ttl().dividedBy(2)) >= 0) {
-            throw new InvalidConfigurationException("feeder options: pollWait (" + pollWait
-                    + ") must be well below half the lease ttl (" + lease.ttl() + "), or the lease lapses while polling");
+            throw refused("pollWait", "(" + pollWait + ") must be well below half the lease ttl (" + lease.ttl()
+                    + "), or the lease lapses while polling");
         }
     }
 
@@ -182,9 +180,13 @@ public record FeederOptions(String resource, String owner, int commitEvery, Dura
                 bootstrap, lease, poison, poisonAttempts, writes, segments, workers);
     }
 
+    private static InvalidConfigurationException refused(String setting, String problem) {
+        return InvalidConfigurationException.refused("feeder options", setting, problem);
+    }
+
     private static void positive(String parameter, Duration value) {
         if (value == null || value.isNegative() || value.isZero()) {
-            throw new InvalidConfigurationException("feeder options: " + parameter + " must be positive, was " + value);
+            throw refused(parameter, "must be positive, was " + value);
         }
     }
 

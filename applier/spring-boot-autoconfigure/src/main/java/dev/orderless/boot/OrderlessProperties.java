@@ -174,7 +174,7 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
                             commitInterval != null ? commitInterval : options.commitInterval());
                 }
                 if (leaseTtl != null) {
-                    options = options.withLease(LeaseOptions.ofDefaults().withTtl(leaseTtl, leaseTtl.dividedBy(3)));
+                    options = options.withLease(lease(leaseTtl));
                 }
                 if (pollWait != null) {
                     options = options.withPolling(pollWait, options.standbyPoll());
@@ -190,6 +190,15 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
                 return writes != null ? options.withWrites(writes) : options;
             } catch (InvalidConfigurationException e) {
                 throw OptionProperties.named("orderless.view." + name, e);
+            }
+        }
+
+        /** The lease's ttl is set as {@code lease-ttl} (renewed every third of it): its refusal names that. */
+        private static LeaseOptions lease(Duration ttl) {
+            try {
+                return LeaseOptions.ofDefaults().withTtl(ttl, ttl.dividedBy(3));
+            } catch (InvalidConfigurationException e) {
+                throw InvalidConfigurationException.refused("leaseTtl", e.problem());
             }
         }
     }

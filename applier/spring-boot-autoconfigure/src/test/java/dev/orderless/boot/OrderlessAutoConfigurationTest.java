@@ -137,11 +137,13 @@ class OrderlessAutoConfigurationTest {
                 .withPropertyValues("orderless.database=d", "orderless.collection=e");
 
         withView.withPropertyValues("orderless.view.rosters.commit-every=0").run(context -> assertThat(context)
-                .hasFailed().getFailure().rootCause().hasMessage("orderless.view.rosters: feeder options: commitEvery must be"
-                        + " at least 1, was 0"));
+                .hasFailed().getFailure().rootCause().hasMessage("orderless.view.rosters.commit-every must be at least 1, was 0"));
         withView.withPropertyValues("orderless.view.rosters.segments=4", "orderless.view.rosters.workers=5")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause().hasMessage(
-                        "orderless.view.rosters: feeder options: workers must be between 1 and segments (4), was 5"));
+                        "orderless.view.rosters.workers must be between 1 and segments (4), was 5"));
+        withView.withPropertyValues("orderless.view.rosters.lease-ttl=50ms").run(context -> assertThat(context)
+                .hasFailed().getFailure().rootCause().hasMessage("orderless.view.rosters.lease-ttl must be at least"
+                        + " 100 ms, was PT0.05S"));
         withView.withPropertyValues("orderless.view.roster.commit-every=5").run(context -> assertThat(context)
                 .hasFailed().getFailure().rootCause().hasMessage("orderless.view.roster.* configures no view: the"
                         + " OrderlessView beans are named [rosters]"));
