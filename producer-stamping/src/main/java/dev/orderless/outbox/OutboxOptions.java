@@ -24,19 +24,21 @@ import java.time.Duration;
  */
 public record OutboxOptions(long maxBacklog, Duration backlogCheck, int maxMessageBytes, MeterRegistry meters,
                             Clock clock) {
+    private static final String OPTIONS = "outbox options";
+
     public OutboxOptions {
         if (maxBacklog < 1) {
-            throw new InvalidConfigurationException("outbox options: maxBacklog must be at least 1, was " + maxBacklog);
+            throw InvalidConfigurationException.refused(OPTIONS, "maxBacklog", "must be at least 1, was " + maxBacklog);
         }
         if (backlogCheck == null || backlogCheck.isNegative() || backlogCheck.isZero()) {
-            throw new InvalidConfigurationException("outbox options: backlogCheck must be positive, was " + backlogCheck);
+            throw InvalidConfigurationException.refused(OPTIONS, "backlogCheck", "must be positive, was " + backlogCheck);
         }
         if (maxMessageBytes < 64 || maxMessageBytes > 64 * 1024 * 1024) {
-            throw new InvalidConfigurationException("outbox options: maxMessageBytes must be between 64 and 67108864,"
-                    + " was " + maxMessageBytes);
+            throw InvalidConfigurationException.refused(OPTIONS, "maxMessageBytes", "must be between 64 and 67108864, was "
+                    + maxMessageBytes);
         }
         if (meters == null || clock == null) {
-            throw new InvalidConfigurationException("outbox options: meters and clock must not be null");
+            throw InvalidConfigurationException.refused(OPTIONS, meters == null ? "meters" : "clock", "must not be null");
         }
     }
 

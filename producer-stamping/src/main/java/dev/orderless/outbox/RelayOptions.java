@@ -29,29 +29,31 @@ import java.time.Duration;
  */
 public record RelayOptions(int batch, Duration claimTtl, Duration sweepInterval, Backoff backoff,
                            int parkAfter, String owner, MeterRegistry meters, Clock clock) {
+    private static final String OPTIONS = "relay options";
+
     public RelayOptions {
         if (batch < 1 || batch > 10_000) {
-            throw new InvalidConfigurationException("relay options: batch must be between 1 and 10000, was " + batch);
+            throw InvalidConfigurationException.refused(OPTIONS, "batch", "must be between 1 and 10000, was " + batch);
         }
         positive("claimTtl", claimTtl);
         positive("sweepInterval", sweepInterval);
         if (backoff == null) {
-            throw new InvalidConfigurationException("relay options: backoff must not be null");
+            throw InvalidConfigurationException.refused(OPTIONS, "backoff", "must not be null");
         }
         if (parkAfter < 1 || parkAfter > 1000) {
-            throw new InvalidConfigurationException("relay options: parkAfter must be between 1 and 1000, was " + parkAfter);
+            throw InvalidConfigurationException.refused(OPTIONS, "parkAfter", "must be between 1 and 1000, was " + parkAfter);
         }
         if (owner == null || owner.isBlank()) {
-            throw new InvalidConfigurationException("relay options: owner must not be blank");
+            throw InvalidConfigurationException.refused(OPTIONS, "owner", "must not be blank");
         }
         if (meters == null || clock == null) {
-            throw new InvalidConfigurationException("relay options: meters and clock must not be null");
+            throw InvalidConfigurationException.refused(OPTIONS, meters == null ? "meters" : "clock", "must not be null");
         }
     }
 
     private static void positive(String name, Duration value) {
         if (value == null || value.isNegative() || value.isZero()) {
-            throw new InvalidConfigurationException("relay options: " + name + " must be positive, was " + value);
+            throw InvalidConfigurationException.refused(OPTIONS, name, "must be positive, was " + value);
         }
     }
 

@@ -32,23 +32,24 @@ public record PublisherOptions(Duration confirmTimeout, int maxAttempts, Backoff
      * keeps the publishers that failed together from re-sending together. With the default 5 attempts the
      * pauses add up to at most 3 s, small next to the confirm timeout each attempt may wait.
      */
+    private static final String OPTIONS = "publisher options";
     private static final Backoff DEFAULT_BACKOFF = Backoff.of(Duration.ofMillis(200), Duration.ofSeconds(2));
 
     public PublisherOptions {
         if (confirmTimeout == null || confirmTimeout.isNegative() || confirmTimeout.isZero()) {
-            throw new InvalidConfigurationException("publisher options: confirmTimeout must be positive, was " + confirmTimeout);
+            throw InvalidConfigurationException.refused(OPTIONS, "confirmTimeout", "must be positive, was " + confirmTimeout);
         }
         if (maxAttempts < 1 || maxAttempts > 100) {
-            throw new InvalidConfigurationException("publisher options: maxAttempts must be between 1 and 100, was " + maxAttempts);
+            throw InvalidConfigurationException.refused(OPTIONS, "maxAttempts", "must be between 1 and 100, was " + maxAttempts);
         }
         if (backoff == null) {
-            throw new InvalidConfigurationException("publisher options: backoff must not be null");
+            throw InvalidConfigurationException.refused(OPTIONS, "backoff", "must not be null");
         }
         if (window < 1 || window > 100_000) {
-            throw new InvalidConfigurationException("publisher options: window must be between 1 and 100000, was " + window);
+            throw InvalidConfigurationException.refused(OPTIONS, "window", "must be between 1 and 100000, was " + window);
         }
         if (meters == null || observations == null) {
-            throw new InvalidConfigurationException("publisher options: meters and observations must not be null");
+            throw InvalidConfigurationException.refused(OPTIONS, meters == null ? "meters" : "observations", "must not be null");
         }
     }
 

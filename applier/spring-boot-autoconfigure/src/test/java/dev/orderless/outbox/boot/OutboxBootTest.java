@@ -93,7 +93,7 @@ class OutboxBootTest {
         runner(mongo, rabbit, "q").withPropertyValues("orderless.outbox.relay.batch=0").run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause()
-                    .hasMessageContaining("orderless.outbox.relay: relay options: batch must be between 1 and 10000, was 0");
+                    .hasMessageContaining("orderless.outbox.relay.batch must be between 1 and 10000, was 0");
         });
         runner(mongo, rabbit, "q").withPropertyValues("orderless.outbox.relay.backoff.jitter=-1").run(context -> {
             assertThat(context).hasFailed();
