@@ -12,11 +12,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
@@ -55,6 +53,11 @@ import org.slf4j.LoggerFactory;
  * {@code orderless.outbox.parked} and shown by {@code orderless.outbox.parked.now}) wait for an operator:
  * {@link Outbox#parked()}. Entries that are not operations at all (written by hand) are parked at once.
  * A crash between the confirm and the removal publishes the entry again: a duplicate, never a loss.
+ *
+ * <p>This class runs the loop; its decisions are plain classes: {@link BatchOutcome} (what became of a batch
+ * and what comes next), {@link RefusalRule} (when a refused entry is parked), {@link RelayStatus} (the
+ * state reported and the back-off), {@link ClaimTokens} (a token no other relay uses), with
+ * {@link OutboxStore} for the stored entries and {@link NewEntries} for the wake-ups.
  */
 public final class OutboxRelay implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
@@ -73,12 +76,8 @@ public final class OutboxRelay implements AutoCloseable {
     private final Thread loop;
     private final Thread watcher;
     private boolean woken = true;
-    private volatile State state = State.RUNNING;
-    private volatile Optional<String> problem = Optional.empty();
-    private Instant troubleSince = Instant.MIN;
-    /** Failures in a row, and the pause after the next one. */
-    private int failures;
-    private Duration backoff;
+    private final RelayStatus status;
+    private final RefusalRule refusals;
     /** When this relay last had an entry confirmed: the evidence that a refused entry is at fault itself. */
     private Instant lastConfirmed = Instant.MIN;
     /** The claim in hand, handed back if the loop ends unexpectedly. */
@@ -91,7 +90,8 @@ public final class OutboxRelay implements AutoCloseable {
         this.store = store;
         this.publisher = publisher;
         this.options = options;
-        this.backoff = options.backoff().pause(1);
+        this.status = new RelayStatus(options.backoff());
+        this.refusals = new RefusalRule(options.parkAfter());
         this.tokens = new ClaimTokens(options.owner());
         this.metrics = new RelayMetrics(store, options);
         this.loop = new Thread(this::run, "orderless-outbox-relay-" + store.name());
@@ -120,12 +120,12 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     public State state() {
-        return state;
+        return status.state();
     }
 
     /** Why the relay is backing off, or why it failed. */
     public Optional<String> problem() {
-        return problem;
+        return status.problem();
     }
 
     /** Entries waiting (parked ones are not waiting), as the relay last counted them (at most once a second). */
@@ -158,7 +158,7 @@ public final class OutboxRelay implements AutoCloseable {
     private void run() {
         try {
             loop();
-            state = State.STOPPED;
+            status.stopped();
         } catch (Throwable e) {   // never end the thread while saying it runs
             fail(e);
         }
@@ -177,24 +177,25 @@ public final class OutboxRelay implements AutoCloseable {
                 boolean took = batch.isEmpty() || publish(batch, token);
                 held = Optional.empty();
                 if (!took) {
-                    pause(backoff());
+                    pause(status.pause());
                     continue;
                 }
             } catch (OrderlessException | com.mongodb.MongoException e) {
                 handBack();
                 trouble("MongoDB: " + MongoErrors.translate("outbox '" + store.name() + "'", e).getMessage());
-                pause(backoff());
+                pause(status.pause());
                 continue;
             } catch (RuntimeException e) {
                 handBack();
-                if (state != State.BACKING_OFF) {
+                if (status.state() != State.BACKING_OFF) {
                     log.debug("outbox relay '{}': unexpected failure", store.name(), e);
                 }
                 trouble("unexpected " + e);
-                pause(backoff());
+                pause(status.pause());
                 continue;
             }
-            recovered();
+            status.recovered(Instant.now()).ifPresent(after -> log.info(
+                    "outbox relay '{}': publishing again after {} s of failures", store.name(), after.toSeconds()));
             if (!more) {
                 awaitWork();
             }
@@ -217,42 +218,40 @@ public final class OutboxRelay implements AutoCloseable {
         if (ops.isEmpty()) {
             return true;
         }
-        Set<Operation> failed = Set.of();
-        Map<Operation, String> refused = Map.of();
-        String why = "";
-        try {
-            publisher.publishAll(ops);
-        } catch (PublishFailedException e) {
-            // nothing is removed unless confirmed; a failure naming nothing names everything
-            failed = e.failed().isEmpty() ? new HashSet<>(ops) : new HashSet<>(e.failed());
-            refused = e.refused();
-            why = e.getMessage();
-        }
-        Set<Operation> notConfirmed = failed;
-        List<Operation> confirmed = ops.stream().filter(op -> !notConfirmed.contains(op)).toList();
-        store.remove(ids(entries, confirmed));
-        metrics.published(confirmed.size());
+        BatchOutcome outcome = publishClaimed(ops);
+        store.remove(ids(entries, outcome.confirmed()));
+        metrics.published(outcome.confirmed().size());
         Instant now = options.clock().instant();
-        if (!confirmed.isEmpty()) {
+        if (outcome.someConfirmed()) {
             lastConfirmed = now;
         }
-        boolean othersWentThrough = !confirmed.isEmpty();
-        refused.forEach((op, reason) -> entries.getOrDefault(op, List.of()).forEach(entry ->
-                refuse(entry, token, reason, now, othersWentThrough)));
-        Map<Operation, String> refusedOps = refused;
-        List<Operation> notTaken = failed.stream().filter(op -> !refusedOps.containsKey(op)).toList();
-        if (!notTaken.isEmpty()) {
-            store.release(ids(entries, notTaken), token, now.plus(backoff));
-            trouble("RabbitMQ did not take " + notTaken.size() + " of " + ops.size() + " entries: " + why);
-            return false;
+        outcome.refused().forEach((op, reason) -> entries.getOrDefault(op, List.of()).forEach(entry ->
+                refuse(entry, token, reason, now, outcome.someConfirmed())));
+        switch (outcome.next()) {
+            case BACK_OFF_NOT_TAKEN -> {
+                trouble("RabbitMQ did not take " + outcome.notTaken().size() + " of " + ops.size() + " entries: "
+                        + outcome.why());
+                store.release(ids(entries, outcome.notTaken()), token, now.plus(status.pause()));
+                return false;
+            }
+            case BACK_OFF_NONE_WENT_THROUGH -> {
+                trouble(outcome.refused().size() + " entries could not be sent, and none went through: "
+                        + outcome.refused().values().iterator().next());
+                return false;
+            }
+            default -> {
+                return true;
+            }
         }
-        if (!refused.isEmpty() && confirmed.isEmpty()) {
-            // every message of the batch was refused: the entries' fault, or one that stops every message
-            trouble(refused.size() + " entries could not be sent, and none went through: "
-                    + refused.values().iterator().next());
-            return false;
+    }
+
+    private BatchOutcome publishClaimed(List<Operation> ops) {
+        try {
+            publisher.publishAll(ops);
+            return BatchOutcome.allConfirmed(ops);
+        } catch (PublishFailedException e) {
+            return BatchOutcome.of(ops, e);
         }
-        return true;
     }
 
     /**
@@ -262,20 +261,20 @@ public final class OutboxRelay implements AutoCloseable {
     private void refuse(BsonDocument entry, String token, String reason, Instant now, boolean othersWentThrough) {
         Optional<Instant> refusedBefore = Optional.ofNullable(entry.getDateTime(OutboxStore.REFUSED_AT, null))
                 .map(d -> Instant.ofEpochMilli(d.getValue()));
-        boolean counts = othersWentThrough || refusedBefore.map(lastConfirmed::isAfter).orElse(false);
+        boolean counts = RefusalRule.counts(othersWentThrough, refusedBefore, lastConfirmed);
         int before = entry.getNumber(OutboxStore.REFUSALS, new BsonInt32(0)).intValue();
         Duration delay = options.backoff().pause(before + 1);
-        Optional<Integer> refusals = store.refused(entry.get(OutboxStore.ID), token, reason, counts, now, now.plus(delay));
+        Optional<Integer> counted = store.refused(entry.get(OutboxStore.ID), token, reason, counts, now, now.plus(delay));
         metrics.refused();
-        if (refusals.isEmpty()) {
+        if (counted.isEmpty()) {
             return;   // another relay claimed it meanwhile
         }
-        if (refusals.get() >= options.parkAfter()) {
-            park(entry, "its message could not be sent " + refusals.get() + " times while other entries went"
+        if (refusals.parks(counted.get())) {
+            park(entry, "its message could not be sent " + counted.get() + " times while other entries went"
                     + " through; last: " + reason);
-        } else if (refusedBefore.isEmpty() || counts) {
+        } else if (RefusalRule.worthAWarning(refusedBefore, counts)) {
             log.warn("outbox '{}': entry {} could not be sent: {}; refusal {} of {} before it is parked",
-                    store.name(), describe(entry), reason, refusals.get(), options.parkAfter());
+                    store.name(), describe(entry), reason, counted.get(), options.parkAfter());
         }
     }
 
@@ -325,8 +324,7 @@ public final class OutboxRelay implements AutoCloseable {
         } catch (Throwable ignored) {
             // out of memory, say: the state below is what must be seen
         }
-        problem = Optional.of(reason);
-        state = State.FAILED;
+        status.failed(reason);
         log.error("outbox relay '{}' ({}) {}; its entries stay in the outbox for other relays: fix the cause and"
                 + " start it again", store.name(), options.owner(), reason);
         log.debug("outbox relay '{}' failure", store.name(), e);
@@ -334,32 +332,10 @@ public final class OutboxRelay implements AutoCloseable {
 
     private void trouble(String reason) {
         metrics.failed();
-        if (state != State.BACKING_OFF) {
-            troubleSince = Instant.now();
+        if (status.trouble(reason, Instant.now())) {
             log.warn("outbox relay '{}': {}; backing off (up to {} ms between attempts), entries stay in the outbox",
                     store.name(), reason, options.backoff().max().toMillis());
         }
-        problem = Optional.of(reason);
-        state = State.BACKING_OFF;
-    }
-
-    private void recovered() {
-        if (state == State.BACKING_OFF) {
-            log.info("outbox relay '{}': publishing again after {} s of failures", store.name(),
-                    Duration.between(troubleSince, Instant.now()).toSeconds());
-        }
-        problem = Optional.empty();
-        state = State.RUNNING;
-        failures = 0;
-        backoff = options.backoff().pause(1);
-    }
-
-    /** The pause after this failure; the next failure in a row pauses longer. */
-    private Duration backoff() {
-        Duration current = backoff;
-        failures++;
-        backoff = options.backoff().pause(failures + 1);
-        return current;
     }
 
     private void awaitWork() {
@@ -397,9 +373,7 @@ public final class OutboxRelay implements AutoCloseable {
         wake();
         join(loop);
         join(watcher);
-        if (state != State.FAILED) {
-            state = State.STOPPED;
-        }
+        status.stopped();
         metrics.close();
         log.info("outbox relay '{}' ({}) stopped", store.name(), options.owner());
     }
