@@ -1,22 +1,17 @@
 package dev.orderless.publish;
 
 import dev.orderless.InvalidConfigurationException;
-import com.rabbitmq.client.AMQP;
 import dev.orderless.amqp.BrokerBlocking;
-import dev.orderless.amqp.internal.AmqpEncoding;
 import dev.orderless.apply.Operation;
 import dev.orderless.message.Envelope;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.transport.SenderContext;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.AmqpException;
@@ -24,13 +19,9 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageBuilder;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
-import org.springframework.amqp.core.ReturnedMessage;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.connection.CorrelationData;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
-import org.springframework.amqp.rabbit.support.DefaultMessagePropertiesConverter;
-import org.springframework.amqp.rabbit.support.MessagePropertiesConverter;
-import org.springframework.amqp.rabbit.connection.PublisherCallbackChannel;
 
 /**
  * Publishes operations as canonical JSON envelopes and does not consider one sent until the broker
@@ -52,6 +43,11 @@ import org.springframework.amqp.rabbit.connection.PublisherCallbackChannel;
  *       did take but never confirmed; the seq makes that harmless.
  * </ol>
  * The connection factory must have correlated publisher confirms and publisher returns enabled.
+ *
+ * <p>This class runs the windows and the re-sends; the rest is split by concern: {@link PendingConfirm}
+ * (one message's outcome), {@link WindowVerdict} (what follows a window), {@link PublisherConnection}
+ * (whether a message fits the connection, and resetting it after a client-side failure),
+ * {@link SendObservation} (the observation of one send) and {@link dev.orderless.Backoff} (the pauses).
  */
 public final class ConfirmingPublisher {
     private static final Logger log = LoggerFactory.getLogger(ConfirmingPublisher.class);
@@ -64,11 +60,8 @@ public final class ConfirmingPublisher {
     private final String routingKey;
     private final PublisherOptions options;
     private final Envelope envelope = new Envelope();
-    private final MessagePropertiesConverter converter = new DefaultMessagePropertiesConverter();
-    /** The publisher connection's frame_max, as its connections report it; RabbitMQ's default until one does. */
-    private volatile int frameMax = AmqpEncoding.DEFAULT_FRAME_MAX;
-    private final java.util.Set<String> observationFailures = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private static final int HEADROOM = 1024;
+    private final PublisherConnection connection;
+    private final SendObservation observation;
 
     private ConfirmingPublisher(RabbitTemplate template, BrokerBlocking blocking, String exchange, String routingKey,
                                 PublisherOptions options) {
@@ -77,44 +70,35 @@ public final class ConfirmingPublisher {
         this.exchange = exchange;
         this.routingKey = routingKey;
         this.options = options;
-        ConnectionFactory factory = template.getConnectionFactory();
-        ConnectionFactory publishing = factory.getPublisherConnectionFactory();
-        (publishing != null ? publishing : factory).addConnectionListener(connection -> {
-            int max = connection.getDelegate().getFrameMax();
-            frameMax = max > 0 ? max : Integer.MAX_VALUE - HEADROOM;   // 0: no limit
-        });
+        this.connection = PublisherConnection.of(template.getConnectionFactory());
+        this.observation = new SendObservation(options.observations(), exchange, routingKey);
     }
 
     /** Publishes straight to {@code queue} through the default exchange. */
     public static ConfirmingPublisher toQueue(ConnectionFactory connectionFactory, String queue, PublisherOptions options) {
-        return create(connectionFactory, "", queue, options);
-    }
-
-    /** As {@link #toQueue(ConnectionFactory, String, PublisherOptions)}, sharing a watcher of the factory's connections. */
-    public static ConfirmingPublisher toQueue(ConnectionFactory connectionFactory, String queue, PublisherOptions options,
-                                              BrokerBlocking blocking) {
-        return create(connectionFactory, "", queue, options, blocking);
-    }
-
-    /** A publisher with its own {@link BrokerBlocking} watcher on the factory's publisher connection. */
-    public static ConfirmingPublisher create(ConnectionFactory connectionFactory, String exchange, String routingKey,
-                                             PublisherOptions options) {
-        return create(connectionFactory, exchange, routingKey, options, null);
+        return toExchange(connectionFactory, "", queue, options);
     }
 
     /**
-     * A publisher that learns of blocked connections from {@code blocking}. The broker says "blocked" once,
-     * to the watchers a connection has then: a publisher made later, on a connection the broker already
-     * blocks, sees it only through a watcher made earlier, so make one per connection factory at start-up
-     * and share it ({@code BrokerBlocking.watch(factory.getPublisherConnectionFactory(), meters, "publisher")}).
-     * Null makes one.
+     * As {@link #toQueue(ConnectionFactory, String, PublisherOptions)}, learning of blocked connections from
+     * {@code blocking}. The broker says "blocked" once, to the watchers a connection has then: a publisher
+     * made later, on a connection the broker already blocks, sees it only through a watcher made earlier, so
+     * make one per connection factory at start-up and share it
+     * ({@code BrokerBlocking.watch(factory.getPublisherConnectionFactory(), meters, "publisher")}).
      */
-    public static ConfirmingPublisher create(ConnectionFactory connectionFactory, String exchange, String routingKey,
-                                             PublisherOptions options, BrokerBlocking blocking) {
-        if (connectionFactory == null || exchange == null || routingKey == null || options == null) {
-            throw new InvalidConfigurationException("publisher: connectionFactory, exchange, routingKey and options are required");
-        }
-        return on(new RabbitTemplate(connectionFactory), exchange, routingKey, options, blocking);
+    public static ConfirmingPublisher toQueue(ConnectionFactory connectionFactory, String queue, PublisherOptions options,
+                                              BrokerBlocking blocking) {
+        requireAll("publisher: connectionFactory, queue, options and blocking are required",
+                connectionFactory, queue, options, blocking);
+        return build(new RabbitTemplate(connectionFactory), "", queue, options, Optional.of(blocking));
+    }
+
+    /** Publishes to {@code exchange} with {@code routingKey}; a message it cannot route counts as not taken. */
+    public static ConfirmingPublisher toExchange(ConnectionFactory connectionFactory, String exchange, String routingKey,
+                                                 PublisherOptions options) {
+        requireAll("publisher: connectionFactory, exchange, routingKey and options are required",
+                connectionFactory, exchange, routingKey, options);
+        return build(new RabbitTemplate(connectionFactory), exchange, routingKey, options, Optional.empty());
     }
 
     /**
@@ -124,10 +108,22 @@ public final class ConfirmingPublisher {
      * to mandatory and to the factory's publisher connection.
      */
     public static ConfirmingPublisher on(RabbitTemplate template, String exchange, String routingKey,
-                                         PublisherOptions options, BrokerBlocking blocking) {
-        if (template == null || exchange == null || routingKey == null || options == null) {
-            throw new InvalidConfigurationException("publisher: template, exchange, routingKey and options are required");
+                                         PublisherOptions options) {
+        requireAll("publisher: template, exchange, routingKey and options are required",
+                template, exchange, routingKey, options);
+        return build(template, exchange, routingKey, options, Optional.empty());
+    }
+
+    private static void requireAll(String message, Object... required) {
+        for (Object o : required) {
+            if (o == null) {
+                throw new InvalidConfigurationException(message);
+            }
         }
+    }
+
+    private static ConfirmingPublisher build(RabbitTemplate template, String exchange, String routingKey,
+                                             PublisherOptions options, Optional<BrokerBlocking> blocking) {
         ConnectionFactory connectionFactory = template.getConnectionFactory();
         if (!connectionFactory.isPublisherConfirms() || !connectionFactory.isPublisherReturns()) {
             throw new InvalidConfigurationException("publisher: the connection factory must have correlated publisher"
@@ -137,8 +133,8 @@ public final class ConfirmingPublisher {
         template.setMandatory(true);
         ConnectionFactory publishing = connectionFactory.getPublisherConnectionFactory();
         template.setUsePublisherConnection(publishing != null);
-        BrokerBlocking watcher = blocking != null ? blocking
-                : BrokerBlocking.watch(publishing != null ? publishing : connectionFactory, options.meters(), "publisher");
+        BrokerBlocking watcher = blocking.orElseGet(() -> BrokerBlocking.watch(
+                publishing != null ? publishing : connectionFactory, options.meters(), "publisher"));
         return new ConfirmingPublisher(template, watcher, exchange, routingKey, options);
     }
 
@@ -155,7 +151,7 @@ public final class ConfirmingPublisher {
     /** Publishes every operation and returns once the broker confirmed all of them. */
     public void publishAll(List<? extends Operation> ops) {
         List<Outgoing> outgoing = new ArrayList<>(ops.size());
-        ops.forEach(op -> outgoing.add(new Outgoing(MessageIds.of(op), envelope.encode(op), op)));
+        ops.forEach(op -> outgoing.add(new Outgoing(MessageIds.of(op), envelope.encode(op), Optional.of(op))));
         publish(outgoing);
     }
 
@@ -166,16 +162,16 @@ public final class ConfirmingPublisher {
     public void publishRaw(List<byte[]> bodies) {
         List<Outgoing> outgoing = new ArrayList<>(bodies.size());
         for (int i = 0; i < bodies.size(); i++) {
-            outgoing.add(new Outgoing("raw-" + i, bodies.get(i), null));
+            outgoing.add(new Outgoing("raw-" + i, bodies.get(i), Optional.empty()));
         }
         publish(outgoing);
     }
 
-    /** One message to send: a correlation id, its body, and the operation it carries (null for raw bodies). */
-    private record Outgoing(String id, byte[] body, Operation op) {
+    /** One message to send: a correlation id, its body, and the operation it carries (none for raw bodies). */
+    private record Outgoing(String id, byte[] body, Optional<Operation> op) {
         @Override
         public String toString() {
-            return op != null ? op.toString() : id;
+            return op.map(Operation::toString).orElse(id);
         }
     }
 
@@ -207,56 +203,57 @@ public final class ConfirmingPublisher {
         Map<Outgoing, String> refused = new LinkedHashMap<>();
         for (int attempt = 1; ; attempt++) {
             long deadline = System.nanoTime() + options.confirmTimeout().toNanos();
-            List<Sent> sent = new ArrayList<>(pending.size());
-            String unreachable = null;
+            List<PendingConfirm<Outgoing>> sent = new ArrayList<>(pending.size());
+            Optional<String> unreachable = Optional.empty();
             for (int i = 0; i < pending.size(); i++) {
-                if (unreachable != null) {
+                Outgoing next = pending.get(i);
+                if (unreachable.isPresent()) {
                     // one connection attempt per attempt, not one per message: the rest fail the same way
-                    sent.add(new Sent(pending.get(i), null, unreachable, null));
+                    sent.add(PendingConfirm.notSent(next, new CorrelationData(next.id()), unreachable.get()));
                     continue;
                 }
                 if (!unblockedBy(deadline)) {
                     throw blocked(sent, pending.subList(i, pending.size()), refused);
                 }
-                Sent one = send(pending.get(i));
-                if (one.refusal() != null) {
-                    refused.put(one.message(), one.refusal());   // the same message fails the same way: not again
+                PendingConfirm<Outgoing> one = send(next);
+                if (one.refusal().isPresent()) {
+                    refused.put(next, one.refusal().get());   // the same message fails the same way: not again
                 } else {
                     sent.add(one);
                     // a send that fails (not its confirm) is the connection's trouble: the next would wait as long
-                    unreachable = one.sendFailure() != null ? "not sent: " + one.sendFailure() : null;
+                    unreachable = one.sendFailure().map(why -> "not sent: " + why);
                 }
             }
             List<Outgoing> notTaken = new ArrayList<>();
-            String lastReason = null;
-            for (Sent s : sent) {
-                String reason = s.await(Math.max(0, deadline - System.nanoTime()));
-                if (reason != null) {
+            String lastReason = "";
+            for (PendingConfirm<Outgoing> s : sent) {
+                Optional<String> reason = s.await(Math.max(0, deadline - System.nanoTime()));
+                if (reason.isPresent()) {
                     notTaken.add(s.message());
-                    lastReason = reason;
+                    lastReason = reason.get();
                 }
             }
-            if (notTaken.isEmpty() && refused.isEmpty()) {
-                return;
+            switch (WindowVerdict.after(notTaken.size(), refused.size(), blocking.reason().isPresent(), attempt,
+                    options.maxAttempts())) {
+                case DONE -> {
+                    return;
+                }
+                case REFUSED_ONLY -> throw refusedOnly(refused);
+                case BLOCKED -> throw blocked(List.of(), notTaken, refused);
+                case GIVE_UP -> {
+                    List<Outgoing> failed = new ArrayList<>(notTaken);
+                    failed.addAll(refused.keySet());
+                    throw new PublishFailedException(notTaken.size() + " operation(s) not taken by the broker after "
+                            + attempt + " attempts (last reason: " + lastReason + "); first: " + notTaken.get(0)
+                            + refusedSuffix(refused), ops(failed), refusals(refused));
+                }
+                case RESEND -> {
+                    log.warn("{} operation(s) not taken by the broker ({}); sending them again, attempt {} of {}",
+                            notTaken.size(), lastReason, attempt + 1, options.maxAttempts());
+                    pause(attempt);
+                    pending = notTaken;
+                }
             }
-            if (notTaken.isEmpty()) {
-                throw refusedOnly(refused);
-            }
-            if (blocking.reason().isPresent()) {
-                // the broker said it blocks: re-sending into the block cannot help within this call
-                throw blocked(List.of(), notTaken, refused);
-            }
-            if (attempt >= options.maxAttempts()) {
-                List<Outgoing> failed = new ArrayList<>(notTaken);
-                failed.addAll(refused.keySet());
-                throw new PublishFailedException(notTaken.size() + " operation(s) not taken by the broker after "
-                        + attempt + " attempts (last reason: " + lastReason + "); first: " + notTaken.get(0)
-                        + refusedSuffix(refused), ops(failed), refusals(refused));
-            }
-            log.warn("{} operation(s) not taken by the broker ({}); sending them again, attempt {} of {}",
-                    notTaken.size(), lastReason, attempt + 1, options.maxAttempts());
-            pause(attempt);
-            pending = notTaken;
         }
     }
 
@@ -273,18 +270,14 @@ public final class ConfirmingPublisher {
 
     private static Map<Operation, String> refusals(Map<Outgoing, String> refused) {
         Map<Operation, String> byOp = new LinkedHashMap<>();
-        refused.forEach((outgoing, why) -> {
-            if (outgoing.op() != null) {
-                byOp.put(outgoing.op(), why);
-            }
-        });
+        refused.forEach((outgoing, why) -> outgoing.op().ifPresent(op -> byOp.put(op, why)));
         return byOp;
     }
 
     /** True once the broker does not block publishing, waiting at most until {@code deadline}. */
     private boolean unblockedBy(long deadline) {
         try {
-            return blocking.awaitUnblocked(java.time.Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            return blocking.awaitUnblocked(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new PublishFailedException("interrupted while the broker blocks publishers", List.of());
@@ -292,10 +285,11 @@ public final class ConfirmingPublisher {
     }
 
     /** The block outlasted the confirm timeout: everything not confirmed yet is reported, nothing dropped. */
-    private BrokerBlockedException blocked(List<Sent> sent, List<Outgoing> unsent, Map<Outgoing, String> refused) {
+    private BrokerBlockedException blocked(List<PendingConfirm<Outgoing>> sent, List<Outgoing> unsent,
+                                           Map<Outgoing, String> refused) {
         List<Outgoing> notConfirmed = new ArrayList<>();
-        for (Sent s : sent) {
-            if (s.await(0) != null) {
+        for (PendingConfirm<Outgoing> s : sent) {
+            if (s.await(0).isPresent()) {
                 notConfirmed.add(s.message());
             }
         }
@@ -309,102 +303,42 @@ public final class ConfirmingPublisher {
     }
 
     private static List<Operation> ops(List<Outgoing> outgoing) {
-        return outgoing.stream().map(Outgoing::op).filter(java.util.Objects::nonNull).toList();
+        return outgoing.stream().map(Outgoing::op).flatMap(Optional::stream).filter(Objects::nonNull).toList();
     }
 
     /**
      * Sends one message, unless the message itself cannot be sent: then it is refused before it touches
-     * the channel. That matters beyond this message: the client numbers a publish for its confirm before
-     * it encodes it, so an encoding failure on the channel would leave every later confirm credited to
-     * the message before it.
+     * the channel ({@link PublisherConnection}).
      */
-    private Sent send(Outgoing outgoing) {
+    private PendingConfirm<Outgoing> send(Outgoing outgoing) {
         MessageProperties properties = new MessageProperties();
-        SenderContext<MessageProperties> context = new SenderContext<>((carrier, key, value) -> carrier.setHeader(key, value));
-        context.setCarrier(properties);
-        context.setRemoteServiceName("RabbitMQ");
-        Observation observation = Observation.createNotStarted(PUBLISH, () -> context, options.observations())
-                .contextualName((exchange.isEmpty() ? routingKey : exchange) + " send")
-                .lowCardinalityKeyValue("orderless.exchange", exchange)
-                .lowCardinalityKeyValue("orderless.routing_key", routingKey);
-        if (outgoing.op() != null) {
-            observation.highCardinalityKeyValue("orderless.entity", outgoing.op().entity())
-                    .highCardinalityKeyValue("orderless.seq", Long.toString(outgoing.op().seq()));
-        }
         CorrelationData correlation = new CorrelationData(outgoing.id());
-        try {
-            observation.start();   // a tracing handler writes the trace context into the headers now
-        } catch (RuntimeException e) {
-            // tracing is not the message's business: send it untraced, and say so once per kind of failure
-            if (observationFailures.add(e.getClass().getName())) {
-                log.warn("publisher: starting the '{}' observation failed ({}); messages are sent untraced while it"
-                        + " fails", PUBLISH, e.toString());
-            }
-            observation = Observation.NOOP;
-        }
-        try (Observation.Scope scope = observation.openScope()) {
+        Observation observed = observation.start(properties, outgoing.op());   // tracing headers written now
+        try (Observation.Scope scope = observed.openScope()) {
             Message message = MessageBuilder.withBody(outgoing.body())
                     .andProperties(properties)
                     .setContentType(Envelope.CONTENT_TYPE)
                     .setDeliveryMode(MessageDeliveryMode.PERSISTENT)
                     .setMessageId(outgoing.id())
                     .build();
-            Optional<String> unsendable = unsendable(message, correlation);
+            Optional<String> unsendable = connection.unsendable(message, correlation);
             if (unsendable.isPresent()) {
-                observation.error(new IllegalArgumentException(unsendable.get()));
-                return Sent.refused(outgoing, correlation, unsendable.get());
+                observed.error(new IllegalArgumentException(unsendable.get()));
+                return PendingConfirm.refused(outgoing, correlation, unsendable.get());
             }
             template.send(exchange, routingKey, message, correlation);
-            return new Sent(outgoing, correlation, null, null);
+            return PendingConfirm.sent(outgoing, correlation);
         } catch (AmqpException e) {
-            observation.error(e);
-            if (clientSide(e)) {
-                // the client numbered this publish for its confirm before it failed: the channel's confirms no
-                // longer match its messages, so no channel of this publisher may be used again
-                resetChannels();
-                return Sent.refused(outgoing, correlation, "the client could not send it: " + e.getMessage());
+            observed.error(e);
+            if (PublisherConnection.clientSide(e)) {
+                // the client numbered this publish for its confirm before it failed: no channel of this
+                // publisher may be used again
+                connection.reset();
+                return PendingConfirm.refused(outgoing, correlation, "the client could not send it: " + e.getMessage());
             }
-            return new Sent(outgoing, correlation, "send failed: " + e.getMessage(), null);
+            return PendingConfirm.notSent(outgoing, correlation, "send failed: " + e.getMessage());
         } finally {
-            observation.stop();
-        }
-    }
-
-    /** A failure of the client with this message (it threw while encoding), not of the connection. */
-    private static boolean clientSide(AmqpException e) {
-        Throwable cause = e.getCause();
-        return e instanceof org.springframework.amqp.UncategorizedAmqpException
-                && (cause instanceof IllegalArgumentException || cause instanceof IllegalStateException);
-    }
-
-    private void resetChannels() {
-        ConnectionFactory factory = template.getConnectionFactory();
-        ConnectionFactory publishing = factory.getPublisherConnectionFactory();
-        ConnectionFactory used = publishing != null ? publishing : factory;
-        if (used instanceof org.springframework.amqp.rabbit.connection.CachingConnectionFactory caching) {
-            caching.resetConnection();
-        } else {
-            log.warn("publisher: a message failed on its channel after being numbered for its confirm, and the"
-                    + " connection factory ({}) cannot be reset: later confirms on that channel may be misattributed",
-                    used.getClass().getSimpleName());
-        }
-    }
-
-    /**
-     * Why the client could not send {@code message}, as the template would send it, if it could not. The
-     * template adds a few headers of its own after this check (a return correlation, its observation's):
-     * {@value #HEADROOM} bytes of the frame are left for them.
-     */
-    private Optional<String> unsendable(Message message, CorrelationData correlation) {
-        MessageProperties properties = message.getMessageProperties();
-        try {
-            AMQP.BasicProperties encoded = converter.fromMessageProperties(properties, "UTF-8");
-            Map<String, Object> headers = new HashMap<>(encoded.getHeaders() == null ? Map.of() : encoded.getHeaders());
-            headers.put(PublisherCallbackChannel.RETURNED_MESSAGE_CORRELATION_KEY, correlation.getId());   // the template adds it
-            return AmqpEncoding.unsendable(encoded.builder().headers(headers).build(), message.getBody().length,
-                    frameMax - HEADROOM);
-        } catch (RuntimeException e) {
-            return Optional.of("its properties cannot be converted: " + e);
+            observed.stop();
         }
     }
 
@@ -415,45 +349,6 @@ public final class ConfirmingPublisher {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new PublishFailedException("interrupted while re-sending", List.of());
-        }
-    }
-
-    /**
-     * One message on its way: its outcome is null once confirmed and routed, else why not. A refused one
-     * never reached the channel.
-     */
-    private record Sent(Outgoing message, CorrelationData correlation, String sendFailure, String refusal) {
-        static Sent refused(Outgoing message, CorrelationData correlation, String why) {
-            return new Sent(message, correlation, null, why);
-        }
-
-        String await(long timeoutNanos) {
-            if (refusal != null) {
-                return refusal;
-            }
-            if (sendFailure != null) {
-                return sendFailure;
-            }
-            try {
-                CorrelationData.Confirm confirm = correlation.getFuture().get(timeoutNanos, TimeUnit.NANOSECONDS);
-                // a return says more than the nack some brokers send with it, so it is reported first
-                ReturnedMessage returned = correlation.getReturned();
-                if (returned != null) {
-                    return "returned: " + returned.getReplyText() + " (" + returned.getReplyCode() + ") to exchange '"
-                            + returned.getExchange() + "' with routing key '" + returned.getRoutingKey() + "'";
-                }
-                if (confirm.ack()) {
-                    return null;
-                }
-                return "nacked by the broker" + (confirm.reason() == null ? "" : ": " + confirm.reason());
-            } catch (TimeoutException e) {
-                return "no confirm within the window's confirm timeout";
-            } catch (ExecutionException e) {
-                return "confirm failed: " + e.getCause();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return "interrupted";
-            }
         }
     }
 }

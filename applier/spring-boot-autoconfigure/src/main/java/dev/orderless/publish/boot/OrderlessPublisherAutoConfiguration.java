@@ -113,7 +113,7 @@ public class OrderlessPublisherAutoConfiguration {
             template.setApplicationContext(context);   // Boot's template observation, if enabled, finds its registry
             return ConfirmingPublisher.on(template, exchange, routingKey, options(publisher)
                     .withMeters(meters.getIfAvailable(SimpleMeterRegistry::new))
-                    .withObservations(observations.getIfAvailable(() -> ObservationRegistry.NOOP)), null);
+                    .withObservations(observations.getIfAvailable(() -> ObservationRegistry.NOOP)));
         }
 
         @Bean
