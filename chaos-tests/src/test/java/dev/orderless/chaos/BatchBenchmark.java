@@ -29,7 +29,7 @@ import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
  * runs alone (about three minutes) with
  *
  * <pre>
- * mvn -B -q -pl chaos-tests -am verify -Dtest=BatchBenchmark -Dsurefire.failIfNoSpecifiedTests=false
+ * mvn -B -q -pl chaos-tests -am verify -Pbench -Dtest=BatchBenchmark
  * </pre>
  */
 class BatchBenchmark {

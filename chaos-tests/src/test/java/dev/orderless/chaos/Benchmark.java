@@ -45,7 +45,7 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
  * run, plus the absolute numbers. Not part of the test run (its name does not end in Test):
  *
  * <pre>
- * mvn -B -q -pl chaos-tests -am verify -Dtest=Benchmark -Dsurefire.failIfNoSpecifiedTests=false
+ * mvn -B -q -pl chaos-tests -am verify -Pbench
  * </pre>
  *
  * The table is printed and written to {@code chaos-tests/target/benchmark.md}.

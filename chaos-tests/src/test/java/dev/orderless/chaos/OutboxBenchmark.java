@@ -44,7 +44,7 @@ import org.springframework.amqp.rabbit.core.RabbitAdmin;
  * round trip to MongoDB and to the broker (TCP proxies), measured side by side in one run: latency of one
  * call (one thread) and throughput (16 threads), as ratios to stamp-and-publish. Then how fast one relay
  * drains what was recorded. Run alone:
- * {@code mvn -B -q -pl chaos-tests -am verify -Dtest=OutboxBenchmark -Dsurefire.failIfNoSpecifiedTests=false}.
+ * {@code mvn -B -q -pl chaos-tests -am verify -Pbench -Dtest=OutboxBenchmark}.
  */
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
 class OutboxBenchmark {

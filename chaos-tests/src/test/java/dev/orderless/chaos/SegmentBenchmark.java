@@ -22,7 +22,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * trip of the feeders (a TCP proxy; the source is written directly), measured side by side in one run as
  * ratios to one segment in one process. A "process" is a feeder with a MongoDB client of its own, in this
  * JVM: the two share its 2 cores, as two processes on this machine would. Run alone:
- * {@code mvn -B -q -pl chaos-tests -am verify -Dtest=SegmentBenchmark -Dsurefire.failIfNoSpecifiedTests=false}.
+ * {@code mvn -B -q -pl chaos-tests -am verify -Pbench -Dtest=SegmentBenchmark}.
  */
 @ExtendWith(MongoExtension.class)
 class SegmentBenchmark {
