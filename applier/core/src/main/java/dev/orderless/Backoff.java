@@ -24,9 +24,18 @@ public record Backoff(Duration initial, Duration max, double jitter) {
     /** The share of each pause that is random unless set otherwise: between half the pause and all of it. */
     public static final double DEFAULT_JITTER = 0.5;
 
+    /** The longest pause accepted: longer is a stop, not a back-off (and would not fit in nanoseconds). */
+    public static final Duration LONGEST = Duration.ofDays(1);
+
     public Backoff {
         if (initial == null || initial.isZero() || initial.isNegative()) {
             throw InvalidConfigurationException.refused("backoff.initial", "must be positive, was " + initial);
+        }
+        if (initial.compareTo(LONGEST) > 0) {
+            throw InvalidConfigurationException.refused("backoff.initial", "must be at most " + LONGEST + ", was " + initial);
+        }
+        if (max != null && max.compareTo(LONGEST) > 0) {
+            throw InvalidConfigurationException.refused("backoff.max", "must be at most " + LONGEST + ", was " + max);
         }
         if (max == null || max.compareTo(initial) < 0) {
             throw InvalidConfigurationException.refused("backoff.max", "(" + max + ") must be at least initial (" + initial + ")");
@@ -70,6 +79,9 @@ public record Backoff(Duration initial, Duration max, double jitter) {
     public Duration pause(int failures, double random) {
         if (failures < 1) {
             throw new IllegalArgumentException("failures must be at least 1, was " + failures);
+        }
+        if (!(random >= 0 && random < 1)) {
+            throw new IllegalArgumentException("random must be from 0 (inclusive) to 1 (exclusive), was " + random);
         }
         long initialNanos = initial.toNanos();
         long maxNanos = max.toNanos();

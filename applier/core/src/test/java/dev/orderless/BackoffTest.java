@@ -20,7 +20,7 @@ class BackoffTest {
     void the_pause_never_exceeds_max_however_many_failures() {
         assertThat(EXACT.pause(6, 0)).isEqualTo(Duration.ofSeconds(2));
         assertThat(EXACT.pause(Integer.MAX_VALUE, 0)).isEqualTo(Duration.ofSeconds(2));
-        assertThat(Backoff.of(Duration.ofDays(1), Duration.ofDays(3)).pause(1_000, 0)).isEqualTo(Duration.ofDays(3));
+        assertThat(Backoff.of(Duration.ofHours(20), Backoff.LONGEST).pause(1_000, 0)).isEqualTo(Backoff.LONGEST);
     }
 
     @Test
@@ -48,5 +48,21 @@ class BackoffTest {
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("max (PT1S) must be at least initial (PT2S)");
         assertThatThrownBy(() -> EXACT.withJitter(1.5))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("jitter must be from 0 to 1");
+    }
+
+    @Test
+    void a_pause_longer_than_a_day_is_refused_so_every_accepted_backoff_can_compute_its_pauses() {
+        assertThatThrownBy(() -> Backoff.of(Duration.ofSeconds(1), Duration.ofDays(110_000)))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("backoff.max must be at most PT24H");
+        assertThatThrownBy(() -> Backoff.fixed(Duration.ofDays(2)))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("backoff.initial must be at most PT24H");
+        Backoff longest = Backoff.of(Duration.ofMillis(1), Backoff.LONGEST);
+
+        assertThat(longest.pause(Integer.MAX_VALUE, 0)).isEqualTo(Backoff.LONGEST);
+    }
+
+    @Test
+    void a_random_share_outside_zero_to_one_is_refused_instead_of_making_a_negative_pause() {
+        assertThatThrownBy(() -> EXACT.pause(1, 2.0)).isInstanceOf(IllegalArgumentException.class);
     }
 }

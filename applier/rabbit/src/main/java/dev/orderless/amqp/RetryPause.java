@@ -20,7 +20,8 @@ final class RetryPause {
     /** Sleeps for the pause after {@code attempt} failures (1-based); false if stopping or interrupted. */
     boolean pause(int attempt) {
         try {
-            return !stop.await(backoff.pause(attempt).toNanos(), TimeUnit.NANOSECONDS);
+            // a count that wrapped after 2^31 retries (weeks of an outage) is still very many: the longest pause
+            return !stop.await(backoff.pause(attempt < 1 ? Integer.MAX_VALUE : attempt).toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
