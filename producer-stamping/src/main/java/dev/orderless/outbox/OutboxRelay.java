@@ -229,9 +229,10 @@ public final class OutboxRelay implements AutoCloseable {
                 refuse(entry, token, reason, now, outcome.someConfirmed())));
         switch (outcome.next()) {
             case BACK_OFF_NOT_TAKEN -> {
+                // released before the failure is recorded: if MongoDB fails the release, that is the one failure
+                store.release(ids(entries, outcome.notTaken()), token, now.plus(status.nextPause()));
                 trouble("RabbitMQ did not take " + outcome.notTaken().size() + " of " + ops.size() + " entries: "
                         + outcome.why());
-                store.release(ids(entries, outcome.notTaken()), token, now.plus(status.pause()));
                 return false;
             }
             case BACK_OFF_NONE_WENT_THROUGH -> {

@@ -26,6 +26,7 @@ final class RelayStatus {
     private Instant troubleSince = Instant.MIN;
     private int failures;
     private Duration pause = Duration.ZERO;
+    private Optional<Duration> next = Optional.empty();
 
     private record Report(OutboxRelay.State state, Optional<String> problem) {
     }
@@ -42,16 +43,30 @@ final class RelayStatus {
         return report.problem();
     }
 
-    /** A failure at {@code now}; true if it starts a run of failures. The pause to take is {@link #pause()}. */
+    /**
+     * A failure at {@code now}; true if it starts a run of failures. The pause to take is {@link #pause()}:
+     * the one {@link #nextPause()} announced, if it was asked.
+     */
     boolean trouble(String reason, Instant now) {
         boolean starts = report.state() != OutboxRelay.State.BACKING_OFF;
         if (starts) {
             troubleSince = now;
         }
-        failures++;
-        pause = backoff.pause(failures);
+        pause = nextPause();
+        next = Optional.empty();
+        if (failures < Integer.MAX_VALUE) {   // a month-long outage must not wrap the count
+            failures++;
+        }
         report = new Report(OutboxRelay.State.BACKING_OFF, Optional.of(reason));
         return starts;
+    }
+
+    /** The pause the next failure will take, before it is recorded (entries released now are due after it). */
+    Duration nextPause() {
+        if (next.isEmpty()) {
+            next = Optional.of(backoff.pause(failures + 1));
+        }
+        return next.get();
     }
 
     /** The pause after the failure last recorded; zero before any. */
@@ -65,6 +80,7 @@ final class RelayStatus {
                 ? Optional.of(Duration.between(troubleSince, now)) : Optional.empty();
         failures = 0;
         pause = Duration.ZERO;
+        next = Optional.empty();
         report = new Report(OutboxRelay.State.RUNNING, Optional.empty());
         return ended;
     }

@@ -70,4 +70,15 @@ class RelayStatusTest {
 
         assertThat(status.state()).isEqualTo(OutboxRelay.State.STOPPED);
     }
+
+    @Test
+    void the_pause_announced_before_a_failure_is_the_one_it_takes() {
+        RelayStatus jittered = new RelayStatus(dev.orderless.Backoff.of(Duration.ofMillis(100), Duration.ofSeconds(10)));
+        jittered.trouble("x", T0);
+        Duration announced = jittered.nextPause();
+
+        jittered.trouble("x", T0);
+
+        assertThat(jittered.pause()).isEqualTo(announced);
+    }
 }
