@@ -110,6 +110,14 @@ class OrderlessAutoConfigurationTest {
                 ConsumerOptions.ofDefaults("q").backoff().max(), 0));
     }
 
+    @Test
+    void an_initial_backoff_above_the_default_max_raises_the_max_instead_of_failing_on_a_property_never_set() {
+        ConsumerOptions options = consumerOptions("orderless.consumer.queue=q", "orderless.consumer.backoff.initial=10s");
+
+        assertThat(options.backoff().initial()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(options.backoff().max()).isEqualTo(Duration.ofSeconds(10));
+    }
+
     /** {@code orderless.consumer.*} bound as Boot binds it, without Spring's listener properties. */
     private static ConsumerOptions consumerOptions(String... properties) {
         Map<String, String> values = new HashMap<>();

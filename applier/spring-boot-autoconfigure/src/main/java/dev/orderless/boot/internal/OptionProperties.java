@@ -39,11 +39,15 @@ public final class OptionProperties {
                 .orElseGet(() -> new InvalidConfigurationException(prefix + ": " + refused.getMessage()));
     }
 
-    /** {@code <prefix>.backoff.*} over {@code defaults}: what is unset keeps the default's value. */
+    /**
+     * {@code <prefix>.backoff.*} over {@code defaults}: what is unset keeps the default's value, except that
+     * an initial pause set above the default max raises the max with it ({@link Backoff#withInitial}), so a
+     * refusal only ever names a property the user set.
+     */
     public static Backoff backoff(OrderlessProperties.BackoffProperties set, Backoff defaults) {
-        return new Backoff(set.initial() != null ? set.initial() : defaults.initial(),
-                set.max() != null ? set.max() : defaults.max(),
-                set.jitter() != null ? set.jitter() : defaults.jitter());
+        Backoff backoff = set.initial() != null ? defaults.withInitial(set.initial()) : defaults;
+        backoff = set.max() != null ? backoff.withMax(set.max()) : backoff;
+        return set.jitter() != null ? backoff.withJitter(set.jitter()) : backoff;
     }
 
     /** An option's name in code as a property name: {@code batchReceiveTimeout} as {@code batch-receive-timeout}. */

@@ -1,5 +1,9 @@
 package dev.orderless.outbox.boot;
 
+import dev.orderless.outbox.RelayOptions;
+
+import dev.orderless.InvalidConfigurationException;
+
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import dev.orderless.boot.OrderlessProperties;
@@ -74,8 +78,15 @@ public class OrderlessOutboxAutoConfiguration {
     @ConditionalOnProperty(prefix = "orderless.outbox.relay", name = "enabled", matchIfMissing = true)
     OrderlessOutboxRelay orderlessOutboxRelay(MongoClient client, OrderlessProperties properties,
                                               ConfirmingPublisher publisher, ObjectProvider<MeterRegistry> meters) {
+        RelayOptions options = OutboxSettings.relayOptions(properties.outbox());
+        if (options.batch() > publisher.options().window()) {
+            // checked here too, to name the properties: the relay itself names its options
+            throw new InvalidConfigurationException("orderless.outbox.relay.batch (" + options.batch() + ") must be at"
+                    + " most orderless.publisher.window (" + publisher.options().window() + "): one confirm window per"
+                    + " batch; lower the batch or raise the window");
+        }
         return new OrderlessOutboxRelay(entries(client, properties), publisher,
-                OutboxSettings.relayOptions(properties.outbox()).withMeters(meters.getIfAvailable(SimpleMeterRegistry::new)));
+                options.withMeters(meters.getIfAvailable(SimpleMeterRegistry::new)));
     }
 
     /** Health, where Spring Boot's health support is on the class path. */

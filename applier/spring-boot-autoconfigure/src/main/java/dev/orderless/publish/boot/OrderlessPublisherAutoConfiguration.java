@@ -111,9 +111,9 @@ public class OrderlessPublisherAutoConfiguration {
                 configurer.configure(template, connectionFactory);
             }
             template.setApplicationContext(context);   // Boot's template observation, if enabled, finds its registry
-            return ConfirmingPublisher.on(template, exchange, routingKey, options(publisher)
+            return ConfirmingPublisher.builder(template).toExchange(exchange, routingKey).options(options(publisher)
                     .withMeters(meters.getIfAvailable(SimpleMeterRegistry::new))
-                    .withObservations(observations.getIfAvailable(() -> ObservationRegistry.NOOP)));
+                    .withObservations(observations.getIfAvailable(() -> ObservationRegistry.NOOP))).build();
         }
 
         @Bean

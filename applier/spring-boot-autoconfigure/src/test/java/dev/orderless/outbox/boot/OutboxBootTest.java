@@ -100,6 +100,11 @@ class OutboxBootTest {
             assertThat(context.getStartupFailure()).rootCause()
                     .hasMessage("orderless.outbox.relay.backoff.jitter must be from 0 to 1, was -1.0");
         });
+        runner(mongo, rabbit, "q").withPropertyValues("orderless.publisher.window=100").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                    .hasMessageStartingWith("orderless.outbox.relay.batch (500) must be at most orderless.publisher.window (100)");
+        });
     }
 
     @Test
