@@ -66,7 +66,7 @@ class ResourceAlarmTest {
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         // one watcher of the publisher connection for the whole process: the broker says "blocked" once
         BrokerBlocking blocking = BrokerBlocking.watch(cf.getPublisherConnectionFactory(), meters, "publisher");
-        ConfirmingPublisher before = ConfirmingPublisher.toQueue(cf, queue, PublisherOptions.ofDefaults(), blocking);
+        ConfirmingPublisher before = ConfirmingPublisher.builder(cf).toQueue(queue).blocking(blocking).build();
         before.publishAll(good);
         before.publishRaw(Poison.messages(POISON));
         PublisherOptions fast = PublisherOptions.ofDefaults().withConfirmTimeout(Duration.ofSeconds(2)).withMeters(meters);
@@ -90,7 +90,7 @@ class ResourceAlarmTest {
             assertThat(counted(meters, "orderless.consume.dead_lettered")).as("nothing sent into the block").isZero();
             assertThat(messages(cf, queue + ".dlq")).isZero();
 
-            ConfirmingPublisher during = ConfirmingPublisher.toQueue(cf, queue, fast, blocking);
+            ConfirmingPublisher during = ConfirmingPublisher.builder(cf).toQueue(queue).options(fast).blocking(blocking).build();
             long started = System.nanoTime();
             CompletableFuture<Void> publish = CompletableFuture.runAsync(
                     () -> during.publish(Operation.assign("late", 1, "name", new BsonString("x"))));

@@ -185,7 +185,8 @@ final class Wiring implements AutoCloseable {
 
     /** A publisher to the work queue on the publisher connection, told of a broker block by the shared watcher. */
     ConfirmingPublisher publisher(PublisherOptions publisherOptions) {
-        return ConfirmingPublisher.toQueue(rabbit(), options.queue(), publisherOptions, blocking.orElseThrow());
+        return ConfirmingPublisher.builder(rabbit()).toQueue(options.queue()).options(publisherOptions)
+                .blocking(blocking.orElseThrow()).build();
     }
 
     QueueTopology.Declared declareQueues() {

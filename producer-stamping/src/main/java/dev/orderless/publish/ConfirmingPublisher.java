@@ -74,31 +74,17 @@ public final class ConfirmingPublisher {
         this.observation = new SendObservation(options.observations(), exchange, routingKey);
     }
 
-    /** Publishes straight to {@code queue} through the default exchange. */
+    /** Publishes straight to {@code queue} through the default exchange; the rest: {@link #builder(ConnectionFactory)}. */
     public static ConfirmingPublisher toQueue(ConnectionFactory connectionFactory, String queue, PublisherOptions options) {
-        return toExchange(connectionFactory, "", queue, options);
+        return builder(connectionFactory).toQueue(queue).options(options).build();
     }
 
-    /**
-     * As {@link #toQueue(ConnectionFactory, String, PublisherOptions)}, learning of blocked connections from
-     * {@code blocking}. The broker says "blocked" once, to the watchers a connection has then: a publisher
-     * made later, on a connection the broker already blocks, sees it only through a watcher made earlier, so
-     * make one per connection factory at start-up and share it
-     * ({@code BrokerBlocking.watch(factory.getPublisherConnectionFactory(), meters, "publisher")}).
-     */
-    public static ConfirmingPublisher toQueue(ConnectionFactory connectionFactory, String queue, PublisherOptions options,
-                                              BrokerBlocking blocking) {
-        requireAll("publisher: connectionFactory, queue, options and blocking are required",
-                connectionFactory, queue, options, blocking);
-        return build(new RabbitTemplate(connectionFactory), "", queue, options, Optional.of(blocking));
-    }
-
-    /** Publishes to {@code exchange} with {@code routingKey}; a message it cannot route counts as not taken. */
-    public static ConfirmingPublisher toExchange(ConnectionFactory connectionFactory, String exchange, String routingKey,
-                                                 PublisherOptions options) {
-        requireAll("publisher: connectionFactory, exchange, routingKey and options are required",
-                connectionFactory, exchange, routingKey, options);
-        return build(new RabbitTemplate(connectionFactory), exchange, routingKey, options, Optional.empty());
+    /** A publisher on {@code connectionFactory}, which must have correlated publisher confirms and returns. */
+    public static Builder builder(ConnectionFactory connectionFactory) {
+        if (connectionFactory == null) {
+            throw new InvalidConfigurationException("publisher: connectionFactory is required");
+        }
+        return new Builder(new RabbitTemplate(connectionFactory));
     }
 
     /**
@@ -107,18 +93,68 @@ public final class ConfirmingPublisher {
      * retries, its customizers), on a connection factory with correlated confirms and returns. It is set
      * to mandatory and to the factory's publisher connection.
      */
-    public static ConfirmingPublisher on(RabbitTemplate template, String exchange, String routingKey,
-                                         PublisherOptions options) {
-        requireAll("publisher: template, exchange, routingKey and options are required",
-                template, exchange, routingKey, options);
-        return build(template, exchange, routingKey, options, Optional.empty());
+    public static Builder builder(RabbitTemplate template) {
+        if (template == null) {
+            throw new InvalidConfigurationException("publisher: template is required");
+        }
+        return new Builder(template);
     }
 
-    private static void requireAll(String message, Object... required) {
-        for (Object o : required) {
-            if (o == null) {
-                throw new InvalidConfigurationException(message);
+    /** Where a publisher sends, how it waits, and which watcher tells it the broker blocks publishers. */
+    public static final class Builder {
+        private final RabbitTemplate template;
+        private Optional<String> exchange = Optional.empty();
+        private String routingKey = "";
+        private PublisherOptions options = PublisherOptions.ofDefaults();
+        private Optional<BrokerBlocking> blocking = Optional.empty();
+
+        private Builder(RabbitTemplate template) {
+            this.template = template;
+        }
+
+        /** Straight to {@code queue}, through the default exchange. */
+        public Builder toQueue(String queue) {
+            return toExchange("", queue);
+        }
+
+        /** To {@code exchange} with {@code routingKey}; a message the broker cannot route counts as not taken. */
+        public Builder toExchange(String exchange, String routingKey) {
+            if (exchange == null || routingKey == null) {
+                throw new InvalidConfigurationException("publisher: exchange and routingKey must not be null");
             }
+            this.exchange = Optional.of(exchange);
+            this.routingKey = routingKey;
+            return this;
+        }
+
+        /** How it waits and retries; {@link PublisherOptions#ofDefaults()} if not set. */
+        public Builder options(PublisherOptions options) {
+            if (options == null) {
+                throw new InvalidConfigurationException("publisher: options must not be null");
+            }
+            this.options = options;
+            return this;
+        }
+
+        /**
+         * Learns of blocked connections from {@code shared}. The broker says "blocked" once, to the watchers a
+         * connection has then: a publisher made later, on a connection the broker already blocks, sees it only
+         * through a watcher made earlier, so make one per connection factory at start-up and share it
+         * ({@code BrokerBlocking.watch(factory.getPublisherConnectionFactory(), meters, "publisher")}). Without
+         * one, the publisher makes its own.
+         */
+        public Builder blocking(BrokerBlocking shared) {
+            if (shared == null) {
+                throw new InvalidConfigurationException("publisher: blocking must not be null");
+            }
+            this.blocking = Optional.of(shared);
+            return this;
+        }
+
+        public ConfirmingPublisher build() {
+            String to = exchange.orElseThrow(() -> new InvalidConfigurationException(
+                    "publisher: no destination: call toQueue(queue) or toExchange(exchange, routingKey)"));
+            return ConfirmingPublisher.build(template, to, routingKey, options, blocking);
         }
     }
 

@@ -25,14 +25,16 @@ import java.time.Duration;
  */
 public record PublisherOptions(Duration confirmTimeout, int maxAttempts, Backoff backoff, int window,
                                MeterRegistry meters, ObservationRegistry observations) {
-    /**
-     * Doubling from 200 ms to 2 s, with the default jitter. The first pause is the 200 ms re-sends always
-     * waited; doubling instead of a fixed pause because a window the broker did not take usually means a
-     * broker restarting or failing over, which a second try 200 ms later rarely finds back, and the jitter
-     * keeps the publishers that failed together from re-sending together. With the default 5 attempts the
-     * pauses add up to at most 3 s, small next to the confirm timeout each attempt may wait.
-     */
     private static final String OPTIONS = "publisher options";
+
+    /**
+     * Doubling from 200 ms to 2 s, with the default jitter. The first pause is at most the 200 ms re-sends
+     * always waited (100 to 200 ms with the jitter); doubling instead of a fixed pause because a window the
+     * broker did not take usually means a broker restarting or failing over, which a second try 200 ms
+     * later rarely finds back, and the jitter keeps the publishers that failed together from re-sending
+     * together. With the default 5 attempts the pauses add up to at most 3 s, small next to the confirm
+     * timeout each attempt may wait.
+     */
     private static final Backoff DEFAULT_BACKOFF = Backoff.of(Duration.ofMillis(200), Duration.ofSeconds(2));
 
     public PublisherOptions {
