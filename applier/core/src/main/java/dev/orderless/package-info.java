@@ -5,6 +5,7 @@
  * {@link dev.orderless.CannotApplyException} (dead-letter: retrying cannot help; {@link
  * dev.orderless.InvalidInputException} and {@link dev.orderless.UnknownFieldException} for bad input),
  * {@link dev.orderless.TransientException} (retry later; applying again is safe) and
- * {@link dev.orderless.InvalidConfigurationException} (fix the set-up; the message names what to change).
+ * {@link dev.orderless.InvalidConfigurationException} (fix the set-up; the message names what to change);
+ * and {@link dev.orderless.Backoff}, the one back-off every retry loop of orderless uses.
  */
 package dev.orderless;
