@@ -24,7 +24,7 @@ import picocli.CommandLine.Option;
     "Start the embedded MongoDB and AMQP broker, in memory, until stopped, and print the two lines that",
     "point the other commands at them:",
     "  export MONGODB_URI=mongodb://127.0.0.1:27018",
-    "  export RABBITMQ_URI=amqp://guest:guest@127.0.0.1:5673/%2F",
+    "  export RABBITMQ_URI=amqp://guest:guest@127.0.0.1:5673/%%2F",
     "Use: eval \"$(java -jar demo-enrollment.jar serve --detach)\"   (or run it in another terminal)",
     "If a serve already answers on both ports, --detach prints its two lines again. If it cannot start, it",
     "prints 'false' for eval to fail on, and says why on standard error."})
@@ -47,7 +47,7 @@ final class ServeCommand extends DemoCommand {
 
     @Option(names = "--log", paramLabel = "FILE", order = 4,
             description = "With --detach, where the background process writes its output"
-                    + " (default: orderless-serve-<pid>.log in the temporary directory).")
+                    + " (default: orderless-serve-<pid of the launching command>.log in the temporary directory).")
     Path log;
 
     @Option(names = "--verbose", order = 5, description = "Print the stack trace of a failure.")

@@ -53,7 +53,7 @@ import org.springframework.test.context.TestPropertySource;
 @DirtiesContext   // closed after this class, while the test backends still run (not at JVM exit)
 @SpringBootTest(classes = OrderlessBootTest.App.class, properties = {"spring.main.banner-mode=off",
         "orderless.consumer.backoff.initial=50ms"})
-@TestPropertySource("classpath:orderless-boot-example.properties")   // README.md quotes this file
+@TestPropertySource("classpath:orderless-boot-example.properties")   // docs/guide/spring-boot.md quotes this file
 class OrderlessBootTest {
     private static final String QUEUE = RabbitExtension.uniqueQueue("boot");
     private static final String DATABASE = MongoBackend.freshDatabaseName("boot");
