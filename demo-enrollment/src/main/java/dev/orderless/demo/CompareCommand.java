@@ -1,0 +1,66 @@
+package dev.orderless.demo;
+
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.backends.Backends;
+import dev.orderless.backends.MongoBackend;
+import dev.orderless.demo.compare.Arena;
+import dev.orderless.demo.compare.ComparePlan;
+import dev.orderless.demo.compare.CompareReport;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Optional;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+@Command(name = "compare", sortOptions = false,
+        header = "orderless head to head with a single active consumer, hash partitions and plain competing consumers.",
+        description = {
+    "Apply the same enrollment actions (Zipf-skewed students, 2 ms added to every MongoDB round trip) with",
+    "each way of keeping order, on the same RabbitMQ and MongoDB, and print what each achieved: messages/s,",
+    "latency when a handler is stuck, students that diverged from the sequential oracle. Needs a real",
+    "RabbitMQ (quorum queues, single active consumers); MongoDB is embedded unless --mongo names one.",
+    "docs/compare.md says what each figure means and what the full benchmark measures."})
+final class CompareCommand extends DemoCommand {
+    @Option(names = "--quick", order = 1,
+            description = "The short plan: the defaults teams run, one fault, in about a minute.")
+    boolean quick;
+
+    @Option(names = "--consumers", paramLabel = "N", order = 2, defaultValue = "4",
+            description = "Consumers of each contestant in the quick plan (default: ${DEFAULT-VALUE}).")
+    int consumers;
+
+    @Option(names = "--messages", paramLabel = "N", order = 3, defaultValue = "1500",
+            description = "Messages per throughput trial in the quick plan (default: ${DEFAULT-VALUE}).")
+    int messages;
+
+    @Option(names = "--uniform", order = 4,
+            description = "Quick plan: uniform keys over 10k students instead of Zipf-skewed ones over 100k.")
+    boolean uniform;
+
+    @Option(names = "--rabbit", paramLabel = "URI", order = 5,
+            description = "RabbitMQ AMQP URI, e.g. amqp://guest:guest@localhost:5672/%%2F (default: $RABBITMQ_URI).")
+    String rabbit;
+
+    @Option(names = "--mongo", paramLabel = "URI", order = 6,
+            description = "MongoDB connection string (default: an embedded MongoDB in this process).")
+    String mongo;
+
+    @Override
+    public Integer call() {
+        String rabbitUri = MongoConnections.chosen(rabbit, cli.env, "RABBITMQ_URI").orElseThrow(() ->
+                new InvalidConfigurationException("'compare' needs a RabbitMQ (quorum queues and single active"
+                        + " consumers, which the embedded broker lacks): pass --rabbit or set RABBITMQ_URI"));
+        ComparePlan plan = quick ? ComparePlan.quick(consumers, messages, uniform) : ComparePlan.full();
+        try (MongoBackend backend = mongo == null ? Backends.startMongo() : Backends.mongo(Optional.of(mongo));
+             Arena arena = new Arena(URI.create(rabbitUri), backend.connectionString(), plan.stall(), plan.rate(),
+                     Duration.ofMinutes(3))) {
+            cli.out.println("[compare] " + plan.name() + " plan: " + plan.throughput().size() + " throughput and "
+                    + plan.faults().size() + " fault trials");
+            CompareReport report = CompareReport.run(arena, plan, cli.out);
+            cli.out.println();
+            cli.out.println(report.markdown());
+            cli.out.println(report.compareLine());
+            return 0;
+        }
+    }
+}

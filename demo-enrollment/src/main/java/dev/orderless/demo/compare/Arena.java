@@ -1,0 +1,435 @@
+package dev.orderless.demo.compare;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import dev.orderless.amqp.ConsumerOptions;
+import dev.orderless.amqp.OperationConsumer;
+import dev.orderless.amqp.QueueTopology;
+import dev.orderless.apply.EntityState;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.apply.Operation;
+import dev.orderless.demo.Enrollment;
+import dev.orderless.message.Envelope;
+import dev.orderless.oracle.ReferenceModel;
+import dev.orderless.testing.TcpProxy;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.bson.BsonDocument;
+import org.springframework.amqp.core.AcknowledgeMode;
+import org.springframework.amqp.core.BatchMessageListener;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageListener;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.core.QueueBuilder;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+
+/**
+ * Runs trials: every contestant against the same RabbitMQ and the same MongoDB (through a proxy that adds
+ * the trial's latency to every round trip), each trial on queues and a collection of its own.
+ *
+ * <ol>
+ *   <li>Declare the trial's quorum queues (single active consumer where the contestant uses it).
+ *   <li>Without a fault that needs steady traffic (none, scale-out): publish every message first, then start
+ *       the consumers and time the drain. With one (stuck handler, kill): start the consumers, then publish
+ *       at a steady rate every contestant keeps up with, so that latency shows the fault and not a backlog.
+ *   <li>The fault strikes once a third of the messages are published (stuck, kill) or applied (scale-out).
+ *   <li>Wait until every message was applied and the queues are empty, stop the consumers (what they hold
+ *       is finished), and compare every student with the sequential oracle.
+ * </ol>
+ */
+public final class Arena implements AutoCloseable {
+    static final String INDEX = "x-compare-index";
+    private static final String DATABASE = "compare";
+
+    private final URI rabbit;
+    private final TcpProxy toMongo;
+    private final String proxiedMongo;
+    private final CachingConnectionFactory admin;
+    private final MongoClient direct;
+    private final Duration stall;
+    private final int rate;
+    private final Duration deadline;
+    private final Envelope envelope = new Envelope();
+    private final AtomicInteger trials = new AtomicInteger();
+
+    /**
+     * @param rabbit   a RabbitMQ (quorum queues and single active consumers: not the embedded broker)
+     * @param mongoUri the MongoDB every contestant writes to
+     * @param stall    how long a stuck handler is stuck
+     * @param rate     messages per second published in a trial with a stuck handler or a kill
+     * @param deadline how long one trial may take before it is abandoned as failed
+     */
+    public Arena(URI rabbit, String mongoUri, Duration stall, int rate, Duration deadline) {
+        this.rabbit = rabbit;
+        ConnectionString mongo = new ConnectionString(mongoUri);
+        String[] hostPort = mongo.getHosts().get(0).split(":");
+        this.toMongo = TcpProxy.start(hostPort[0], hostPort.length > 1 ? Integer.parseInt(hostPort[1]) : 27017);
+        this.proxiedMongo = "mongodb://127.0.0.1:" + toMongo.port() + "/?directConnection=true";
+        com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
+        try {
+            factory.setUri(rabbit);
+        } catch (Exception e) {
+            throw new IllegalArgumentException("not an AMQP URI: " + rabbit, e);
+        }
+        this.admin = new CachingConnectionFactory(factory);
+        admin.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.SIMPLE);
+        this.direct = MongoClients.create(mongo);
+        this.stall = stall;
+        this.rate = rate;
+        this.deadline = deadline;
+    }
+
+    /** Runs one trial to its end and measures it. */
+    public TrialResult run(Trial trial) {
+        int n = trials.incrementAndGet();
+        String queue = "compare." + n + "." + trial.contestant().name().toLowerCase(java.util.Locale.ROOT);
+        MongoCollection<BsonDocument> students = direct.getDatabase(DATABASE)
+                .getCollection("students_" + n, BsonDocument.class);
+        List<Operation> ops = trial.workload().ops();
+        Tally tally = new Tally(ops.size());
+        toMongo.latency(trial.latency().dividedBy(2));
+        List<String> queues = declare(trial, queue);
+        Stuck stuck = new Stuck(stall, tally);
+        List<ConsumerProcess> fleet = new ArrayList<>();
+        long started;
+        long faultAt = 0;
+        int appliedAtFault = 0;
+        try {
+            boolean steady = trial.fault() == Fault.STUCK || trial.fault() == Fault.KILL;
+            if (!steady) {
+                publish(ops, queues, tally, 0, () -> false);
+            }
+            int first = trial.fault() == Fault.SCALE_OUT ? 1 : trial.consumers();
+            started = System.nanoTime();
+            for (int p = 0; p < first; p++) {
+                fleet.add(start(trial, p, first, queues, students.getNamespace().getCollectionName(), tally, stuck, true));
+            }
+            standbys(trial, fleet, queues, students.getNamespace().getCollectionName(), tally, stuck);
+            if (steady) {
+                started = System.nanoTime();
+                int third = ops.size() / 3;
+                AtomicInteger sent = new AtomicInteger();
+                publish(ops, queues, tally, rate, () -> {
+                    if (sent.incrementAndGet() == third) {
+                        if (trial.fault() == Fault.STUCK) {
+                            stuck.arm();
+                        } else {
+                            fleet.get(0).kill();
+                        }
+                    }
+                    return false;
+                });
+            } else if (trial.fault() == Fault.SCALE_OUT) {
+                await(() -> tally.applied() >= ops.size() / 3, "a third applied");
+                faultAt = System.nanoTime();
+                appliedAtFault = tally.applied();
+                for (int p = 1; p < 4; p++) {
+                    fleet.add(start(trial, p, 4, queues, students.getNamespace().getCollectionName(), tally, stuck, false));
+                }
+            }
+            await(() -> tally.applied() == ops.size(), "every message applied");
+            await(() -> queues.stream().allMatch(q -> ready(q) == 0), "the queues empty");
+        } finally {
+            fleet.forEach(ConsumerProcess::close);
+            RabbitAdmin rabbitAdmin = new RabbitAdmin(admin);
+            queues.forEach(rabbitAdmin::deleteQueue);
+            if (trial.contestant() == Contestant.ORDERLESS) {
+                rabbitAdmin.deleteQueue(queue + ".dlq");
+                rabbitAdmin.deleteQueue(QueueTopology.parkingQueue(queue + ".dlq"));
+            }
+        }
+        int diverged = diverged(trial, ops, students);
+        students.drop();
+        return TrialResult.of(trial, ops, tally, started, faultAt, appliedAtFault, diverged);
+    }
+
+    /** Messages per second the broker delivers to consumers that only ack: the broker's limit. */
+    public double ackOnly(int consumers, int messages) {
+        String queue = "compare." + trials.incrementAndGet() + ".ack_only";
+        List<String> queues = List.of(queue);
+        new RabbitAdmin(admin).declareQueue(QueueBuilder.durable(queue).quorum().build());
+        List<Operation> ops = new CompareWorkload(Keys.uniform(10_000), messages, 1).ops();
+        Tally tally = new Tally(messages);
+        publish(ops, queues, tally, 0, () -> false);
+        List<ConsumerProcess> fleet = new ArrayList<>();
+        try {
+            long started = System.nanoTime();
+            for (int p = 0; p < consumers; p++) {
+                ConsumerProcess process = new ConsumerProcess(p, rabbit, proxiedMongo);
+                fleet.add(process);
+                SimpleMessageListenerContainer container = container(process, queue, false);
+                container.setMessageListener((MessageListener) m -> tally.applied(index(m), "ack", 0, System.nanoTime()));
+                container.start();
+                process.runs(container::stop);
+            }
+            await(() -> tally.applied() == messages, "every message acked");
+            return messages / ((System.nanoTime() - started) / 1e9);
+        } finally {
+            fleet.forEach(ConsumerProcess::close);
+            new RabbitAdmin(admin).deleteQueue(queue);
+        }
+    }
+
+    /** Messages per second MongoDB takes as unordered bulk upserts of 50, {@code threads} at once: its limit. */
+    public double bulkOnly(CompareWorkload workload, int threads, Duration latency) {
+        List<Operation> ops = workload.ops();
+        toMongo.latency(latency.dividedBy(2));
+        try (MongoClient client = MongoClients.create(proxiedMongo)) {
+            MongoCollection<BsonDocument> students = client.getDatabase(DATABASE)
+                    .getCollection("bulk_" + trials.incrementAndGet(), BsonDocument.class);
+            AtomicInteger next = new AtomicInteger();
+            long started = System.nanoTime();
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                Thread worker = new Thread(() -> {
+                    for (int from = next.getAndAdd(Trial.BATCH); from < ops.size(); from = next.getAndAdd(Trial.BATCH)) {
+                        PlainUpserts.applyUnordered(students, ops.subList(from, Math.min(ops.size(), from + Trial.BATCH)));
+                    }
+                }, "compare-bulk-" + t);
+                worker.start();
+                workers.add(worker);
+            }
+            for (Thread worker : workers) {
+                worker.join(deadline.toMillis());
+            }
+            double perSecond = ops.size() / ((System.nanoTime() - started) / 1e9);
+            students.drop();
+            return perSecond;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private List<String> declare(Trial trial, String queue) {
+        RabbitAdmin rabbitAdmin = new RabbitAdmin(admin);
+        return switch (trial.contestant()) {
+            case ORDERLESS -> {
+                QueueTopology.declare(admin, queue, queue + ".dlq");
+                yield List.of(queue);
+            }
+            case UNGUARDED -> {
+                rabbitAdmin.declareQueue(QueueBuilder.durable(queue).quorum().build());
+                yield List.of(queue);
+            }
+            case SINGLE_ACTIVE -> {
+                rabbitAdmin.declareQueue(QueueBuilder.durable(queue).quorum().singleActiveConsumer().build());
+                yield List.of(queue);
+            }
+            case PARTITIONED -> {
+                int partitions = trial.fault() == Fault.SCALE_OUT ? 4 : trial.consumers();
+                List<String> lanes = new ArrayList<>();
+                for (int p = 0; p < partitions; p++) {
+                    Queue lane = QueueBuilder.durable(queue + ".p" + p).quorum().singleActiveConsumer().build();
+                    rabbitAdmin.declareQueue(lane);
+                    lanes.add(lane.getName());
+                }
+                yield lanes;
+            }
+        };
+    }
+
+    /**
+     * Starts consumer process {@code p}. Partitioned: process p owns lane p (one process alone owns
+     * them all; a process joining later registers on every lane, a standby as SAC makes it).
+     */
+    private ConsumerProcess start(Trial trial, int p, int processes, List<String> queues, String collection, Tally tally,
+                                  Stuck stuck, boolean initial) {
+        ConsumerProcess process = new ConsumerProcess(p, rabbit, proxiedMongo);
+        MongoCollection<BsonDocument> students = process.mongo.getDatabase(DATABASE)
+                .getCollection(collection, BsonDocument.class);
+        switch (trial.contestant()) {
+            case ORDERLESS -> {
+                ObservationRegistry observations = ObservationRegistry.create();
+                observations.observationConfig().observationHandler(new OrderlessWatch(tally, stuck, process));
+                OperationConsumer consumer = OperationConsumer.builder(process.broker,
+                                GuardedApplier.create(students, Enrollment.STUDENT_SCHEMA))
+                        .options(ConsumerOptions.ofDefaults(queues.get(0)))
+                        .meters(new SimpleMeterRegistry())
+                        .observations(observations)
+                        .start();
+                process.runs(consumer);
+            }
+            case SINGLE_ACTIVE, UNGUARDED -> plain(process, queues.get(0), trial.batched(), students, tally, stuck);
+            case PARTITIONED -> {
+                boolean alone = initial && processes == 1 && queues.size() > 1;
+                for (int lane = 0; lane < queues.size(); lane++) {
+                    if (alone || !initial || lane == p) {
+                        plain(process, queues.get(lane), trial.batched(), students, tally, stuck);
+                    }
+                }
+            }
+        }
+        return process;
+    }
+
+    /** Partitioned, several processes: each lane gets one standby in the next process, for failover. */
+    private void standbys(Trial trial, List<ConsumerProcess> fleet, List<String> queues, String collection,
+                          Tally tally, Stuck stuck) {
+        if (trial.contestant() != Contestant.PARTITIONED || fleet.size() < 2) {
+            return;
+        }
+        for (int lane = 0; lane < queues.size(); lane++) {
+            ConsumerProcess standby = fleet.get((lane + 1) % fleet.size());
+            MongoCollection<BsonDocument> students = standby.mongo.getDatabase(DATABASE)
+                    .getCollection(collection, BsonDocument.class);
+            plain(standby, queues.get(lane), trial.batched(), students, tally, stuck);
+        }
+    }
+
+    private void plain(ConsumerProcess process, String queue, boolean batched, MongoCollection<BsonDocument> students,
+                       Tally tally, Stuck stuck) {
+        SimpleMessageListenerContainer container = container(process, queue, batched);
+        if (batched) {
+            container.setMessageListener((BatchMessageListener) messages -> {
+                if (process.killed()) {
+                    return;
+                }
+                List<Operation> ops = new ArrayList<>(messages.size());
+                for (Message m : messages) {
+                    Operation op = envelope.decode(m.getBody());
+                    ops.add(op);
+                    if (m.getMessageProperties().isRedelivered()) {
+                        tally.faulty(op.entity());   // a kill's: held by the dead process, delivered again
+                    }
+                }
+                stuck.maybe(ops.get(0).entity());
+                PlainUpserts.applyOrdered(students, ops);
+                long now = System.nanoTime();
+                for (int i = 0; i < ops.size(); i++) {
+                    tally.applied(index(messages.get(i)), ops.get(i).entity(), ops.get(i).seq(), now);
+                }
+            });
+        } else {
+            container.setMessageListener((MessageListener) message -> {
+                if (process.killed()) {
+                    return;
+                }
+                Operation op = envelope.decode(message.getBody());
+                if (message.getMessageProperties().isRedelivered()) {
+                    tally.faulty(op.entity());
+                }
+                stuck.maybe(op.entity());
+                PlainUpserts.apply(students, op);
+                tally.applied(index(message), op.entity(), op.seq(), System.nanoTime());
+            });
+        }
+        container.start();
+        process.runs(container::stop);
+    }
+
+    private static SimpleMessageListenerContainer container(ConsumerProcess process, String queue, boolean batched) {
+        SimpleMessageListenerContainer container = new SimpleMessageListenerContainer(process.broker);
+        container.setQueueNames(queue);
+        container.setConcurrentConsumers(1);
+        container.setAcknowledgeMode(AcknowledgeMode.AUTO);
+        container.setMissingQueuesFatal(false);
+        container.setRecoveryInterval(1000);
+        container.setShutdownTimeout(30_000);   // a stuck handler is let finish, as a graceful stop would
+        if (batched) {
+            container.setConsumerBatchEnabled(true);
+            container.setBatchSize(Trial.BATCH);
+            container.setBatchReceiveTimeout(20);   // as orderless gathers a batch
+            container.setPrefetchCount(2 * Trial.BATCH);
+        } else {
+            container.setPrefetchCount(250);   // Spring AMQP's default
+        }
+        return container;
+    }
+
+    static int index(Message message) {
+        Object index = message.getMessageProperties().getHeader(INDEX);
+        return ((Number) index).intValue();
+    }
+
+    /**
+     * Publishes {@code ops} in order with confirms, each to its lane; {@code perSecond} 0 publishes as fast
+     * as the broker confirms. {@code after} runs after each message.
+     */
+    private void publish(List<Operation> ops, List<String> queues, Tally tally, int perSecond, BooleanSupplier after) {
+        RabbitTemplate template = new RabbitTemplate(admin);
+        long start = System.nanoTime();
+        int window = 200;
+        for (int from = 0; from < ops.size(); from += window) {
+            int to = Math.min(ops.size(), from + window);
+            int first = from;
+            template.invoke(t -> {
+                for (int i = first; i < to; i++) {
+                    if (perSecond > 0) {
+                        long due = start + (long) (i * 1e9 / perSecond);
+                        long wait = due - System.nanoTime();
+                        if (wait > 0) {
+                            LockSupport.parkNanos(wait);
+                        }
+                    }
+                    Operation op = ops.get(i);
+                    MessageProperties properties = new MessageProperties();
+                    properties.setHeader(INDEX, i);
+                    String lane = queues.get(queues.size() == 1 ? 0 : Contestant.partition(op.entity(), queues.size()));
+                    tally.published(i, System.nanoTime());
+                    t.send("", lane, new Message(envelope.encode(op), properties));
+                    after.getAsBoolean();
+                }
+                t.waitForConfirmsOrDie(deadline.toMillis());
+                return null;
+            });
+        }
+    }
+
+    private int ready(String queue) {
+        java.util.Properties properties = new RabbitAdmin(admin).getQueueProperties(queue);
+        return properties == null ? 0 : ((Number) properties.get(RabbitAdmin.QUEUE_MESSAGE_COUNT)).intValue();
+    }
+
+    private void await(BooleanSupplier condition, String what) {
+        long end = System.nanoTime() + deadline.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new IllegalStateException("trial abandoned: not " + what + " within " + deadline.toSeconds() + " s");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+
+    /** Students whose stored state differs from the oracle's replay of the ops in seq order. */
+    private static int diverged(Trial trial, List<Operation> ops, MongoCollection<BsonDocument> students) {
+        Map<String, EntityState> expected = new ReferenceModel(Enrollment.STUDENT_SCHEMA).replay(ops);
+        Map<String, PlainUpserts.Plain> stored = new HashMap<>();
+        for (BsonDocument doc : students.find()) {
+            String id = doc.getString("_id").getValue();
+            stored.put(id, trial.contestant() == Contestant.ORDERLESS
+                    ? PlainUpserts.Plain.of(EntityState.of(doc, Enrollment.STUDENT_SCHEMA))
+                    : PlainUpserts.Plain.of(doc));
+        }
+        int diverged = 0;
+        for (Map.Entry<String, EntityState> e : expected.entrySet()) {
+            if (!PlainUpserts.Plain.of(e.getValue()).equals(stored.get(e.getKey()))) {
+                diverged++;
+            }
+        }
+        return diverged;
+    }
+
+    @Override
+    public void close() {
+        admin.destroy();
+        direct.close();
+        toMongo.close();
+    }
+}

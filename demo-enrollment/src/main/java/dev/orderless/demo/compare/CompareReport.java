@@ -1,0 +1,147 @@
+package dev.orderless.demo.compare;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * Runs a {@link ComparePlan} in an {@link Arena} and writes what it measured: a line per trial as it ends,
+ * then the tables (Markdown) and one {@code COMPARE} line of ratios measured side by side in this run.
+ */
+public final class CompareReport {
+    private final ComparePlan plan;
+    private final List<TrialResult> results = new ArrayList<>();
+    private double ackOnly = Double.NaN;
+    private double bulkOnly = Double.NaN;
+
+    private CompareReport(ComparePlan plan) {
+        this.plan = plan;
+    }
+
+    /** Runs every trial of {@code plan}, printing a line per trial to {@code progress}. */
+    public static CompareReport run(Arena arena, ComparePlan plan, PrintStream progress) {
+        CompareReport report = new CompareReport(plan);
+        for (Trial trial : plan.throughput()) {
+            report.add(arena.run(trial), progress);
+        }
+        if (!plan.throughput().isEmpty()) {
+            Trial first = plan.throughput().get(0);
+            report.ackOnly = arena.ackOnly(first.consumers(), plan.messages());
+            report.bulkOnly = arena.bulkOnly(first.workload(), first.consumers(), first.latency());
+            progress.printf(Locale.ROOT, "[compare] limits: ack-only consumers %.0f msg/s, unordered bulk upserts %.0f msg/s%n",
+                    report.ackOnly, report.bulkOnly);
+        }
+        for (Trial trial : plan.faults()) {
+            report.add(arena.run(trial), progress);
+        }
+        return report;
+    }
+
+    private void add(TrialResult result, PrintStream progress) {
+        results.add(result);
+        Trial t = result.trial();
+        progress.printf(Locale.ROOT, "[compare] %-32s %-10s %-19s %3s %4s ms: %7.0f msg/s, diverged %d, out of order %d%n",
+                t.label(), t.workload().keys().name(), t.fault().label, t.consumers() + "c",
+                t.latency().toMillis(), result.perSecond(), result.diverged(), result.outOfOrder());
+    }
+
+    public List<TrialResult> results() {
+        return List.copyOf(results);
+    }
+
+    /** Students diverged from the oracle in every trial of {@code contestant}. */
+    public int diverged(Contestant contestant) {
+        return results.stream().filter(r -> r.trial().contestant() == contestant).mapToInt(TrialResult::diverged).sum();
+    }
+
+    private Optional<TrialResult> find(Predicate<Trial> which) {
+        return results.stream().filter(r -> which.test(r.trial())).findFirst();
+    }
+
+    private Optional<TrialResult> throughput(Contestant contestant, boolean batched, String keys, Duration latency) {
+        return find(t -> t.fault() == Fault.NONE && t.contestant() == contestant
+                && (contestant == Contestant.ORDERLESS || t.batched() == batched)
+                && t.workload().keys().name().equals(keys) && t.latency().equals(latency));
+    }
+
+    private Optional<TrialResult> faulted(Contestant contestant, boolean batched, Fault fault) {
+        return find(t -> t.fault() == fault && t.contestant() == contestant
+                && (contestant == Contestant.ORDERLESS || t.batched() == batched));
+    }
+
+    /** orderless's messages/s over {@code contestant}'s, Zipf keys, 2 ms. */
+    private double speedup(Contestant contestant, boolean batched) {
+        return ratio(throughput(Contestant.ORDERLESS, true, "zipf", ComparePlan.TWO_MS).map(TrialResult::perSecond),
+                throughput(contestant, batched, "zipf", ComparePlan.TWO_MS).map(TrialResult::perSecond));
+    }
+
+    private static double ratio(Optional<Double> over, Optional<Double> under) {
+        return over.isPresent() && under.isPresent() ? over.get() / under.get() : Double.NaN;
+    }
+
+    /** The one line a script reads: ratios from this run. */
+    public String compareLine() {
+        int c = plan.consumers();
+        double stuck = ratio(faulted(Contestant.PARTITIONED, true, Fault.STUCK).map(r -> r.unrelated().p99()),
+                faulted(Contestant.ORDERLESS, true, Fault.STUCK).map(r -> r.unrelated().p99()));
+        double limit = Math.min(ackOnly, bulkOnly);
+        return String.format(Locale.ROOT, "COMPARE zipf_%1$dc_2ms_vs_single_permsg=%2$.2f zipf_%1$dc_2ms_vs_partitioned_permsg=%3$.2f"
+                        + " zipf_%1$dc_2ms_vs_partitioned_batched=%4$.2f stuck_unrelated_p99_partitioned_over_orderless=%5$.1f"
+                        + " scaleout_1to4_gain_orderless=%6$.2f scaleout_1to4_gain_partitioned=%7$.2f orderless_of_limit=%8$.2f"
+                        + " diverged_orderless=%9$d diverged_unguarded=%10$d",
+                c, speedup(Contestant.SINGLE_ACTIVE, false), speedup(Contestant.PARTITIONED, false),
+                speedup(Contestant.PARTITIONED, true), stuck,
+                faulted(Contestant.ORDERLESS, true, Fault.SCALE_OUT).map(TrialResult::gain).orElse(Double.NaN),
+                faulted(Contestant.PARTITIONED, true, Fault.SCALE_OUT)
+                        .or(() -> faulted(Contestant.PARTITIONED, false, Fault.SCALE_OUT)).map(TrialResult::gain).orElse(Double.NaN),
+                throughput(Contestant.ORDERLESS, true, "zipf", ComparePlan.TWO_MS).map(TrialResult::perSecond).orElse(Double.NaN) / limit,
+                diverged(Contestant.ORDERLESS), diverged(Contestant.UNGUARDED));
+    }
+
+    /** The tables, in Markdown. */
+    public String markdown() {
+        StringBuilder md = new StringBuilder();
+        md.append("### Throughput (").append(plan.messages()).append(" messages drained from a backlog)\n\n")
+                .append("| keys | MongoDB latency | contestant | msg/s | orderless is | longest stall of a waiting key (ms) | out of seq order | diverged |\n")
+                .append("|---|---|---|---|---|---|---|---|\n");
+        for (TrialResult r : results) {
+            Trial t = r.trial();
+            if (t.fault() != Fault.NONE) {
+                continue;
+            }
+            double orderless = throughput(Contestant.ORDERLESS, true, t.workload().keys().name(), t.latency())
+                    .map(TrialResult::perSecond).orElse(Double.NaN);
+            md.append(String.format(Locale.ROOT, "| %s | %d ms | %s | %.0f | %s | %.0f | %d | %d |%n", t.workload().describe(),
+                    t.latency().toMillis(), t.label(), r.perSecond(),
+                    t.contestant() == Contestant.ORDERLESS ? "-" : String.format(Locale.ROOT, "%.2fx", orderless / r.perSecond()),
+                    r.longestStall(), r.outOfOrder(), r.diverged()));
+        }
+        if (!Double.isNaN(ackOnly)) {
+            md.append(String.format(Locale.ROOT, "%nLimits in the same run: consumers that only ack %.0f msg/s (the broker's);"
+                    + " unordered bulk upserts of the same actions, no broker, %.0f msg/s (MongoDB's).%n", ackOnly, bulkOnly));
+        }
+        md.append("\n### Faults (Zipf keys, 2 ms; stuck and kill at ").append(plan.rate()).append(" msg/s, the handler stuck ")
+                .append(plan.stall().toSeconds()).append(" s; scale-out drains a backlog)\n\n")
+                .append("| fault | contestant | msg/s | scale-out gain | related keys p50 / p99 / max (ms) | unrelated keys p50 / p99 / max (ms) | unrelated over 1 s | longest stall (ms) | out of seq order | diverged |\n")
+                .append("|---|---|---|---|---|---|---|---|---|---|\n");
+        for (TrialResult r : results) {
+            Trial t = r.trial();
+            if (t.fault() == Fault.NONE) {
+                continue;
+            }
+            md.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %s | %s | %s | %d of %d | %.0f | %d | %d |%n", t.fault().label,
+                    t.label(), r.perSecond(), t.fault() == Fault.SCALE_OUT ? String.format(Locale.ROOT, "%.2fx", r.gain()) : "-",
+                    latency(r.related()), latency(r.unrelated()), r.unrelated().overOneSecond(), r.unrelated().count(),
+                    r.longestStall(), r.outOfOrder(), r.diverged()));
+        }
+        return md.toString();
+    }
+
+    private static String latency(TrialResult.Latency l) {
+        return l.count() == 0 ? "-" : String.format(Locale.ROOT, "%.0f / %.0f / %.0f", l.p50(), l.p99(), l.max());
+    }
+}

@@ -1,0 +1,105 @@
+package dev.orderless.demo.compare;
+
+import dev.orderless.apply.Operation;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What one trial measured.
+ *
+ * @param trial        what ran
+ * @param perSecond    messages applied per second, from the first message applied to the last
+ * @param gain         scale-out: messages/s after the three joined over messages/s before; 1 otherwise
+ * @param related      publish-to-applied latency of the keys the fault hit (the stuck message's student;
+ *                     the students redelivered after a kill)
+ * @param unrelated    the same for every other student
+ * @param longestStall the longest time any student made no progress while a message for it waited, ms
+ * @param diverged     students whose final state differs from the sequential oracle
+ * @param outOfOrder   messages handled after a higher seq of the same student was (for orderless: arrivals
+ *                     the guard put right; for plain upserts: writes applied out of order)
+ */
+public record TrialResult(Trial trial, double perSecond, double gain, Latency related, Latency unrelated,
+                          double longestStall, int diverged, long outOfOrder) {
+
+    /**
+     * Publish-to-applied latency of a group of messages, in ms (NaN for an empty group), and how many of
+     * them took over a second: a percentile alone hides how many messages a fault held.
+     */
+    public record Latency(int count, double p50, double p99, double max, int overOneSecond) {
+        static Latency of(List<Long> nanos) {
+            if (nanos.isEmpty()) {
+                return new Latency(0, Double.NaN, Double.NaN, Double.NaN, 0);
+            }
+            long[] sorted = nanos.stream().mapToLong(Long::longValue).sorted().toArray();
+            int slow = (int) java.util.Arrays.stream(sorted).filter(n -> n > 1_000_000_000L).count();
+            return new Latency(sorted.length, at(sorted, 0.50), at(sorted, 0.99), sorted[sorted.length - 1] / 1e6, slow);
+        }
+
+        private static double at(long[] sorted, double quantile) {
+            return sorted[Math.min(sorted.length - 1, (int) Math.ceil(quantile * sorted.length) - 1)] / 1e6;
+        }
+    }
+
+    static TrialResult of(Trial trial, List<Operation> ops, Tally tally, long started, long faultAt, int appliedAtFault,
+                          int diverged) {
+        int n = ops.size();
+        long end = 0;
+        long first = Long.MAX_VALUE;
+        Set<String> faulty = tally.faultyKeys();
+        List<Long> related = new ArrayList<>();
+        List<Long> unrelated = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            end = Math.max(end, tally.appliedAt(i));
+            first = Math.min(first, tally.appliedAt(i));
+            long latency = tally.appliedAt(i) - tally.publishedAt(i);
+            (faulty.contains(ops.get(i).entity()) ? related : unrelated).add(latency);
+        }
+        // from the first message applied: a contestant's start-up (connections, declarations) is not its pace
+        double perSecond = (n - 1) / ((end - Math.max(started, first)) / 1e9);
+        double gain = 1;
+        if (faultAt > 0) {
+            double before = appliedAtFault / ((faultAt - Math.max(started, first)) / 1e9);
+            double after = (n - appliedAtFault) / ((end - faultAt) / 1e9);
+            gain = after / before;
+        }
+        return new TrialResult(trial, perSecond, gain, Latency.of(related), Latency.of(unrelated),
+                longestStall(ops, tally) / 1e6, diverged, tally.outOfOrder());
+    }
+
+    /**
+     * For each student: walk its publishes and applies in time order; while at least one of its messages
+     * waits, the time since it last made progress (a message applied, or the first message waiting) grows;
+     * the longest such stretch over every student.
+     */
+    static long longestStall(List<Operation> ops, Tally tally) {
+        Map<String, List<long[]>> events = new HashMap<>();   // {time, +1 publish / -1 apply}
+        for (int i = 0; i < ops.size(); i++) {
+            List<long[]> mine = events.computeIfAbsent(ops.get(i).entity(), k -> new ArrayList<>());
+            mine.add(new long[] {tally.publishedAt(i), 1});
+            mine.add(new long[] {tally.appliedAt(i), -1});
+        }
+        long longest = 0;
+        for (List<long[]> mine : events.values()) {
+            long[][] sorted = mine.toArray(new long[0][]);
+            Arrays.sort(sorted, (a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(b[1], a[1]));
+            int waiting = 0;
+            long since = 0;
+            for (long[] event : sorted) {
+                if (event[1] > 0) {
+                    if (waiting++ == 0) {
+                        since = event[0];
+                    }
+                } else {
+                    longest = Math.max(longest, event[0] - since);
+                    waiting--;
+                    since = event[0];
+                }
+            }
+        }
+        return longest;
+    }
+}

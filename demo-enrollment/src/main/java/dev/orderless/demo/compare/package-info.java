@@ -1,0 +1,11 @@
+/**
+ * orderless head to head with the ways teams keep order without it, on the same RabbitMQ, the same
+ * MongoDB and the same actions: RabbitMQ's single active consumer, hash partitions with a single active
+ * consumer each, and competing consumers with plain upserts (no guard). Each contestant runs in its own
+ * trial: workload, fault, consumers and MongoDB latency fixed; messages/s, publish-to-applied latency (split
+ * into the keys on the faulty lane and all the others), the longest stall of a waiting key, writes applied
+ * out of seq order and entities that diverged from the sequential oracle measured.
+ *
+ * <p>Used by the demo's {@code compare} command and by the {@code CompareBenchmark}; not an API.
+ */
+package dev.orderless.demo.compare;
