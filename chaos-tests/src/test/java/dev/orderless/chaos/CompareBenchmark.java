@@ -1,0 +1,47 @@
+package dev.orderless.chaos;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.orderless.backends.Backends;
+import dev.orderless.backends.MongoBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
+import dev.orderless.backends.rabbit.RabbitBackends;
+import dev.orderless.demo.compare.Arena;
+import dev.orderless.demo.compare.ComparePlan;
+import dev.orderless.demo.compare.CompareReport;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * orderless head to head with a single active consumer, hash partitions and unguarded competing consumers:
+ * the full plan ({@link ComparePlan#full()}, about ten minutes here), on the real RabbitMQ. Not part of the
+ * test run:
+ *
+ * <pre>
+ * mvn -B -q -pl chaos-tests -am verify -Pbench -Dtest=CompareBenchmark
+ * </pre>
+ *
+ * The tables are printed and written to {@code chaos-tests/target/compare.md}; the last line is the
+ * {@code COMPARE} line of ratios from this run.
+ */
+class CompareBenchmark {
+    @Test
+    void run() throws Exception {
+        try (MongoBackend mongo = Backends.mongo(); RabbitBackend rabbit = RabbitBackends.rabbit()) {
+            assumeTrue(rabbit.isRabbitMq(), "compare needs RabbitMQ (quorum queues, single active consumers):"
+                    + " set RABBITMQ_URI");
+            ComparePlan plan = ComparePlan.full();
+            try (Arena arena = new Arena(rabbit.uri(), mongo.connectionString(), plan.stall(), plan.rate(),
+                    Duration.ofMinutes(5))) {
+                CompareReport report = CompareReport.run(arena, plan, System.out);
+                String md = "## orderless head to head (" + mongo.description() + ", " + rabbit.description() + ")\n\n"
+                        + report.markdown() + "\n" + report.compareLine() + "\n";
+                Files.createDirectories(Path.of("target"));
+                Files.writeString(Path.of("target/compare.md"), md);
+                System.out.println(md);
+            }
+        }
+    }
+}
