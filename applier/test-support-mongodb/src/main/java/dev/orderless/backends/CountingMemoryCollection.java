@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.LongAdder;
  * mongo-java-server's in-memory collection, counting the documents its query path examines: the
  * candidates an index gave, or every document when it scans (even where a limit stops the scan early).
  * For finds, updates and deletes that is the figure MongoDB reports as {@code totalDocsExamined} in
- * {@code explain}. mongo-java-server's aggregations (the driver's {@code countDocuments} among them) and
- * its change-stream update lookups read the whole collection through the same path, and count as scans.
+ * {@code explain}. mongo-java-server's aggregations (the driver's {@code countDocuments} among them) read
+ * the whole collection through the same path, and count as scans; a change stream's update lookup
+ * ({@link IndexedOplog}) goes through the {@code _id} index and counts one.
  */
 final class CountingMemoryCollection extends MemoryCollection {
     private final LongAdder examined = new LongAdder();

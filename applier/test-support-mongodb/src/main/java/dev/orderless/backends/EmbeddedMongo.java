@@ -14,6 +14,11 @@ import java.util.Set;
  * {@code _id} plus guard clauses) is served from the {@code _id} index and examines one document, as on
  * MongoDB, where mongo-java-server alone scans the whole collection ({@link IdLookupIndex}). So the cost
  * of an op here does not grow with the collection, and {@link #documentsExamined} shows it.
+ *
+ * <p>Nor does the cost of a change stream ({@link IndexedOplog}): mongo-java-server alone reads its whole
+ * oplog on every poll, idle or not, and the whole collection for each update lookup, so a view feeder fell
+ * behind as they grew. Here a poll reads only the entries it delivers, and an update lookup examines one
+ * document.
  */
 public final class EmbeddedMongo implements MongoBackend {
     private final IndexedMemoryBackend backend;
@@ -75,6 +80,11 @@ public final class EmbeddedMongo implements MongoBackend {
      */
     public long documentsExamined(String database, String collection) {
         return backend.documentsExamined(database, collection);
+    }
+
+    /** Oplog entries that change-stream polls have read since the start; what the streams cost. */
+    long oplogEntriesRead() {
+        return backend.oplogEntriesRead();
     }
 
     @Override

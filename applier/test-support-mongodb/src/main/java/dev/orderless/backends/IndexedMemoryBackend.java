@@ -1,14 +1,21 @@
 package dev.orderless.backends;
 
 import de.bwaldvogel.mongo.MongoCollection;
+import de.bwaldvogel.mongo.MongoDatabase;
+import de.bwaldvogel.mongo.backend.Utils;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.oplog.Oplog;
 
 /**
  * mongo-java-server's in-memory backend whose databases are {@link IndexedMemoryDatabase}s: filters that
  * pin {@code _id} are served from the {@code _id} index, as on MongoDB, and the documents examined are
- * counted per collection. The hook is the chain backend → database → collection and index through
- * mongo-java-server's protected factory methods; {@code EmbeddedMongoTest} fails if an upgrade breaks it.
+ * counted per collection. Its oplog, once enabled, is an {@link IndexedOplog}: a change stream's poll and
+ * update lookup cost the same whatever the size of the oplog and of the collection. The hooks are the
+ * chain backend → database → collection and index, and the backend's oplog, through mongo-java-server's
+ * protected factory methods; {@code EmbeddedMongoTest} and {@code EmbeddedChangeStreamTest} fail if an
+ * upgrade breaks them.
  */
 final class IndexedMemoryBackend extends MemoryBackend {
 
@@ -17,12 +24,34 @@ final class IndexedMemoryBackend extends MemoryBackend {
         return new IndexedMemoryDatabase(databaseName, getCursorRegistry());
     }
 
+    /** As mongo-java-server's, on {@code local.oplog.rs}, but indexed: see {@link IndexedOplog}. */
+    @Override
+    @SuppressWarnings("unchecked")
+    protected Oplog createOplog() {
+        MongoDatabase local = resolveDatabase("local");
+        MongoCollection<Document> collection = (MongoCollection<Document>) local.resolveCollection(OPLOG_COLLECTION_NAME, false);
+        if (collection == null) {
+            collection = (MongoCollection<Document>) local.createCollectionOrThrowIfExists(OPLOG_COLLECTION_NAME);
+        }
+        return new IndexedOplog(collection, namespace -> existing(Utils.getDatabaseNameFromFullName(namespace),
+                Utils.getCollectionNameFromFullName(namespace)), getClock(), getCursorRegistry());
+    }
+
     /** Documents examined by queries on {@code database.collection} since it was created; 0 if it does not exist. */
     long documentsExamined(String database, String collection) {
+        return existing(database, collection) instanceof CountingMemoryCollection counting ? counting.documentsExamined() : 0;
+    }
+
+    /** Oplog entries that change-stream polls have read; 0 while the oplog is not enabled. */
+    long oplogEntriesRead() {
+        return oplog instanceof IndexedOplog indexed ? indexed.entriesRead() : 0;
+    }
+
+    /** {@code database.collection}, or null if either does not exist; never creates them. */
+    private MongoCollection<?> existing(String database, String collection) {
         if (!listDatabaseNames().contains(database)) {
-            return 0;   // resolving it would create it
+            return null;   // resolving it would create it
         }
-        MongoCollection<?> found = resolveDatabase(database).resolveCollection(collection, false);
-        return found instanceof CountingMemoryCollection counting ? counting.documentsExamined() : 0;
+        return resolveDatabase(database).resolveCollection(collection, false);
     }
 }

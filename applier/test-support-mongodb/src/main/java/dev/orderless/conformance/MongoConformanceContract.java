@@ -419,6 +419,21 @@ public abstract class MongoConformanceContract {
     }
 
     @Test
+    void an_update_looked_up_after_its_document_was_deleted_has_no_full_document() {
+        docs.insertOne(doc("e1"));
+        try (MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor =
+                     docs.watch().fullDocument(FullDocument.UPDATE_LOOKUP).cursor()) {
+            docs.updateOne(eq("_id", "e1"), set("v", 2L));
+            docs.deleteOne(eq("_id", "e1"));
+            List<ChangeStreamDocument<BsonDocument>> events = next(cursor, 2);
+
+            assertThat(events.get(0).getOperationType()).isEqualTo(com.mongodb.client.model.changestream.OperationType.UPDATE);
+            assertThat(events.get(0).getFullDocument()).as("the lookup finds no document").isNull();
+            assertThat(events.get(1).getOperationType()).isEqualTo(com.mongodb.client.model.changestream.OperationType.DELETE);
+        }
+    }
+
+    @Test
     void a_change_stream_takes_a_project_stage_that_drops_updateDescription() {
         docs.insertOne(doc("e1"));
         try (MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor = docs.watch(List.of(
