@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.bson.Document;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.DocumentCodec;
 import org.bson.conversions.Bson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -154,6 +156,24 @@ class EmbeddedMongoTest {
 
         assertThat(examinedBy(() -> find(filter))).isGreaterThanOrEqualTo(SIZE);
         assertThat(find(filter)).extracting(d -> d.get("_id")).containsExactlyInAnyOrder("e5", "e6");
+    }
+
+    @Test
+    void coll_stats_size_is_the_bson_size_of_the_documents_after_inserts_updates_and_deletes() {
+        MongoCollection<Document> sized = client.getDatabase(DB).getCollection("sized");
+        sized.insertMany(List.of(new Document("_id", "a").append("n", 1), new Document("_id", "b").append("n", 2),
+                new Document("_id", "c").append("tags", List.of("x", "y"))));
+        sized.updateOne(eq("_id", "a"), new Document("$push", new Document("tags", "a much longer tag than before")));
+        sized.updateOne(eq("_id", "b"), new Document("$unset", new Document("n", "")));
+        sized.deleteOne(eq("_id", "c"));
+
+        long expected = 0;
+        for (Document stored : sized.find()) {
+            expected += new RawBsonDocument(stored, new DocumentCodec()).getByteBuffer().remaining();
+        }
+        Document stats = client.getDatabase(DB).runCommand(new Document("collStats", "sized"));
+        assertThat(stats.get("size", Number.class).longValue()).isEqualTo(expected).isPositive();
+        assertThat(stats.get("count", Number.class).longValue()).isEqualTo(2);
     }
 
     @Test
