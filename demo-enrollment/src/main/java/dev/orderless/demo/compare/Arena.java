@@ -1,6 +1,7 @@
 package dev.orderless.demo.compare;
 
 import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
@@ -58,8 +59,11 @@ public final class Arena implements AutoCloseable {
     private static final String DATABASE = "compare";
 
     private final URI rabbit;
+    private final String mongoHost;
     private final TcpProxy toMongo;
     private final String proxiedMongo;
+    /** Names this run's queues and collections apart from any earlier run's leftovers. */
+    private final String run = Long.toString(System.currentTimeMillis() % 1_000_000_000L, 36);
     private final CachingConnectionFactory admin;
     private final MongoClient direct;
     private final Duration stall;
@@ -78,7 +82,8 @@ public final class Arena implements AutoCloseable {
     public Arena(URI rabbit, String mongoUri, Duration stall, int rate, Duration deadline) {
         this.rabbit = rabbit;
         ConnectionString mongo = new ConnectionString(mongoUri);
-        String[] hostPort = mongo.getHosts().get(0).split(":");
+        this.mongoHost = mongo.getHosts().get(0);
+        String[] hostPort = mongoHost.split(":");
         this.toMongo = TcpProxy.start(hostPort[0], hostPort.length > 1 ? Integer.parseInt(hostPort[1]) : 27017);
         this.proxiedMongo = "mongodb://127.0.0.1:" + toMongo.port() + "/?directConnection=true";
         com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
@@ -98,9 +103,9 @@ public final class Arena implements AutoCloseable {
     /** Runs one trial to its end and measures it. */
     public TrialResult run(Trial trial) {
         int n = trials.incrementAndGet();
-        String queue = "compare." + n + "." + trial.contestant().name().toLowerCase(java.util.Locale.ROOT);
+        String queue = "compare." + run + "." + n + "." + trial.contestant().name().toLowerCase(java.util.Locale.ROOT);
         MongoCollection<BsonDocument> students = direct.getDatabase(DATABASE)
-                .getCollection("students_" + n, BsonDocument.class);
+                .getCollection("students_" + run + "_" + n, BsonDocument.class);
         List<Operation> ops = trial.workload().ops();
         Tally tally = new Tally(ops.size());
         toMongo.latency(trial.latency().dividedBy(2));
@@ -108,19 +113,22 @@ public final class Arena implements AutoCloseable {
         Stuck stuck = new Stuck(stall, tally);
         List<ConsumerProcess> fleet = new ArrayList<>();
         long started;
+        int appliedAtStart;
         long faultAt = 0;
         int appliedAtFault = 0;
+        long joinedAt = 0;
+        int appliedAtJoined = 0;
         try {
             boolean steady = trial.fault() == Fault.STUCK || trial.fault() == Fault.KILL;
             if (!steady) {
                 publish(ops, queues, tally, 0, () -> false);
             }
             int first = trial.fault() == Fault.SCALE_OUT ? 1 : trial.consumers();
-            started = System.nanoTime();
-            for (int p = 0; p < first; p++) {
-                fleet.add(start(trial, p, first, queues, students.getNamespace().getCollectionName(), tally, stuck, true));
-            }
+            fleet.addAll(startAll(trial, first, queues, students.getNamespace().getCollectionName(), tally, stuck));
             standbys(trial, fleet, queues, students.getNamespace().getCollectionName(), tally, stuck);
+            // the pace is measured from here, every consumer up: what drained while they started is not counted
+            started = System.nanoTime();
+            appliedAtStart = tally.applied();
             if (steady) {
                 started = System.nanoTime();
                 int third = ops.size() / 3;
@@ -130,7 +138,9 @@ public final class Arena implements AutoCloseable {
                         if (trial.fault() == Fault.STUCK) {
                             stuck.arm();
                         } else {
-                            fleet.get(0).kill();
+                            // the one that handled the latest message: an active consumer, whichever registered first
+                            fleet.stream().filter(process -> process.id == tally.lastBy()).findFirst()
+                                    .orElse(fleet.get(0)).kill();
                         }
                     }
                     return false;
@@ -142,9 +152,14 @@ public final class Arena implements AutoCloseable {
                 for (int p = 1; p < 4; p++) {
                     fleet.add(start(trial, p, 4, queues, students.getNamespace().getCollectionName(), tally, stuck, false));
                 }
+                joinedAt = System.nanoTime();   // the pace after: from the moment all four are up
+                appliedAtJoined = tally.applied();
             }
             await(() -> tally.applied() == ops.size(), "every message applied");
             await(() -> queues.stream().allMatch(q -> ready(q) == 0), "the queues empty");
+        } catch (RuntimeException e) {
+            students.drop();
+            throw e;
         } finally {
             fleet.forEach(ConsumerProcess::close);
             RabbitAdmin rabbitAdmin = new RabbitAdmin(admin);
@@ -156,12 +171,16 @@ public final class Arena implements AutoCloseable {
         }
         int diverged = diverged(trial, ops, students);
         students.drop();
-        return TrialResult.of(trial, ops, tally, started, faultAt, appliedAtFault, diverged);
+        return TrialResult.of(trial, ops, tally, new TrialResult.Marks(started, appliedAtStart, faultAt, appliedAtFault,
+                joinedAt, appliedAtJoined), diverged);
     }
 
-    /** Messages per second the broker delivers to consumers that only ack: the broker's limit. */
+    /**
+     * Messages per second the broker delivers to {@code consumers} consumers that only ack: the broker's
+     * limit. The backlog is published first; the pace is measured once every consumer is up.
+     */
     public double ackOnly(int consumers, int messages) {
-        String queue = "compare." + trials.incrementAndGet() + ".ack_only";
+        String queue = "compare." + run + "." + trials.incrementAndGet() + ".ack_only";
         List<String> queues = List.of(queue);
         new RabbitAdmin(admin).declareQueue(QueueBuilder.durable(queue).quorum().build());
         List<Operation> ops = new CompareWorkload(Keys.uniform(10_000), messages, 1).ops();
@@ -169,35 +188,48 @@ public final class Arena implements AutoCloseable {
         publish(ops, queues, tally, 0, () -> false);
         List<ConsumerProcess> fleet = new ArrayList<>();
         try {
-            long started = System.nanoTime();
             for (int p = 0; p < consumers; p++) {
-                ConsumerProcess process = new ConsumerProcess(p, rabbit, proxiedMongo);
+                ConsumerProcess process = new ConsumerProcess(p, rabbit, mongoHost, Duration.ZERO, tally.roundTrips());
                 fleet.add(process);
                 SimpleMessageListenerContainer container = container(process, queue, false);
                 container.setMessageListener((MessageListener) m -> tally.applied(index(m), "ack", 0, System.nanoTime()));
-                container.start();
+                process.startsLater(container::start);
                 process.runs(container::stop);
             }
+            fleet.parallelStream().forEach(ConsumerProcess::start);
+            long up = System.nanoTime();   // the pace from here, every consumer up
+            int before = tally.applied();
             await(() -> tally.applied() == messages, "every message acked");
-            return messages / ((System.nanoTime() - started) / 1e9);
+            return (messages - before) / ((System.nanoTime() - up) / 1e9);
         } finally {
             fleet.forEach(ConsumerProcess::close);
             new RabbitAdmin(admin).deleteQueue(queue);
         }
     }
 
-    /** Messages per second MongoDB takes as unordered bulk upserts of 50, {@code threads} at once: its limit. */
+    /**
+     * Messages per second MongoDB takes as unordered bulk upserts of 50, {@code threads} at once, with
+     * {@code latency} added: its limit. Connections are opened and warmed before the clock starts.
+     */
     public double bulkOnly(CompareWorkload workload, int threads, Duration latency) {
         List<Operation> ops = workload.ops();
         toMongo.latency(latency.dividedBy(2));
-        try (MongoClient client = MongoClients.create(proxiedMongo)) {
+        try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(proxiedMongo))
+                .applyToConnectionPoolSettings(pool -> pool.minSize(threads)).build())) {
             MongoCollection<BsonDocument> students = client.getDatabase(DATABASE)
-                    .getCollection("bulk_" + trials.incrementAndGet(), BsonDocument.class);
+                    .getCollection("bulk_" + run + "_" + trials.incrementAndGet(), BsonDocument.class);
             AtomicInteger next = new AtomicInteger();
-            long started = System.nanoTime();
+            java.util.concurrent.CyclicBarrier go = new java.util.concurrent.CyclicBarrier(threads + 1);
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 Thread worker = new Thread(() -> {
+                    PlainUpserts.applyUnordered(students, List.of(Operation.add("warm-up", 1, Enrollment.CLASSES, "C0")));
+                    try {
+                        go.await(deadline.toMillis(), TimeUnit.MILLISECONDS);
+                    } catch (Exception e) {
+                        return;
+                    }
                     for (int from = next.getAndAdd(Trial.BATCH); from < ops.size(); from = next.getAndAdd(Trial.BATCH)) {
                         PlainUpserts.applyUnordered(students, ops.subList(from, Math.min(ops.size(), from + Trial.BATCH)));
                     }
@@ -205,8 +237,13 @@ public final class Arena implements AutoCloseable {
                 worker.start();
                 workers.add(worker);
             }
+            go.await(deadline.toMillis(), TimeUnit.MILLISECONDS);
+            long started = System.nanoTime();
             for (Thread worker : workers) {
                 worker.join(deadline.toMillis());
+                if (worker.isAlive()) {
+                    throw new IllegalStateException("bulk upserts not done within " + deadline.toSeconds() + " s");
+                }
             }
             double perSecond = ops.size() / ((System.nanoTime() - started) / 1e9);
             students.drop();
@@ -214,6 +251,8 @@ public final class Arena implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
+        } catch (java.util.concurrent.BrokenBarrierException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("bulk upserts did not start: " + e, e);
         }
     }
 
@@ -251,13 +290,13 @@ public final class Arena implements AutoCloseable {
      */
     private ConsumerProcess start(Trial trial, int p, int processes, List<String> queues, String collection, Tally tally,
                                   Stuck stuck, boolean initial) {
-        ConsumerProcess process = new ConsumerProcess(p, rabbit, proxiedMongo);
+        ConsumerProcess process = new ConsumerProcess(p, rabbit, mongoHost, trial.latency(), tally.roundTrips());
         MongoCollection<BsonDocument> students = process.mongo.getDatabase(DATABASE)
                 .getCollection(collection, BsonDocument.class);
         switch (trial.contestant()) {
             case ORDERLESS -> {
                 ObservationRegistry observations = ObservationRegistry.create();
-                observations.observationConfig().observationHandler(new OrderlessWatch(tally, stuck, process));
+                observations.observationConfig().observationHandler(new OrderlessWatch(tally, stuck, process.id));
                 OperationConsumer consumer = OperationConsumer.builder(process.broker,
                                 GuardedApplier.create(students, Enrollment.STUDENT_SCHEMA))
                         .options(ConsumerOptions.ofDefaults(queues.get(0)))
@@ -277,6 +316,31 @@ public final class Arena implements AutoCloseable {
             }
         }
         return process;
+    }
+
+    /** The first {@code processes} consumer processes, started at once (one after another, the first would drain alone). */
+    private List<ConsumerProcess> startAll(Trial trial, int processes, List<String> queues, String collection, Tally tally,
+                                           Stuck stuck) {
+        java.util.concurrent.ExecutorService starting = java.util.concurrent.Executors.newFixedThreadPool(processes);
+        try {
+            List<java.util.concurrent.Future<ConsumerProcess>> started = new ArrayList<>();
+            for (int p = 0; p < processes; p++) {
+                int id = p;
+                started.add(starting.submit(() -> start(trial, id, processes, queues, collection, tally, stuck, true)));
+            }
+            List<ConsumerProcess> fleet = new ArrayList<>();
+            for (java.util.concurrent.Future<ConsumerProcess> process : started) {
+                fleet.add(process.get(deadline.toMillis(), TimeUnit.MILLISECONDS));
+            }
+            return fleet;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("a consumer process did not start: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting consumers", e);
+        } finally {
+            starting.shutdownNow();
+        }
     }
 
     /** Partitioned, several processes: each lane gets one standby in the next process, for failover. */
@@ -299,14 +363,14 @@ public final class Arena implements AutoCloseable {
         if (batched) {
             container.setMessageListener((BatchMessageListener) messages -> {
                 if (process.killed()) {
-                    return;
+                    throw new IllegalStateException("killed");   // a dead process acks nothing
                 }
+                tally.handledBy(process.id);
                 List<Operation> ops = new ArrayList<>(messages.size());
                 for (Message m : messages) {
-                    Operation op = envelope.decode(m.getBody());
-                    ops.add(op);
+                    ops.add(envelope.decode(m.getBody()));
                     if (m.getMessageProperties().isRedelivered()) {
-                        tally.faulty(op.entity());   // a kill's: held by the dead process, delivered again
+                        tally.redelivered(index(m));   // a kill's: held by the dead process, delivered again
                     }
                 }
                 stuck.maybe(ops.get(0).entity());
@@ -319,11 +383,12 @@ public final class Arena implements AutoCloseable {
         } else {
             container.setMessageListener((MessageListener) message -> {
                 if (process.killed()) {
-                    return;
+                    throw new IllegalStateException("killed");   // a dead process acks nothing
                 }
+                tally.handledBy(process.id);
                 Operation op = envelope.decode(message.getBody());
                 if (message.getMessageProperties().isRedelivered()) {
-                    tally.faulty(op.entity());
+                    tally.redelivered(index(message));
                 }
                 stuck.maybe(op.entity());
                 PlainUpserts.apply(students, op);
@@ -342,10 +407,12 @@ public final class Arena implements AutoCloseable {
         container.setMissingQueuesFatal(false);
         container.setRecoveryInterval(1000);
         container.setShutdownTimeout(30_000);   // a stuck handler is let finish, as a graceful stop would
+        container.setErrorHandler(t -> { });    // a killed process's failures: requeued, and said by the table
         if (batched) {
             container.setConsumerBatchEnabled(true);
             container.setBatchSize(Trial.BATCH);
-            container.setBatchReceiveTimeout(20);   // as orderless gathers a batch
+            container.setReceiveTimeout(20);        // as orderless gathers a batch: both timeouts 20 ms
+            container.setBatchReceiveTimeout(20);
             container.setPrefetchCount(2 * Trial.BATCH);
         } else {
             container.setPrefetchCount(250);   // Spring AMQP's default

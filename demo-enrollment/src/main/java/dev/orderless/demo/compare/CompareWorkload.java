@@ -19,8 +19,8 @@ import org.bson.BsonString;
  *
  * <ol>
  *   <li>Pick a student ({@link Keys}).
- *   <li>40 %: enroll in one of 20 classes (again, if it was dropped: a re-enrollment); 30 %: drop one of the
- *       classes the student is in (enroll if none); 30 %: rename.
+ *   <li>30 %: drop one of the classes the student is in (if none: rename instead); 30 %: rename; 40 %:
+ *       enroll in one of 20 classes (again, if it was dropped: a re-enrollment).
  * </ol>
  *
  * @param keys     which students act

@@ -1,30 +1,46 @@
 package dev.orderless.demo.compare;
 
 import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
 import dev.orderless.testing.TcpProxy;
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 
 /**
- * One consumer process of a trial, in this JVM: its own connection to the broker (through a proxy, so that
- * killing it is what the broker sees of a SIGKILL: the socket closes) and its own MongoDB client. What it
- * runs (containers, an orderless consumer) is handed to it to close.
+ * One consumer process of a trial, in this JVM: its own connection to the broker and its own MongoDB
+ * client, each through a proxy of its own, so that killing it is what the broker and MongoDB see of a
+ * SIGKILL: both sockets close at once, what it held goes back to the queue, and nothing it had not written
+ * yet is written. What it runs (containers, an orderless consumer) is handed to it to close.
  */
 final class ConsumerProcess implements AutoCloseable {
     final int id;
     final CachingConnectionFactory broker;
     final MongoClient mongo;
     private final TcpProxy toBroker;
+    private final TcpProxy toMongo;
     private final List<AutoCloseable> running = new ArrayList<>();
     private volatile boolean killed;
+    private Thread closing = new Thread(() -> { });
 
-    ConsumerProcess(int id, URI rabbit, String mongoUri) {
+    /**
+     * @param mongoHost  the MongoDB every contestant writes to, as host:port
+     * @param latency    added to each of this process's MongoDB round trips
+     * @param roundTrips counts every command this process sends to MongoDB
+     */
+    ConsumerProcess(int id, URI rabbit, String mongoHost, Duration latency, AtomicLong roundTrips) {
         this.id = id;
         this.toBroker = TcpProxy.start(rabbit.getHost(), rabbit.getPort() < 0 ? 5672 : rabbit.getPort());
+        String[] hostPort = mongoHost.split(":");
+        this.toMongo = TcpProxy.start(hostPort[0], hostPort.length > 1 ? Integer.parseInt(hostPort[1]) : 27017);
+        toMongo.latency(latency.dividedBy(2));
         com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
         try {
             factory.setUri(rabbit);
@@ -35,25 +51,48 @@ final class ConsumerProcess implements AutoCloseable {
         factory.setPort(toBroker.port());
         factory.setAutomaticRecoveryEnabled(false);
         this.broker = new CachingConnectionFactory(factory);
-        this.mongo = MongoClients.create(new ConnectionString(mongoUri));
+        CommandListener counting = new CommandListener() {
+            @Override
+            public void commandStarted(CommandStartedEvent event) {
+                roundTrips.incrementAndGet();
+            }
+        };
+        this.mongo = MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString("mongodb://127.0.0.1:" + toMongo.port() + "/?directConnection=true"))
+                .addCommandListener(counting)
+                .build());
     }
 
     void runs(AutoCloseable consumer) {
         running.add(consumer);
     }
 
+    private final List<Runnable> starts = new ArrayList<>();
+
+    /** Something to start by {@link #start()}, not at once. */
+    void startsLater(Runnable start) {
+        starts.add(start);
+    }
+
+    void start() {
+        starts.forEach(Runnable::run);
+    }
+
     boolean killed() {
         return killed;
     }
 
-    /** Dies at once: the broker sees its connection close and requeues what it held; it never comes back. */
+    /** Dies at once: both connections close, what it held goes back to the queue; it never comes back. */
     void kill() {
-        killed = true;
         toBroker.cut();
+        toMongo.cut();
+        killed = true;
+        closing = new Thread(this::closeConsumers, "compare-killed-" + id);   // what is left of it goes away
+        closing.setDaemon(true);
+        closing.start();
     }
 
-    @Override
-    public void close() {
+    private void closeConsumers() {
         for (AutoCloseable consumer : running) {
             try {
                 consumer.close();
@@ -61,8 +100,22 @@ final class ConsumerProcess implements AutoCloseable {
                 // a killed process's consumers fail to close cleanly: nothing of theirs is left to save
             }
         }
+    }
+
+    @Override
+    public void close() {
+        if (killed) {
+            try {
+                closing.join(Duration.ofMinutes(1).toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        } else {
+            closeConsumers();
+        }
         broker.destroy();
         mongo.close();
         toBroker.close();
+        toMongo.close();
     }
 }

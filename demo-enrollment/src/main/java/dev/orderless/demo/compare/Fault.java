@@ -1,6 +1,6 @@
 package dev.orderless.demo.compare;
 
-/** What goes wrong during a trial, once its first third of messages is applied. */
+/** What goes wrong during a trial: once a third of its messages is published (stuck, kill) or applied (scale-out). */
 enum Fault {
     NONE("none"),
     /** One consumer's handler stops (20 s in the full plan) on a live connection (a slow downstream call, a long GC pause). */

@@ -1,6 +1,5 @@
 package dev.orderless.demo.compare;
 
-import dev.orderless.apply.Operation;
 import dev.orderless.message.Envelope;
 import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
@@ -11,18 +10,19 @@ import org.springframework.amqp.core.Message;
 
 /**
  * Watches the orderless consumer through its {@code orderless.consume} observation, as a user's tracing
- * would: records each message once it is settled (applied, superseded or a duplicate), and plays the
- * stuck-handler fault when a message arrives. The consumer itself is the one users run, untouched.
+ * would: records each message once it is settled (applied, superseded or a duplicate), from the entity and
+ * seq the consumer puts on the observation, and plays the stuck-handler fault when a message arrives (the
+ * only time it reads the message itself). The consumer is the one users run, untouched.
  */
 final class OrderlessWatch implements ObservationHandler<ReceiverContext<?>> {
     private static final Set<String> NOT_DONE = Set.of("dead_lettered", "requeued");
 
     private final Tally tally;
     private final Stuck stuck;
-    private final ConsumerProcess process;
+    private final int process;
     private final Envelope envelope = new Envelope();
 
-    OrderlessWatch(Tally tally, Stuck stuck, ConsumerProcess process) {
+    OrderlessWatch(Tally tally, Stuck stuck, int process) {
         this.tally = tally;
         this.stuck = stuck;
         this.process = process;
@@ -35,23 +35,27 @@ final class OrderlessWatch implements ObservationHandler<ReceiverContext<?>> {
 
     @Override
     public void onStart(ReceiverContext<?> context) {
-        if (context.getCarrier() instanceof Message message && !process.killed()) {
-            Operation op = envelope.decode(message.getBody());
+        if (context.getCarrier() instanceof Message message) {
+            tally.handledBy(process);
             if (message.getMessageProperties().isRedelivered()) {
-                tally.faulty(op.entity());
+                tally.redelivered(Arena.index(message));
             }
-            stuck.maybe(op.entity());
+            if (stuck.armed()) {
+                stuck.maybe(envelope.decode(message.getBody()).entity());
+            }
         }
     }
 
     @Override
     public void onStop(ReceiverContext<?> context) {
         KeyValue outcome = context.getLowCardinalityKeyValue("orderless.outcome");
-        if (process.killed() || outcome == null || NOT_DONE.contains(outcome.getValue())
+        KeyValue entity = context.getHighCardinalityKeyValue("orderless.entity");
+        KeyValue seq = context.getHighCardinalityKeyValue("orderless.seq");
+        if (outcome == null || entity == null || seq == null || NOT_DONE.contains(outcome.getValue())
                 || !(context.getCarrier() instanceof Message message)) {
             return;
         }
-        Operation op = envelope.decode(message.getBody());
-        tally.applied(Arena.index(message), op.entity(), op.seq(), System.nanoTime());
+        // written (or found already written) in MongoDB: applied, whether or not its ack reached the broker
+        tally.applied(Arena.index(message), entity.getValue(), Long.parseLong(seq.getValue()), System.nanoTime());
     }
 }

@@ -22,6 +22,11 @@ final class Stuck {
         armed.set(true);
     }
 
+    /** Whether the next handler about to write will be stuck. */
+    boolean armed() {
+        return armed.get();
+    }
+
     /** Called by a handler before it writes {@code entity}'s action: the first after arming is stuck. */
     void maybe(String entity) {
         if (armed.compareAndSet(true, false)) {

@@ -18,10 +18,38 @@ final class Tally {
     private final AtomicLong outOfOrder = new AtomicLong();
     private final ConcurrentHashMap<String, Long> highestSeq = new ConcurrentHashMap<>();
     private final Set<String> faultyKeys = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicIntegerArray redelivered;
+    private final AtomicLong roundTrips = new AtomicLong();
+    private final AtomicInteger lastBy = new AtomicInteger(-1);
 
     Tally(int messages) {
         this.publishedAt = new AtomicLongArray(messages);
         this.appliedAt = new AtomicLongArray(messages);
+        this.redelivered = new java.util.concurrent.atomic.AtomicIntegerArray(messages);
+    }
+
+    /** Consumer process {@code process} is handling a message: it is active. */
+    void handledBy(int process) {
+        lastBy.set(process);
+    }
+
+    /** The consumer process that handled the latest message (-1 before any): an active one. */
+    int lastBy() {
+        return lastBy.get();
+    }
+
+    /** Counts the MongoDB commands of every consumer of the trial. */
+    AtomicLong roundTrips() {
+        return roundTrips;
+    }
+
+    /** Message {@code index} came again: a killed consumer held it. */
+    void redelivered(int index) {
+        redelivered.set(index, 1);
+    }
+
+    boolean wasRedelivered(int index) {
+        return redelivered.get(index) == 1;
     }
 
     int messages() {
@@ -47,7 +75,7 @@ final class Tally {
         }
     }
 
-    /** A key the fault held up (the faulty lane's, or the stuck or killed consumer's). */
+    /** The key of the message a stuck handler held. */
     void faulty(String entity) {
         faultyKeys.add(entity);
     }

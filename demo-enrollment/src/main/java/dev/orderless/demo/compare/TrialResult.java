@@ -12,18 +12,27 @@ import java.util.Set;
  * What one trial measured.
  *
  * @param trial        what ran
- * @param perSecond    messages applied per second, from the first message applied to the last
+ * @param perSecond    messages applied per second, from the moment every consumer was up to the last message
+ *                     applied (steady traffic: from the first publish)
  * @param gain         scale-out: messages/s after the three joined over messages/s before; 1 otherwise
- * @param related      publish-to-applied latency of the keys the fault hit (the stuck message's student;
- *                     the students redelivered after a kill)
- * @param unrelated    the same for every other student
- * @param longestStall the longest time any student made no progress while a message for it waited, ms
+ * @param all          publish-to-applied latency of every message (in a drain: mostly the wait in the backlog)
+ * @param related      the same for the messages the fault hit: the stuck message's student; the messages the
+ *                     killed consumer held, delivered again
+ * @param unrelated    the same for every other message
+ * @param longestStall the longest time any student made no progress while a message for it waited, ms,
+ *                     counted from the moment every consumer was up
  * @param diverged     students whose final state differs from the sequential oracle
  * @param outOfOrder   messages handled after a higher seq of the same student was (for orderless: arrivals
  *                     the guard put right; for plain upserts: writes applied out of order)
+ * @param perRoundTrip messages per MongoDB command the consumers sent: how many messages one round trip
+ *                     carries, the bound of one lane (messages/s at most perRoundTrip / round-trip time)
  */
-public record TrialResult(Trial trial, double perSecond, double gain, Latency related, Latency unrelated,
-                          double longestStall, int diverged, long outOfOrder) {
+public record TrialResult(Trial trial, double perSecond, double gain, Latency all, Latency related, Latency unrelated,
+                          double longestStall, int diverged, long outOfOrder, double perRoundTrip) {
+
+    /** When a trial's phases began, and how many messages were applied by then. */
+    record Marks(long started, int appliedAtStart, long faultAt, int appliedAtFault, long joinedAt, int appliedAtJoined) {
+    }
 
     /**
      * Publish-to-applied latency of a group of messages, in ms (NaN for an empty group), and how many of
@@ -44,30 +53,31 @@ public record TrialResult(Trial trial, double perSecond, double gain, Latency re
         }
     }
 
-    static TrialResult of(Trial trial, List<Operation> ops, Tally tally, long started, long faultAt, int appliedAtFault,
-                          int diverged) {
+    static TrialResult of(Trial trial, List<Operation> ops, Tally tally, Marks marks, int diverged) {
         int n = ops.size();
         long end = 0;
-        long first = Long.MAX_VALUE;
-        Set<String> faulty = tally.faultyKeys();
+        Set<String> stuckKeys = tally.faultyKeys();
+        List<Long> all = new ArrayList<>();
         List<Long> related = new ArrayList<>();
         List<Long> unrelated = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             end = Math.max(end, tally.appliedAt(i));
-            first = Math.min(first, tally.appliedAt(i));
             long latency = tally.appliedAt(i) - tally.publishedAt(i);
-            (faulty.contains(ops.get(i).entity()) ? related : unrelated).add(latency);
+            all.add(latency);
+            boolean hit = stuckKeys.contains(ops.get(i).entity()) || tally.wasRedelivered(i);
+            (hit ? related : unrelated).add(latency);
         }
-        // from the first message applied: a contestant's start-up (connections, declarations) is not its pace
-        double perSecond = (n - 1) / ((end - Math.max(started, first)) / 1e9);
+        // from the moment every consumer was up: a contestant's start-up (connections, declarations) is not its pace
+        double perSecond = (n - marks.appliedAtStart()) / ((end - marks.started()) / 1e9);
         double gain = 1;
-        if (faultAt > 0) {
-            double before = appliedAtFault / ((faultAt - Math.max(started, first)) / 1e9);
-            double after = (n - appliedAtFault) / ((end - faultAt) / 1e9);
+        if (marks.faultAt() > 0) {
+            double before = (marks.appliedAtFault() - marks.appliedAtStart()) / ((marks.faultAt() - marks.started()) / 1e9);
+            double after = (n - marks.appliedAtJoined()) / ((end - marks.joinedAt()) / 1e9);
             gain = after / before;
         }
-        return new TrialResult(trial, perSecond, gain, Latency.of(related), Latency.of(unrelated),
-                longestStall(ops, tally) / 1e6, diverged, tally.outOfOrder());
+        return new TrialResult(trial, perSecond, gain, Latency.of(all), Latency.of(related), Latency.of(unrelated),
+                longestStall(ops, tally, marks.started()) / 1e6, diverged, tally.outOfOrder(),
+                n / (double) Math.max(1, tally.roundTrips().get()));
     }
 
     /**
@@ -75,11 +85,11 @@ public record TrialResult(Trial trial, double perSecond, double gain, Latency re
      * waits, the time since it last made progress (a message applied, or the first message waiting) grows;
      * the longest such stretch over every student.
      */
-    static long longestStall(List<Operation> ops, Tally tally) {
+    static long longestStall(List<Operation> ops, Tally tally, long from) {
         Map<String, List<long[]>> events = new HashMap<>();   // {time, +1 publish / -1 apply}
         for (int i = 0; i < ops.size(); i++) {
             List<long[]> mine = events.computeIfAbsent(ops.get(i).entity(), k -> new ArrayList<>());
-            mine.add(new long[] {tally.publishedAt(i), 1});
+            mine.add(new long[] {Math.max(from, tally.publishedAt(i)), 1});
             mine.add(new long[] {tally.appliedAt(i), -1});
         }
         long longest = 0;

@@ -59,12 +59,21 @@ class CompareTest {
     }
 
     @Test
-    void the_oracle_sees_unguarded_competing_consumers_diverge_when_their_writes_arrive_out_of_order() {
-        // five students: renames of one student reach three consumers at once, so writes overtake each other
-        CompareWorkload hot = new CompareWorkload(Keys.uniform(5), 1200, 3);
-        TrialResult result = arena.run(new Trial(Contestant.UNGUARDED, false, hot, Fault.NONE, 3, TWO_MS));
+    void the_oracle_sees_unguarded_competing_consumers_diverge_when_a_held_write_lands_after_newer_ones() {
+        // five students; a handler stuck on one consumer holds its older writes while the others apply newer ones
+        CompareWorkload hot = new CompareWorkload(Keys.uniform(5), 900, 3);
+        TrialResult result = arena.run(new Trial(Contestant.UNGUARDED, false, hot, Fault.STUCK, 3, TWO_MS));
 
         assertThat(result.outOfOrder()).isPositive();
         assertThat(result.diverged()).isPositive();
+    }
+
+    @Test
+    void the_other_contestants_run_to_the_end_batched_and_through_a_failover() {
+        TrialResult batched = arena.run(new Trial(Contestant.UNGUARDED, true, SMALL, Fault.NONE, 3, TWO_MS));
+        TrialResult failover = arena.run(new Trial(Contestant.SINGLE_ACTIVE, false, SMALL, Fault.KILL, 3, TWO_MS));
+
+        assertThat(batched.all().count()).isEqualTo(SMALL.messages());
+        assertThat(failover.all().count()).isEqualTo(SMALL.messages());
     }
 }
