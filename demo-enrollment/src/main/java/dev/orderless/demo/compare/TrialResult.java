@@ -90,7 +90,7 @@ public record TrialResult(Trial trial, double perSecond, double gain, Latency al
         for (int i = 0; i < ops.size(); i++) {
             List<long[]> mine = events.computeIfAbsent(ops.get(i).entity(), k -> new ArrayList<>());
             mine.add(new long[] {Math.max(from, tally.publishedAt(i)), 1});
-            mine.add(new long[] {tally.appliedAt(i), -1});
+            mine.add(new long[] {Math.max(from, tally.appliedAt(i)), -1});   // applied while consumers started: at from
         }
         long longest = 0;
         for (List<long[]> mine : events.values()) {
