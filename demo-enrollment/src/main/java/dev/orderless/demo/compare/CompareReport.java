@@ -30,7 +30,7 @@ public final class CompareReport {
         }
         if (!plan.throughput().isEmpty()) {
             Trial first = plan.throughput().get(0);
-            report.ackOnly = arena.ackOnly(first.consumers(), plan.messages());
+            report.ackOnly = arena.ackOnly(first.consumers(), Math.max(20_000, plan.messages()));
             report.bulkOnly = arena.bulkOnly(first.workload(), first.consumers(), first.latency());
             progress.printf(Locale.ROOT, "[compare] limits: ack-only consumers %.0f msg/s, unordered bulk upserts %.0f msg/s%n",
                     report.ackOnly, report.bulkOnly);
@@ -134,7 +134,8 @@ public final class CompareReport {
                 continue;
             }
             md.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %s | %s | %s | %d of %d | %.0f | %d | %d |%n", t.fault().label,
-                    t.label(), r.perSecond(), t.fault() == Fault.SCALE_OUT ? String.format(Locale.ROOT, "%.2fx", r.gain()) : "-",
+                    t.label(), r.perSecond(), t.fault() != Fault.SCALE_OUT ? "-" : Double.isNaN(r.gain()) ? "drained before they joined"
+                            : String.format(Locale.ROOT, "%.2fx", r.gain()),
                     latency(r.related()), latency(r.unrelated()), r.unrelated().overOneSecond(), r.unrelated().count(),
                     r.longestStall(), r.outOfOrder(), r.diverged()));
         }

@@ -14,7 +14,8 @@ import java.util.Set;
  * @param trial        what ran
  * @param perSecond    messages applied per second, from the moment every consumer was up to the last message
  *                     applied (steady traffic: from the first publish)
- * @param gain         scale-out: messages/s after the three joined over messages/s before; 1 otherwise
+ * @param gain         scale-out: messages/s after the three joined over messages/s before (NaN if less than a
+ *                     tenth of the backlog was left when they were up); 1 otherwise
  * @param all          publish-to-applied latency of every message (in a drain: mostly the wait in the backlog)
  * @param related      the same for the messages the fault hit: the stuck message's student; the messages the
  *                     killed consumer held, delivered again
@@ -73,7 +74,8 @@ public record TrialResult(Trial trial, double perSecond, double gain, Latency al
         if (marks.faultAt() > 0) {
             double before = (marks.appliedAtFault() - marks.appliedAtStart()) / ((marks.faultAt() - marks.started()) / 1e9);
             double after = (n - marks.appliedAtJoined()) / ((end - marks.joinedAt()) / 1e9);
-            gain = after / before;
+            // a backlog drained before the joiners were up measures their start-up, not their pace
+            gain = n - marks.appliedAtJoined() < n / 10 ? Double.NaN : after / before;
         }
         return new TrialResult(trial, perSecond, gain, Latency.of(all), Latency.of(related), Latency.of(unrelated),
                 longestStall(ops, tally, marks.started()) / 1e6, diverged, tally.outOfOrder(),
