@@ -139,9 +139,11 @@ public final class CompareReport {
                     latency(r.related()), latency(r.unrelated()), r.unrelated().overOneSecond(), r.unrelated().count(),
                     r.longestStall(), r.outOfOrder(), r.diverged()));
         }
-        md.append("\nPartitioned scale-out: the joiners register on every lane, but a single active consumer per lane"
-                + " gives them no work until the lanes are re-assigned (a new partition count and a restart), so its gain"
-                + " is about 1 by design; single active consumer likewise.\n");
+        if (results.stream().anyMatch(r -> r.trial().fault() == Fault.SCALE_OUT)) {
+            md.append("\nPartitioned scale-out: the joiners register on every lane, but a single active consumer per lane"
+                    + " gives them no work until the lanes are re-assigned (a new partition count and a restart), so its gain"
+                    + " is about 1 by design; single active consumer likewise.\n");
+        }
         return md.toString();
     }
 
