@@ -83,16 +83,9 @@ public final class Arena implements AutoCloseable {
         this.rabbit = rabbit;
         ConnectionString mongo = new ConnectionString(mongoUri);
         this.mongoHost = mongo.getHosts().get(0);
-        String[] hostPort = mongoHost.split(":");
-        this.toMongo = TcpProxy.start(hostPort[0], hostPort.length > 1 ? Integer.parseInt(hostPort[1]) : 27017);
+        this.toMongo = ConsumerProcess.proxyTo(mongoHost);
         this.proxiedMongo = "mongodb://127.0.0.1:" + toMongo.port() + "/?directConnection=true";
-        com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
-        try {
-            factory.setUri(rabbit);
-        } catch (Exception e) {
-            throw new IllegalArgumentException("not an AMQP URI: " + rabbit, e);
-        }
-        this.admin = new CachingConnectionFactory(factory);
+        this.admin = new CachingConnectionFactory(ConsumerProcess.amqp(rabbit));
         admin.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.SIMPLE);
         this.direct = MongoClients.create(mongo);
         this.stall = stall;
@@ -225,6 +218,7 @@ public final class Arena implements AutoCloseable {
             MongoCollection<BsonDocument> students = client.getDatabase(DATABASE)
                     .getCollection("bulk_" + run + "_" + trials.incrementAndGet(), BsonDocument.class);
             AtomicInteger next = new AtomicInteger();
+            java.util.concurrent.atomic.AtomicReference<RuntimeException> failed = new java.util.concurrent.atomic.AtomicReference<>();
             java.util.concurrent.CyclicBarrier go = new java.util.concurrent.CyclicBarrier(threads + 1);
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
@@ -235,8 +229,12 @@ public final class Arena implements AutoCloseable {
                     } catch (Exception e) {
                         return;
                     }
-                    for (int from = next.getAndAdd(Trial.BATCH); from < ops.size(); from = next.getAndAdd(Trial.BATCH)) {
-                        PlainUpserts.applyUnordered(students, ops.subList(from, Math.min(ops.size(), from + Trial.BATCH)));
+                    try {
+                        for (int from = next.getAndAdd(Trial.BATCH); from < ops.size(); from = next.getAndAdd(Trial.BATCH)) {
+                            PlainUpserts.applyUnordered(students, ops.subList(from, Math.min(ops.size(), from + Trial.BATCH)));
+                        }
+                    } catch (RuntimeException e) {
+                        failed.set(e);   // the rate of unfinished work is no limit: said after the join
                     }
                 }, "compare-bulk-" + t);
                 worker.start();
@@ -251,6 +249,9 @@ public final class Arena implements AutoCloseable {
                 }
             }
             double perSecond = ops.size() / ((System.nanoTime() - started) / 1e9);
+            if (failed.get() != null) {
+                throw new IllegalStateException("bulk upserts failed: " + failed.get(), failed.get());
+            }
             students.drop();
             return perSecond;
         } catch (InterruptedException e) {

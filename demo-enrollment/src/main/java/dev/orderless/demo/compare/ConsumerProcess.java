@@ -38,15 +38,9 @@ final class ConsumerProcess implements AutoCloseable {
     ConsumerProcess(int id, URI rabbit, String mongoHost, Duration latency, AtomicLong roundTrips) {
         this.id = id;
         this.toBroker = TcpProxy.start(rabbit.getHost(), rabbit.getPort() < 0 ? 5672 : rabbit.getPort());
-        String[] hostPort = mongoHost.split(":");
-        this.toMongo = TcpProxy.start(hostPort[0], hostPort.length > 1 ? Integer.parseInt(hostPort[1]) : 27017);
+        this.toMongo = proxyTo(mongoHost);
         toMongo.latency(latency.dividedBy(2));
-        com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
-        try {
-            factory.setUri(rabbit);
-        } catch (Exception e) {
-            throw new IllegalArgumentException("not an AMQP URI: " + rabbit, e);
-        }
+        com.rabbitmq.client.ConnectionFactory factory = amqp(rabbit);
         factory.setHost("127.0.0.1");
         factory.setPort(toBroker.port());
         factory.setAutomaticRecoveryEnabled(false);
@@ -61,6 +55,23 @@ final class ConsumerProcess implements AutoCloseable {
                 .applyConnectionString(new ConnectionString("mongodb://127.0.0.1:" + toMongo.port() + "/?directConnection=true"))
                 .addCommandListener(counting)
                 .build());
+    }
+
+    /** A proxy in this JVM to MongoDB at {@code hostPort} ({@code host} or {@code host:port}). */
+    static TcpProxy proxyTo(String hostPort) {
+        String[] parts = hostPort.split(":");
+        return TcpProxy.start(parts[0], parts.length > 1 ? Integer.parseInt(parts[1]) : 27017);
+    }
+
+    /** The RabbitMQ client's factory for {@code uri}: user, password, virtual host, host and port. */
+    static com.rabbitmq.client.ConnectionFactory amqp(URI uri) {
+        com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
+        try {
+            factory.setUri(uri);
+        } catch (Exception e) {
+            throw new IllegalArgumentException("not an AMQP URI: " + uri, e);
+        }
+        return factory;
     }
 
     void runs(AutoCloseable consumer) {

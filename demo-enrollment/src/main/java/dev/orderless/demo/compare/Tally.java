@@ -52,10 +52,6 @@ final class Tally {
         return redelivered.get(index) == 1;
     }
 
-    int messages() {
-        return publishedAt.length();
-    }
-
     void published(int index, long nanos) {
         publishedAt.set(index, nanos);
     }
