@@ -181,7 +181,7 @@ public final class GuardedApplier {
             throw new IllegalArgumentException("applyAll: ops and likelyPresent are required");
         }
         checkedOnce();
-        return new BatchApply(this).apply(List.copyOf(ops), likelyPresent);
+        return new BatchApply(this, List.copyOf(ops)).apply(likelyPresent);
     }
 
     void checkedOnce() {
@@ -264,5 +264,9 @@ public final class GuardedApplier {
 
     String describe(Operation op) {
         return loop.describe(op);
+    }
+
+    WriteLoop loop() {
+        return loop;
     }
 }

@@ -6,6 +6,7 @@ import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.exists;
 import static com.mongodb.client.model.Filters.gte;
 import static com.mongodb.client.model.Filters.lt;
+import static com.mongodb.client.model.Filters.ne;
 import static com.mongodb.client.model.Filters.not;
 import static com.mongodb.client.model.Filters.or;
 import static com.mongodb.client.model.Updates.combine;
@@ -49,6 +50,16 @@ final class Queries {
         return and(byId(entity), version == null ? exists(VERSION, false) : eq(VERSION, version));
     }
 
+    /** Some entry of array {@code array} has key {@code element}. */
+    private static Bson hasEntry(String array, SetField set, String element) {
+        return eq(array + "." + set.key(), element);
+    }
+
+    /** No entry of array {@code array} has key {@code element} (a missing array has none). */
+    private static Bson hasNoEntry(String array, SetField set, String element) {
+        return ne(array + "." + set.key(), element);
+    }
+
     private static Bson entryOf(SetField set, String element) {
         return eq(set.key(), element);
     }
@@ -59,15 +70,20 @@ final class Queries {
 
     /**
      * Move {@code element} into array {@code to} (out of {@code from}, if there): applies when the
-     * element is not in {@code to}, has no entry in {@code from} at or above seq, and either has an entry
-     * in {@code from} (a lower one) or seq is above the compaction floor. Upserts.
+     * element is not in {@code to}, has no entry in {@code from} at or above seq, and either seq is above
+     * the compaction floor or it has an entry in {@code from} (a lower one). Upserts.
+     *
+     * <p>Conditions on one key are dotted paths ({@code to.name: {$ne: x}}), which a server checks
+     * without a sub-query per entry; {@code $elemMatch} is kept where two conditions must hold for the
+     * same entry. The {@code $or} asks the compaction floor first, which settles it without reading the
+     * array unless the document was compacted past this seq.
      */
     static Bson moveFilter(String entity, long seq, SetField set, String to, String from, String element) {
         return and(byId(entity),
                 floorBelow(seq),
-                not(elemMatch(to, entryOf(set, element))),
+                hasNoEntry(to, set, element),
                 not(elemMatch(from, entryAtOrAbove(set, element, seq))),
-                or(elemMatch(from, entryOf(set, element)), not(gte(GC_FLOOR, seq))));
+                or(not(gte(GC_FLOOR, seq)), hasEntry(from, set, element)));
     }
 
     static Bson moveUpdate(SetField set, String to, String from, String element, BsonDocument entry) {

@@ -62,14 +62,13 @@ final class WriteLoop {
                 if (write(op, write)) {
                     return Outcome.APPLIED;
                 }
-                retries.increment();
+                retried();
                 BsonDocument after = read(op).orElse(null);
                 if (read && Objects.equals(after, current)) {
                     throw noProgress(op, write, after);
                 }
                 if (++attempts >= maxAttempts) {
-                    throw new TransientException("gave up on " + name + " '" + op.entity() + "' seq " + op.seq()
-                            + " after " + attempts + " contended writes; it was not applied, retry it");
+                    throw gaveUp(op, attempts);
                 }
                 current = after;
             } else {
@@ -84,7 +83,22 @@ final class WriteLoop {
         }
     }
 
-    private WritePlan.Step decide(Operation op, WritePlan plan, BsonDocument current) {
+    /** A write matched nothing and a read follows: counted in {@code orderless.apply.retries}. */
+    void retried() {
+        retries.increment();
+    }
+
+    int maxAttempts() {
+        return maxAttempts;
+    }
+
+    TransientException gaveUp(Operation op, int attempts) {
+        return new TransientException("gave up on " + name + " '" + op.entity() + "' seq " + op.seq()
+                + " after " + attempts + " contended writes; it was not applied, retry it");
+    }
+
+    /** The plan's decision from {@code current} (null when absent); a document it cannot read is no progress. */
+    WritePlan.Step decide(Operation op, WritePlan plan, BsonDocument current) {
         try {
             return plan.afterRead(Optional.ofNullable(current));
         } catch (RuntimeException e) {
@@ -93,7 +107,8 @@ final class WriteLoop {
         }
     }
 
-    private CannotApplyException noProgress(Operation op, WritePlan.Write write, BsonDocument unchanged) {
+    /** {@code write}, chosen from {@code unchanged}, matched nothing on that very document. */
+    CannotApplyException noProgress(Operation op, WritePlan.Write write, BsonDocument unchanged) {
         BsonValue v = unchanged == null ? null : unchanged.get(StoredFields.VERSION);
         Object version = unchanged == null ? "absent" : v == null ? "missing" : v.isNumber() ? v.asNumber().longValue()
                 : "of type " + v.getBsonType().name().toLowerCase(java.util.Locale.ROOT);

@@ -6,6 +6,7 @@ import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.exists;
 import static com.mongodb.client.model.Filters.gte;
 import static com.mongodb.client.model.Filters.lt;
+import static com.mongodb.client.model.Filters.ne;
 import static com.mongodb.client.model.Filters.not;
 import static com.mongodb.client.model.Filters.or;
 import static com.mongodb.client.model.Updates.combine;
@@ -208,6 +209,33 @@ public abstract class MongoConformanceContract {
         BsonDocument stored = docs.find().first();
         assertThat(stored.keySet()).containsExactlyInAnyOrder("_id", "classes", "_v");
         assertThat(stored.getArray("classes")).containsExactly(entry("CS 101", 5));
+    }
+
+    @Test
+    void an_upsert_takes_only_id_from_the_move_guard_of_dotted_ne_elemMatch_and_or() {
+        docs.updateOne(and(eq("_id", "e1"), not(gte("_floor", 5L)), ne("classes.name", "CS 101"),
+                        not(elemMatch("deleted_classes", and(eq("name", "CS 101"), gte("seq", 5L)))),
+                        or(not(gte("_gcFloor", 5L)), eq("deleted_classes.name", "CS 101"))),
+                combine(push("classes", entry("CS 101", 5)), pullByFilter(eq("deleted_classes",
+                        new BsonDocument("name", new BsonString("CS 101")))), inc("_v", 1L)),
+                new UpdateOptions().upsert(true));
+
+        BsonDocument stored = docs.find().first();
+        assertThat(stored.keySet()).containsExactlyInAnyOrder("_id", "classes", "_v");
+        assertThat(stored.getArray("classes")).containsExactly(entry("CS 101", 5));
+    }
+
+    @Test
+    void ne_on_a_dotted_path_into_an_array_matches_only_when_no_entry_has_the_key() {
+        docs.insertOne(doc("missing"));
+        docs.insertOne(doc("empty").append("classes", entries()));
+        docs.insertOne(doc("other").append("classes", entries(entry("MA 201", 2))));
+        docs.insertOne(doc("holds").append("classes", entries(entry("MA 201", 2), entry("CS 101", 1))));
+
+        assertThat(docs.find(ne("classes.name", "CS 101")).map(d -> d.getString("_id").getValue()))
+                .containsExactlyInAnyOrder("missing", "empty", "other");
+        assertThat(docs.find(eq("classes.name", "CS 101")).map(d -> d.getString("_id").getValue()))
+                .containsExactly("holds");
     }
 
     @Test

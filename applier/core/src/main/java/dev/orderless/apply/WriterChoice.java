@@ -1,0 +1,93 @@
+package dev.orderless.apply;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Which of a round's candidate writes {@link BatchApply} sends together in one bulk write, and what the rest
+ * do meanwhile. A pure decision, with no backend.
+ *
+ * <p>Every write is guarded on its own slot (an element of a set, or a register), so writes of one entity on
+ * different slots are right together in one bulk write, in any order. Writes on the same slot are not: the
+ * lower seq would either fail (a wasted write and a read) or be overwritten at once. And a delete is guarded
+ * on the whole document ({@code _v}), so it shares a round with no other write of its entity.
+ *
+ * <ol>
+ *   <li>An entity with a delete among its candidates: the candidate with the highest seq writes; every other
+ *       candidate of the entity waits for the next round (it is decided again from a fresh read).
+ *   <li>Otherwise, per slot: the candidate with the highest seq writes. A candidate with a lower seq follows
+ *       it: if that write is known to have matched, the slot now holds a higher seq and the follower is
+ *       superseded without a write or a read; if not, it waits for the next round. A candidate with the same
+ *       seq (the same operation delivered twice in one batch, or a seq collision) waits, so that a read decides
+ *       which it is.
+ * </ol>
+ * Ties in seq go to the lowest index (the order of the batch).
+ */
+final class WriterChoice {
+    private WriterChoice() {
+    }
+
+    /**
+     * @param writers   indexes whose write goes in this round's bulk write
+     * @param followers writer index to the indexes superseded if its write matched
+     * @param waiting   indexes left for the next round, unwritten
+     */
+    record Choice(List<Integer> writers, Map<Integer, List<Integer>> followers, List<Integer> waiting) {
+        List<Integer> followersOf(int writer) {
+            return followers.getOrDefault(writer, List.of());
+        }
+    }
+
+    /** Chooses among {@code candidates} (index to its op), iterated in batch order. */
+    static Choice choose(Map<Integer, Operation> candidates) {
+        Map<String, List<Integer>> byEntity = new LinkedHashMap<>();
+        candidates.forEach((i, op) -> byEntity.computeIfAbsent(op.entity(), e -> new ArrayList<>()).add(i));
+        List<Integer> writers = new ArrayList<>();
+        Map<Integer, List<Integer>> followers = new LinkedHashMap<>();
+        List<Integer> waiting = new ArrayList<>();
+        Comparator<Integer> first = Comparator.<Integer>comparingLong(i -> candidates.get(i).seq()).reversed()
+                .thenComparing(Comparator.naturalOrder());
+        for (List<Integer> ofEntity : byEntity.values()) {
+            if (ofEntity.stream().anyMatch(i -> candidates.get(i) instanceof Operation.Delete)) {
+                List<Integer> sorted = ofEntity.stream().sorted(first).toList();
+                writers.add(sorted.get(0));
+                waiting.addAll(sorted.subList(1, sorted.size()));
+                continue;
+            }
+            Map<String, List<Integer>> bySlot = new LinkedHashMap<>();
+            ofEntity.forEach(i -> bySlot.computeIfAbsent(slot(candidates.get(i)), s -> new ArrayList<>()).add(i));
+            for (List<Integer> ofSlot : bySlot.values()) {
+                List<Integer> sorted = ofSlot.stream().sorted(first).toList();
+                int writer = sorted.get(0);
+                writers.add(writer);
+                long top = candidates.get(writer).seq();
+                for (int i : sorted.subList(1, sorted.size())) {
+                    if (candidates.get(i).seq() < top) {
+                        followers.computeIfAbsent(writer, w -> new ArrayList<>()).add(i);
+                    } else {
+                        waiting.add(i);
+                    }
+                }
+            }
+        }
+        writers.sort(Comparator.naturalOrder());
+        return new Choice(writers, followers, waiting);
+    }
+
+    /** The part of its entity an op's guard and write touch; a delete touches all of it and is never asked. */
+    static String slot(Operation op) {
+        if (op instanceof Operation.Add add) {
+            return "set\u0000" + add.field() + "\u0000" + add.element();
+        }
+        if (op instanceof Operation.Remove remove) {
+            return "set\u0000" + remove.field() + "\u0000" + remove.element();
+        }
+        if (op instanceof Operation.Assign assign) {
+            return "register\u0000" + assign.field();
+        }
+        return "entity";
+    }
+}
