@@ -30,30 +30,32 @@ import org.bson.BsonString;
 import org.bson.BsonValue;
 
 /**
- * One {@link GuardedApplier#applyAll} call: the ops of a batch settled in rounds, each round at most one read
- * and one bulk write, however many ops of one entity the batch holds. Safe because every write is guarded on
- * its own: a write is right or harmless whatever the others in its bulk write (even of the same entity) do.
+ * One {@link GuardedApplier#applyAll} call: the ops of a batch settled in rounds, each round one read and one
+ * bulk write, however many ops of one entity the batch holds. Safe because every write is guarded on its own:
+ * a write is right or harmless whatever the others in its bulk write (even of the same entity) do.
  *
  * <ol>
  *   <li>Validate and plan every op; a refusal is that op's result. An op the caller hinted as present
  *       starts with its plan's {@link WritePlan#firstIfPresent()} (a set element's in-place refresh).
- *   <li>Round one, blind: every op's first write, chosen by {@link WriterChoice} (one write per slot, the
- *       highest seq; a lower seq of the same slot follows it), in one unordered {@code bulkWrite}. An upsert
- *       either matched (applied), inserted (applied, listed with its index in the result), or failed with its
- *       own write error (listed with its index): a duplicate {@code _id} there means "did not match",
- *       exactly as for one {@code updateOne}. A plain update (a hinted refresh) is not listed when it matches
- *       nothing, so those are settled together from the result's matched count: the matches of the upserts
- *       are known, the rest are the plain updates'. All matched: all applied. Otherwise each is decided from
- *       a read; one found holding its very entry is reported applied, since this write may have put it there
- *       (the state is the same either way). A follower of a write known to have matched is superseded.
+ *   <li>Round one, blind: the first writes {@link WriterChoice} picks (one per slot, the highest seq; a
+ *       lower seq of the same slot follows it and is read in round two, since only a read tells a seq that
+ *       collides with a delete's) in one unordered {@code bulkWrite}. An upsert either matched (applied),
+ *       inserted (applied, listed with its index in the result), or failed with its own write error (listed
+ *       with its index): a duplicate {@code _id} there means "did not match", exactly as for one
+ *       {@code updateOne}. A plain update (a hinted refresh) is not listed when it matches nothing, so those
+ *       are settled together from the result's matched count: the matches of the upserts are known, the rest
+ *       are the plain updates'. All matched: all applied. Otherwise each is decided from a read; when some
+ *       did match, one found holding its very entry is reported applied, since this write may have put it
+ *       there (the state is the same either way). A miss here costs a read, not an attempt.
  *   <li>Every later round: read, in one {@code find} with {@code $in}, the documents of every op not yet
- *       settled (a write that did not match, a delete, which reads first, an op that waited), and decide
- *       each from its document with its plan, as {@code apply} does after a read: an outcome, or the next
- *       write. The writes chosen go in one unordered bulk write, settled as in round one. A write chosen
- *       from a document that then fails against that same document, re-read unchanged, is no progress
- *       ({@code apply}'s rule); a write that matched nothing {@link ApplierOptions#maxAttempts()} times
- *       gives up. Every failed write means its document changed, which is some other op's success, so the
- *       rounds end.
+ *       settled (a write that did not match, a delete, which reads first, an op that waited or followed),
+ *       and decide each from its document as {@code apply} does after a read: no progress if its last write,
+ *       chosen from this very document, matched nothing on it; given up after
+ *       {@link ApplierOptions#maxAttempts()} writes chosen from a read that matched nothing; else an outcome
+ *       or the next write. The writes go in one unordered bulk write, settled as in round one, except that a
+ *       plain update (a refresh, a delete's compare-and-set) beyond the first is sent on its own, so that
+ *       every outcome is known; a lower seq that followed a write that matched is superseded. Every write
+ *       that misses means its document changed, which is some other op's success, so the rounds end.
  *   <li>An op whose write failed with any other error is applied on its own, which classifies the error
  *       as {@code apply} does. So is every op of a bulk write that failed as a whole in a way one op can
  *       cause (too large for the driver, a connection dropped, a timeout), until one shows MongoDB down.
@@ -103,7 +105,7 @@ final class BatchApply {
                 refuse(i, e);
             }
         }
-        pending.addAll(write(firsts));
+        pending.addAll(write(firsts, true));
         while (!pending.isEmpty()) {
             pending = nextRound(pending);
         }
@@ -147,7 +149,7 @@ final class BatchApply {
             return Set.of();
         }
         byEntity.values().forEach(mine -> mine.forEach(i -> decide(i, null, writes)));
-        return write(writes);
+        return write(writes, false);
     }
 
     /** {@code apply}'s decision after a read, for op {@code i}: its outcome, or the write it goes on with. */
@@ -158,6 +160,11 @@ final class BatchApply {
                 throw loop.noProgress(op, lastWrite.get(i), doc);
             }
             chosenFrom.remove(i);
+            int failed = failedWrites.getOrDefault(i, 0);
+            if (failed >= loop.maxAttempts()) {
+                results[i] = new BatchResult.Failed(op, loop.gaveUp(op, failed));
+                return;
+            }
             WritePlan.Step step = loop.decide(op, plans.get(i), doc);
             if (step instanceof WritePlan.Step.Done done) {
                 boolean mine = done.outcome() == Outcome.DUPLICATE && maybeApplied.contains(i);
@@ -173,10 +180,14 @@ final class BatchApply {
     }
 
     /**
-     * Sends the writes {@link WriterChoice} picks from {@code candidates} as one unordered bulk write and
-     * settles what it can; returns the ops that go on to the next round.
+     * Sends the writes {@link WriterChoice} picks from {@code candidates} and settles what it can; returns the
+     * ops that go on to the next round. The upserts go in one unordered bulk write, each with its own result.
+     * A plain update (an in-place refresh, a delete's compare-and-set) is not listed when it matches nothing,
+     * only counted: in the {@code blind} first round every plain update (a hinted refresh) joins the bulk
+     * write and a partial count is read as "may have matched"; in a later round one joins it and each other
+     * is sent on its own, so that every outcome is known.
      */
-    private Set<Integer> write(Map<Integer, WritePlan.Write> candidates) {
+    private Set<Integer> write(Map<Integer, WritePlan.Write> candidates, boolean blind) {
         Set<Integer> next = new LinkedHashSet<>();
         if (candidates.isEmpty()) {
             return next;
@@ -186,17 +197,48 @@ final class BatchApply {
         WriterChoice.Choice choice = WriterChoice.choose(candidateOps);
         next.addAll(choice.waiting());
         choice.waiting().forEach(chosenFrom::remove);   // not written: no progress to judge
-        List<Integer> writers = choice.writers();
+        choice.followers().values().forEach(f -> f.forEach(chosenFrom::remove));
+        List<List<Integer>> commands = new ArrayList<>();
+        List<Integer> bulk = new ArrayList<>();
+        commands.add(bulk);
+        boolean plainInBulk = false;
+        for (int i : choice.writers()) {
+            boolean plain = !candidates.get(i).upsert();
+            if (plain && plainInBulk && !blind) {
+                commands.add(List.of(i));
+            } else {
+                bulk.add(i);
+                plainInBulk |= plain;
+            }
+        }
+        for (int c = 0; c < commands.size(); c++) {
+            if (!send(commands.get(c), candidates, choice, blind, next)) {
+                List<Integer> unsent = new ArrayList<>();
+                commands.subList(c + 1, commands.size()).forEach(writers -> writers.forEach(w -> {
+                    unsent.add(w);
+                    unsent.addAll(choice.followersOf(w));
+                }));
+                unsent.forEach(chosenFrom::remove);
+                alone.addAll(unsent);
+                return next;
+            }
+        }
+        return next;
+    }
+
+    /**
+     * One command of a round: the {@code writers}' writes in one unordered bulk write. Returns false if it
+     * failed as a whole; then its ops have their results (or are left to be applied on their own), and so
+     * does every op waiting in {@code next}.
+     */
+    private boolean send(List<Integer> writers, Map<Integer, WritePlan.Write> candidates, WriterChoice.Choice choice,
+                         boolean blind, Set<Integer> next) {
         List<WriteModel<BsonDocument>> models = new ArrayList<>();
         for (int i : writers) {
             WritePlan.Write write = candidates.get(i);
             lastWrite.put(i, write);
             models.add(new UpdateOneModel<>(write.filter(), write.update(), new UpdateOptions().upsert(write.upsert())));
         }
-        List<Integer> unsettled = new ArrayList<>(writers);   // every candidate, until settled
-        writers.forEach(w -> unsettled.addAll(choice.followersOf(w)));
-        unsettled.addAll(choice.waiting());
-        choice.followers().values().forEach(f -> f.forEach(chosenFrom::remove));
         String what = applier.describe(ops.get(writers.get(0))) + " and the rest of its batch";
         BulkWriteResult result;
         Map<Integer, BulkWriteError> errors = new HashMap<>();
@@ -204,22 +246,23 @@ final class BatchApply {
             result = applier.collection().bulkWrite(models, new BulkWriteOptions().ordered(false));
         } catch (MongoBulkWriteException e) {
             if (e.getWriteConcernError() != null) {
-                failAll(unsettled, what, e);
-                return Set.of();
+                failAll(unsettled(writers, choice, next), what, e);
+                return false;
             }
             result = e.getWriteResult();
             e.getWriteErrors().forEach(error -> errors.put(error.getIndex(), error));
         } catch (RuntimeException e) {
             OrderlessException error = MongoErrors.translate(what, e);
+            List<Integer> unsettled = unsettled(writers, choice, next);
             if (error instanceof CannotApplyException || error instanceof TransientException t && !t.backendDown()) {
                 // possibly one op's doing (too large for the driver, a connection its write drops): each on its
                 // own tells whose, and the others are not held up by it
-                alone.addAll(unsettled);
                 unsettled.forEach(chosenFrom::remove);
+                alone.addAll(unsettled);
             } else {
                 failAll(unsettled, what, e);
             }
-            return Set.of();
+            return false;
         }
         Set<Integer> inserted = new HashSet<>();
         result.getUpserts().forEach(upsert -> inserted.add(upsert.getIndex()));
@@ -232,13 +275,13 @@ final class BatchApply {
             if (error != null) {
                 next.addAll(choice.followersOf(i));
                 if (upsert && MongoErrors.isDuplicateIdKey(error)) {
-                    matchedNothing(i, next);                        // did not match: decide from the document
+                    matchedNothing(i, blind, next);                // did not match: decide from the document
                 } else {
                     alone.add(i);                                  // its own error: classified as apply does
                     chosenFrom.remove(i);
                 }
             } else if (upsert) {
-                applied(i, choice);                                // matched, or inserted
+                applied(i, choice, blind, next);                   // matched, or inserted
                 upsertsMatched += inserted.contains(k) ? 0 : 1;
             } else {
                 plain.add(i);
@@ -246,36 +289,54 @@ final class BatchApply {
         }
         int plainMatched = result.getMatchedCount() - upsertsMatched;
         if (plainMatched >= plain.size()) {
-            plain.forEach(i -> applied(i, choice));
+            plain.forEach(i -> applied(i, choice, blind, next));
         } else {
             for (int i : plain) {
                 if (plainMatched > 0) {
-                    maybeApplied.add(i);
+                    maybeApplied.add(i);   // only in the blind round: a later one sends one plain update per command
                 }
                 next.addAll(choice.followersOf(i));
-                matchedNothing(i, next);
+                matchedNothing(i, blind, next);
             }
         }
-        return next;
+        return true;
     }
 
-    /** Op {@code i}'s write is known to have matched: it is applied, and whatever followed it is superseded. */
-    private void applied(int i, WriterChoice.Choice choice) {
+    /** {@code writers}, their followers and the ops waiting in {@code next}: all that a failed command leaves. */
+    private static List<Integer> unsettled(List<Integer> writers, WriterChoice.Choice choice, Set<Integer> next) {
+        List<Integer> unsettled = new ArrayList<>(writers);
+        writers.forEach(w -> unsettled.addAll(choice.followersOf(w)));
+        unsettled.addAll(next);
+        next.clear();
+        return unsettled;
+    }
+
+    /**
+     * Op {@code i}'s write is known to have matched: it is applied. What followed it is superseded if it was
+     * decided from a read (its seq above the floor it read); after a blind write it is read first, since
+     * only a read can tell a seq that collides with a delete's.
+     */
+    private void applied(int i, WriterChoice.Choice choice, boolean blind, Set<Integer> next) {
         results[i] = done(ops.get(i), Outcome.APPLIED);
         chosenFrom.remove(i);
-        choice.followersOf(i).forEach(f -> results[f] = done(ops.get(f), Outcome.SUPERSEDED));
+        if (blind) {
+            next.addAll(choice.followersOf(i));
+        } else {
+            choice.followersOf(i).forEach(f -> results[f] = done(ops.get(f), Outcome.SUPERSEDED));
+        }
     }
 
-    /** Op {@code i}'s write matched nothing (or may not have): a read decides, unless it has tried enough. */
-    private void matchedNothing(int i, Set<Integer> next) {
+    /**
+     * Op {@code i}'s write matched nothing (or may not have): a read decides. A blind first write's miss is
+     * not an attempt: {@link ApplierOptions#maxAttempts()} counts writes chosen from a read, which the next
+     * read judges (no progress first, then the limit), as {@code apply} does.
+     */
+    private void matchedNothing(int i, boolean blind, Set<Integer> next) {
         loop.retried();
-        int failed = failedWrites.merge(i, 1, Integer::sum);
-        if (failed >= loop.maxAttempts()) {
-            results[i] = new BatchResult.Failed(ops.get(i), loop.gaveUp(ops.get(i), failed));
-            chosenFrom.remove(i);
-        } else {
-            next.add(i);
+        if (!blind) {
+            failedWrites.merge(i, 1, Integer::sum);
         }
+        next.add(i);
     }
 
     private void refuse(int i, CannotApplyException e) {

@@ -151,10 +151,12 @@ public final class GuardedApplier {
     }
 
     /**
-     * Applies every op of {@code ops}, in any order, with the same outcome each would have from
-     * {@link #apply}: their first writes go to MongoDB as one unordered bulk write, and only the ops that
-     * write did not settle (a document to read, a race lost, an error) take {@code apply}'s read-and-decide
-     * path, after one read of all their documents. See {@link BatchApply}.
+     * Applies every op of {@code ops}, in any order, with the outcome each would have from {@link #apply}
+     * in some serial order of the batch (per element or register, the highest seq first): their first
+     * writes go to MongoDB as one unordered bulk write, and the ops that write did not settle (a document to
+     * read, a race lost, a lower seq of an element written in the same batch) are decided from one read of
+     * all their documents, as {@code apply} decides, and written together, round after round. See
+     * {@link BatchApply}.
      *
      * <p>One difference in outcome: when the bulk write failed as a whole in a way one op can cause (too
      * large for the driver, a dropped connection), each op is applied again on its own, and one the failed
