@@ -129,6 +129,23 @@ public final class GuardedApplier {
     }
 
     /**
+     * Refuses {@code op} as {@link #apply} would before writing anything (a field the schema does not
+     * declare, a forbidden name), counted the same way; does nothing for an op {@code apply} would write. For
+     * callers that must know an op is valid before they write anything else of it (the history records it
+     * first).
+     *
+     * @throws dev.orderless.InvalidInputException if {@code op} names a field the schema does not allow
+     */
+    public void validate(Operation op) {
+        try {
+            schema.validate(op);
+        } catch (CannotApplyException e) {
+            refused(e);
+            throw e;
+        }
+    }
+
+    /**
      * Applies {@code op} at most once, whatever has been applied before.
      *
      * @return {@link Outcome#APPLIED} or why not

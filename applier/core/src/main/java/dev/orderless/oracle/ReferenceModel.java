@@ -37,6 +37,19 @@ public final class ReferenceModel {
         return states;
     }
 
+    /**
+     * The state of {@code from}'s entity after {@code later} too: each op of it applied once, in seq order,
+     * over {@code from}. Right when every op of {@code later} has a seq above every seq {@code from} was made
+     * of (a history folded up to a seq, then the operations after it).
+     */
+    public EntityState continueFrom(EntityState from, Collection<? extends Operation> later) {
+        Map<Long, Operation> bySeq = new TreeMap<>();
+        later.forEach(op -> bySeq.putIfAbsent(op.seq(), op));
+        Entity state = new Entity(from);
+        bySeq.values().forEach(state::apply);
+        return new EntityState(from.entity(), state.floor, state.live, state.tombstones, state.registers);
+    }
+
     /** The entities whose stored state differs from the expected one (either side may lack an entity). */
     public static java.util.Set<String> diverged(Map<String, EntityState> expected, Map<String, EntityState> stored) {
         java.util.Set<String> ids = new java.util.TreeSet<>(expected.keySet());
@@ -88,6 +101,16 @@ public final class ReferenceModel {
         final Map<String, Map<String, EntityState.Element>> live = new HashMap<>();
         final Map<String, Map<String, Long>> tombstones = new HashMap<>();
         final Map<String, EntityState.Register> registers = new HashMap<>();
+
+        Entity() {
+        }
+
+        Entity(EntityState from) {
+            floor = from.floor();
+            from.live().forEach((field, elements) -> live(field).putAll(elements));
+            from.tombstones().forEach((field, removed) -> tombstones(field).putAll(removed));
+            registers.putAll(from.registers());
+        }
 
         void apply(Operation op) {
             if (op instanceof Operation.Add add) {

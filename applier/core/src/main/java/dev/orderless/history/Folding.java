@@ -1,0 +1,151 @@
+package dev.orderless.history;
+
+import static com.mongodb.client.model.Filters.and;
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.gt;
+import static com.mongodb.client.model.Filters.lt;
+import static com.mongodb.client.model.Filters.in;
+import static com.mongodb.client.model.Indexes.ascending;
+import static dev.orderless.history.HistoryFields.AT;
+import static dev.orderless.history.HistoryFields.FOLDED;
+import static dev.orderless.history.HistoryFields.HORIZON;
+import static dev.orderless.history.HistoryFields.ID;
+import static dev.orderless.history.HistoryFields.ID_ENTITY;
+import static dev.orderless.history.HistoryFields.ID_SEQ;
+
+import com.mongodb.MongoException;
+import com.mongodb.client.MongoCollection;
+import dev.orderless.apply.EntityState;
+import dev.orderless.apply.Operation;
+import dev.orderless.internal.MongoErrors;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One retention pass: records older than a cutoff are folded into their entity's state and dropped, so that
+ * the history keeps every version after a horizon and one state at it.
+ *
+ * <p>Per entity with a record from before the cutoff:
+ * <ol>
+ *   <li>Read its folded state and records. The new horizon is the highest seq up to which every record was
+ *       recorded before the cutoff: a later record with a lower seq (a late delivery) keeps everything from
+ *       its seq on, so the horizon never passes an operation that is still young.
+ *   <li>Fold the records between the old horizon and the new one into the state and write it, guarded by the
+ *       old horizon (inserted if there was none): two passes at once fold each entity once, and the loser
+ *       leaves it to the winner.
+ *   <li>Drop the folded records. A crash before this leaves them, and reads skip them (they are at or below the
+ *       horizon, which the state covers); the next pass drops them.
+ * </ol>
+ * Safe only while no operation older than the retention period can still be delivered, as with compaction's
+ * grace: one that arrives below its entity's horizon is recorded, counted as late and logged, and every read
+ * of that entity then says it cannot tell (a wrong state is never returned).
+ */
+final class Folding {
+    private static final Logger log = LoggerFactory.getLogger(Folding.class);
+
+    private final History history;
+    private final MongoCollection<BsonDocument> records;
+
+    Folding(History history) {
+        this.history = history;
+        this.records = history.collection();
+    }
+
+    RetentionPass pass(Instant cutoff, BooleanSupplier keepGoing) {
+        history.ensureIndexed();
+        try {
+            records.createIndex(ascending(AT));
+        } catch (RuntimeException e) {
+            throw MongoErrors.translate("create the index {at} of " + history.name(), e);
+        }
+        Set<String> entities = new LinkedHashSet<>();
+        try {
+            history.reads().distinct(ID_ENTITY, and(lt(AT, new BsonDateTime(cutoff.toEpochMilli())),
+                    gt(ID_SEQ, FOLDED)), String.class).forEach(entities::add);
+        } catch (RuntimeException e) {
+            throw MongoErrors.translate("find the old records of " + history.name(), e);
+        }
+        long done = 0;
+        long folded = 0;
+        long late = 0;
+        for (String entity : entities) {
+            if (!keepGoing.getAsBoolean()) {
+                return finish(done, folded, late, false);
+            }
+            History.Loaded loaded = history.load(entity);
+            late += loaded.late().size();
+            if (!loaded.late().isEmpty()) {
+                log.warn("{} '{}': {} record(s) below its retention horizon {} arrived after it was folded; reads of"
+                        + " it say they cannot tell. The retention period is shorter than this delivery", history.name(),
+                        entity, loaded.late().size(), loaded.horizon());
+            }
+            long drop = fold(loaded, cutoff);
+            if (drop > 0) {
+                done++;
+                folded += drop;
+            }
+        }
+        return finish(done, folded, late, true);
+    }
+
+    /** Folds what {@code loaded} recorded before {@code cutoff}; returns how many records it dropped. */
+    private long fold(History.Loaded loaded, Instant cutoff) {
+        long horizon = loaded.horizon();
+        List<Operation> ops = new ArrayList<>();
+        List<BsonValue> ids = new ArrayList<>();
+        loaded.leftover().forEach(record -> ids.add(record.get(ID)));   // folded by a pass that stopped short
+        for (BsonDocument record : loaded.above()) {
+            if (!Records.atOf(record).isBefore(cutoff)) {
+                break;   // a young record: the horizon stays below it
+            }
+            ops.add(Records.operationOf(record));
+            ids.add(record.get(ID));
+            horizon = Records.seqOf(record);
+        }
+        if (ops.isEmpty()) {
+            return ids.isEmpty() ? 0 : drop(loaded, ids);
+        }
+        EntityState state = history.model().continueFrom(loaded.folded(), ops);
+        BsonDocument foldedRecord = Records.folded(state, horizon, cutoff, history.options().clock().instant());
+        try {
+            if (loaded.horizon() == 0) {
+                records.insertOne(foldedRecord);
+            } else if (records.replaceOne(and(eq(ID, Records.id(loaded.entity(), FOLDED)),
+                    eq(HORIZON, loaded.horizon())), foldedRecord).getMatchedCount() == 0) {
+                return 0;   // another pass folded it meanwhile
+            }
+            return drop(loaded, ids);
+        } catch (MongoException e) {
+            if (MongoErrors.isDuplicateKey(e)) {
+                return 0;   // another pass inserted its folded state first
+            }
+            throw MongoErrors.translate("fold the history of '" + loaded.entity() + "' in " + history.name(), e);
+        } catch (RuntimeException e) {
+            throw MongoErrors.translate("fold the history of '" + loaded.entity() + "' in " + history.name(), e);
+        }
+    }
+
+    /** Drops exactly the records folded: one recorded meanwhile in the same range is late, and kept. */
+    private long drop(History.Loaded loaded, List<BsonValue> ids) {
+        try {
+            return records.deleteMany(in(ID, ids)).getDeletedCount();
+        } catch (RuntimeException e) {
+            throw MongoErrors.translate("drop the folded history of '" + loaded.entity() + "' in " + history.name(), e);
+        }
+    }
+
+    private RetentionPass finish(long entities, long folded, long late, boolean complete) {
+        log.info("{}: retention folded {} records of {} entities{}{}", history.name(), folded, entities,
+                late > 0 ? ", " + late + " late records kept" : "", complete ? "" : " (pass ended early)");
+        return new RetentionPass(entities, folded, late, complete);
+    }
+}

@@ -1,0 +1,443 @@
+package dev.orderless.history;
+
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.in;
+import static com.mongodb.client.model.Indexes.ascending;
+import static com.mongodb.client.model.Sorts.orderBy;
+import static dev.orderless.history.HistoryFields.ID;
+import static dev.orderless.history.HistoryFields.ID_ENTITY;
+import static dev.orderless.history.HistoryFields.ID_SEQ;
+
+import com.mongodb.MongoBulkWriteException;
+import com.mongodb.MongoException;
+import com.mongodb.ReadConcern;
+import com.mongodb.ReadPreference;
+import com.mongodb.bulk.BulkWriteError;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.InsertManyOptions;
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.TransientException;
+import dev.orderless.apply.CollectionSchema;
+import dev.orderless.apply.EntityState;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.apply.Operation;
+import dev.orderless.internal.MongoErrors;
+import dev.orderless.oracle.ReferenceModel;
+import io.micrometer.core.instrument.Counter;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The version history of one collection: every operation applied to it, recorded once per
+ * {@code (entity, seq)} in a collection of its own (by convention {@code <collection>_history}; see
+ * {@link HistoryFields} for the stored documents). Ordinary reads keep using the live collection; the history
+ * answers what the live documents cannot: the state as of any seq, the audit trail, a rebuild.
+ *
+ * <p>Recording, before the apply ({@link RecordingApplier} does both):
+ * <ol>
+ *   <li>Insert the record, {@code _id: {entity, seq}}. The history is then always a superset of what was
+ *       applied: a crash between the record and the apply is healed by redelivery.
+ *   <li>A duplicate {@code _id} is the same operation recorded before ({@link Recorded#DUPLICATE}), or, if
+ *       the stored one says something else, a seq collision ({@link Recorded#COLLISION}): the first record
+ *       stays, the collision is counted and logged. A batch is one unordered insert, and one read of the
+ *       records it collided with.
+ * </ol>
+ * Reading: the state as of seq N is {@link ReferenceModel#continueFrom} of the entity's folded state (if
+ * retention folded any) with its recorded operations up to N, so it is the same whatever order they arrived
+ * in, and equals the live document's state once every recorded operation was applied. The change stream
+ * cannot give this (it shows arrival order and skips versions); the live document cannot (a register keeps
+ * only its last value).
+ *
+ * <p>Safe to share between threads. Every MongoDB failure leaves as a {@link TransientException} (read or
+ * record again) or an {@link InvalidConfigurationException}, as for the applier.
+ */
+public final class History {
+    private static final Logger log = LoggerFactory.getLogger(History.class);
+
+    private final MongoCollection<BsonDocument> records;
+    private final MongoCollection<BsonDocument> reads;
+    private final CollectionSchema schema;
+    private final HistoryOptions options;
+    private final ReferenceModel model;
+    private final String name;
+    private final Map<Recorded, Counter> recorded = new EnumMap<>(Recorded.class);
+    private volatile boolean indexed;
+
+    private History(MongoCollection<BsonDocument> records, CollectionSchema schema, HistoryOptions options) {
+        if (records == null || schema == null || options == null) {
+            throw new InvalidConfigurationException("history: collection, schema and options are all required");
+        }
+        if (!records.getWriteConcern().isAcknowledged()) {
+            throw new InvalidConfigurationException("history: collection " + records.getNamespace().getCollectionName()
+                    + " has an unacknowledged write concern (w: 0); a record must be acknowledged before its apply:"
+                    + " use w: 1 or w: majority");
+        }
+        this.records = records;
+        this.reads = records.withReadPreference(ReadPreference.primary()).withReadConcern(ReadConcern.LOCAL);
+        this.schema = schema;
+        this.options = options;
+        this.model = new ReferenceModel(schema);
+        this.name = records.getNamespace().getCollectionName();
+        for (Recorded outcome : Recorded.values()) {
+            recorded.put(outcome, Counter.builder("orderless.history.recorded")
+                    .description("operations given to the history, by what became of them")
+                    .tag("collection", name).tag("outcome", outcome.tag()).register(options.meters()));
+        }
+    }
+
+    /** The history kept in {@code records} (by convention the source collection's name + {@code "_history"}). */
+    public static History of(MongoCollection<BsonDocument> records, CollectionSchema schema) {
+        return new History(records, schema, HistoryOptions.ofDefaults());
+    }
+
+    public static History of(MongoCollection<BsonDocument> records, CollectionSchema schema, HistoryOptions options) {
+        return new History(records, schema, options);
+    }
+
+    /** The conventional name of the history of {@code collection}. */
+    public static String collectionName(String collection) {
+        return collection + "_history";
+    }
+
+    public CollectionSchema schema() {
+        return schema;
+    }
+
+    /** The collection the records are in. */
+    public MongoCollection<BsonDocument> collection() {
+        return records;
+    }
+
+    /** Records and applies: what a consumer does with each operation when the history is on. */
+    public RecordingApplier recording(GuardedApplier applier) {
+        return new RecordingApplier(this, applier);
+    }
+
+    /**
+     * Records {@code op} (validate it against the schema first: bad input is not recorded).
+     *
+     * @throws TransientException if MongoDB did not acknowledge it; recording again is safe
+     */
+    public Recorded record(Operation op) {
+        BsonDocument record = Records.of(op, options.clock().instant());
+        try {
+            records.insertOne(record);
+            return counted(op, Recorded.RECORDED);
+        } catch (MongoException e) {
+            if (!MongoErrors.isDuplicateKey(e)) {
+                throw MongoErrors.translate(describe(op), e);
+            }
+        } catch (RuntimeException e) {
+            throw MongoErrors.translate(describe(op), e);
+        }
+        return counted(op, compareWithStored(op, readOne(op)));
+    }
+
+    /**
+     * Records every op of {@code ops} with one unordered insert (and one read of those already recorded).
+     *
+     * @return what became of each, in the order given
+     * @throws TransientException if MongoDB did not acknowledge the insert; recording them again is safe
+     */
+    public List<Recorded> recordAll(List<Operation> ops) {
+        Map<BsonDocument, Integer> firstOf = new HashMap<>();   // _id -> index of its first op in this batch
+        List<BsonDocument> inserted = new ArrayList<>();
+        List<Integer> insertedOps = new ArrayList<>();
+        Recorded[] outcomes = new Recorded[ops.size()];
+        Instant now = options.clock().instant();
+        for (int i = 0; i < ops.size(); i++) {
+            Operation op = ops.get(i);
+            BsonDocument id = Records.id(op.entity(), op.seq());
+            Integer first = firstOf.putIfAbsent(id, i);
+            if (first != null) {
+                outcomes[i] = Records.body(op).equals(Records.body(ops.get(first))) ? Recorded.DUPLICATE
+                        : Recorded.COLLISION;
+                continue;
+            }
+            inserted.add(Records.of(op, now));
+            insertedOps.add(i);
+        }
+        List<Integer> taken = new ArrayList<>();   // op indexes whose _id was recorded before
+        if (!inserted.isEmpty()) {
+            String what = describe(ops.get(insertedOps.get(0))) + " and the rest of its batch";
+            try {
+                records.insertMany(inserted, new InsertManyOptions().ordered(false));
+            } catch (MongoBulkWriteException e) {
+                if (e.getWriteConcernError() != null) {
+                    throw MongoErrors.translate(what, e);
+                }
+                for (BulkWriteError error : e.getWriteErrors()) {
+                    if (!MongoErrors.isDuplicateIdKey(error)) {
+                        throw MongoErrors.translate(what, e);
+                    }
+                    taken.add(insertedOps.get(error.getIndex()));
+                }
+            } catch (RuntimeException e) {
+                throw MongoErrors.translate(what, e);
+            }
+        }
+        if (!taken.isEmpty()) {
+            Map<BsonValue, BsonDocument> stored = new HashMap<>();
+            List<BsonValue> ids = taken.stream().map(i -> (BsonValue) Records.id(ops.get(i).entity(), ops.get(i).seq()))
+                    .toList();
+            try {
+                reads.find(in(ID, ids)).forEach(record -> stored.put(record.get(ID), record));
+            } catch (RuntimeException e) {
+                throw MongoErrors.translate("read the recorded twins of " + describe(ops.get(taken.get(0))), e);
+            }
+            for (int i : taken) {
+                Operation op = ops.get(i);
+                outcomes[i] = compareWithStored(op, Optional.ofNullable(stored.get(Records.id(op.entity(), op.seq()))));
+            }
+        }
+        for (int i = 0; i < ops.size(); i++) {
+            if (outcomes[i] == null) {
+                outcomes[i] = Recorded.RECORDED;
+            }
+            counted(ops.get(i), outcomes[i]);
+        }
+        return List.of(outcomes);
+    }
+
+    /** Every recorded operation of {@code entity}, oldest first, each with the state after it. */
+    public Versions versions(String entity) {
+        Loaded loaded = load(entity);
+        List<Version> versions = new ArrayList<>();
+        EntityState state = loaded.folded();
+        for (BsonDocument record : loaded.above()) {
+            Operation op = Records.operationOf(record);
+            state = model.continueFrom(state, List.of(op));
+            versions.add(new Version(op, Records.atOf(record), state));
+        }
+        return new Versions(entity, loaded.horizon(), loaded.folded(), versions,
+                loaded.late().stream().map(Records::operationOf).toList());
+    }
+
+    /**
+     * The state of {@code entity} after every recorded operation with a seq at or below {@code seq}, with the
+     * meaning of the stored document (tombstones included); an entity with none is the empty state.
+     */
+    public Read<EntityState> asOf(String entity, long seq) {
+        Loaded loaded = load(entity);
+        Optional<String> unknowable = loaded.unknowableAt(seq);
+        if (unknowable.isPresent()) {
+            return new Read.Unknowable<>(unknowable.get());
+        }
+        List<Operation> upTo = new ArrayList<>();
+        for (BsonDocument record : loaded.above()) {
+            if (Records.seqOf(record) <= seq) {
+                upTo.add(Records.operationOf(record));
+            }
+        }
+        return new Read.Known<>(model.continueFrom(loaded.folded(), upTo));
+    }
+
+    /**
+     * The state of {@code entity} as of {@code instant}, for seqs that are times ({@link SeqTimeline}): every
+     * operation stamped at or before it, wherever it was recorded.
+     */
+    public Read<EntityState> asOf(String entity, Instant instant, SeqTimeline timeline) {
+        return asOf(entity, timeline.lastSeqAt(instant));
+    }
+
+    /**
+     * The recorded operations of {@code entity} with {@code fromSeq < seq <= toSeq}, in seq order, each with the
+     * state after it: what took the entity from {@code asOf(fromSeq)} to {@code asOf(toSeq)}.
+     */
+    public Read<List<Version>> changes(String entity, long fromSeq, long toSeq) {
+        Loaded loaded = load(entity);
+        Optional<String> unknowable = loaded.unknowableAt(fromSeq);
+        if (unknowable.isPresent()) {
+            return new Read.Unknowable<>(unknowable.get());
+        }
+        List<Version> changes = new ArrayList<>();
+        for (Version version : versions(entity).versions()) {
+            if (version.seq() > fromSeq && version.seq() <= toSeq) {
+                changes.add(version);
+            }
+        }
+        return new Read.Known<>(changes);
+    }
+
+    /**
+     * Recomputes the live documents of every recorded entity from the history, written through {@code target}
+     * (guarded: it can run while consumers run, and into the live collection or a new one). See {@link Rebuilder}.
+     */
+    public Rebuild rebuild(GuardedApplier target) {
+        return new Rebuilder(this, target).all();
+    }
+
+    /** {@link #rebuild(GuardedApplier)} of one entity. */
+    public Rebuild rebuild(String entity, GuardedApplier target) {
+        return new Rebuilder(this, target).one(entity);
+    }
+
+    /**
+     * One retention pass: folds the records recorded before {@code cutoff} into one state per entity and drops
+     * them. See {@link Folding}; {@link RetentionSchedule} runs it under a lease.
+     *
+     * @param keepGoing asked between entities; false ends the pass early (what it folded stays folded)
+     */
+    public RetentionPass retain(Instant cutoff, BooleanSupplier keepGoing) {
+        return new Folding(this).pass(cutoff, keepGoing);
+    }
+
+    // --- for the package: reading and writing records ---
+
+    String name() {
+        return name;
+    }
+
+    HistoryOptions options() {
+        return options;
+    }
+
+    ReferenceModel model() {
+        return model;
+    }
+
+    MongoCollection<BsonDocument> reads() {
+        return reads;
+    }
+
+    /** What the history holds of one entity: its folded state and its records, in seq order. */
+    Loaded load(String entity) {
+        ensureIndexed();
+        List<BsonDocument> all = new ArrayList<>();
+        try {
+            reads.find(eq(ID_ENTITY, entity)).sort(orderBy(ascending(ID_SEQ))).forEach(all::add);
+        } catch (RuntimeException e) {
+            throw MongoErrors.translate("read the history of '" + entity + "' in " + name, e);
+        }
+        return Loaded.of(entity, all);
+    }
+
+    /** The records of every entity, grouped by entity in entity order, each group in seq order. */
+    void forEachEntity(java.util.function.Consumer<Loaded> each) {
+        ensureIndexed();
+        String current = null;
+        List<BsonDocument> group = new ArrayList<>();
+        try {
+            for (BsonDocument record : reads.find().sort(orderBy(ascending(ID_ENTITY, ID_SEQ)))) {
+                String entity = Records.entityOf(record);
+                if (current != null && !current.equals(entity)) {
+                    each.accept(Loaded.of(current, group));
+                    group = new ArrayList<>();
+                }
+                current = entity;
+                group.add(record);
+            }
+        } catch (MongoException e) {
+            throw MongoErrors.translate("read the history in " + name, e);
+        }
+        if (current != null) {
+            each.accept(Loaded.of(current, group));
+        }
+    }
+
+    void ensureIndexed() {
+        if (indexed) {
+            return;
+        }
+        try {
+            records.createIndex(ascending(ID_ENTITY, ID_SEQ));
+            indexed = true;
+        } catch (RuntimeException e) {
+            throw MongoErrors.translate("create the index {_id.entity, _id.seq} of " + name, e);
+        }
+    }
+
+    private Optional<BsonDocument> readOne(Operation op) {
+        try {
+            return Optional.ofNullable(reads.find(eq(ID, Records.id(op.entity(), op.seq()))).first());
+        } catch (RuntimeException e) {
+            throw MongoErrors.translate("read the recorded twin of " + describe(op), e);
+        }
+    }
+
+    private Recorded compareWithStored(Operation op, Optional<BsonDocument> stored) {
+        if (stored.isEmpty()) {
+            // a duplicate _id whose record is gone: only retention drops records, and it folded this one
+            return Recorded.DUPLICATE;
+        }
+        return Records.bodyOf(stored.get()).equals(Records.body(op)) ? Recorded.DUPLICATE : Recorded.COLLISION;
+    }
+
+    private Recorded counted(Operation op, Recorded outcome) {
+        recorded.get(outcome).increment();
+        if (outcome == Recorded.COLLISION) {
+            log.warn("seq collision in {} '{}' seq {}: a different operation with this seq was recorded first and"
+                    + " stays; check the stamper ({})", name, op.entity(), op.seq(), op);
+        }
+        return outcome;
+    }
+
+    private String describe(Operation op) {
+        return "record " + name + " '" + op.entity() + "' seq " + op.seq();
+    }
+
+    /**
+     * One entity's records: its folded state (the empty state if none), the horizon it covers (0 if none), the
+     * records above it in seq order, the records at or below it that arrived after it was folded ({@code late}),
+     * and those it folded but a pass did not get to drop ({@code leftover}, which every read skips).
+     */
+    record Loaded(String entity, EntityState folded, long horizon, List<BsonDocument> above, List<BsonDocument> late,
+                  List<BsonDocument> leftover) {
+        static Loaded of(String entity, List<BsonDocument> all) {
+            EntityState folded = empty(entity);
+            long horizon = 0;
+            Instant cutoff = Instant.MIN;
+            List<BsonDocument> records = new ArrayList<>();
+            for (BsonDocument record : all) {
+                if (Records.isFolded(record)) {
+                    folded = Records.stateOf(record);
+                    horizon = Records.horizonOf(record);
+                    cutoff = Records.cutoffOf(record);
+                } else {
+                    records.add(record);
+                }
+            }
+            List<BsonDocument> above = new ArrayList<>();
+            List<BsonDocument> late = new ArrayList<>();
+            List<BsonDocument> leftover = new ArrayList<>();
+            for (BsonDocument record : records) {
+                if (Records.seqOf(record) > horizon) {
+                    above.add(record);
+                } else {
+                    (Records.atOf(record).isBefore(cutoff) ? leftover : late).add(record);
+                }
+            }
+            return new Loaded(entity, folded, horizon, above, late, leftover);
+        }
+
+        /** Why the state as of {@code seq} cannot be told, if it cannot. */
+        Optional<String> unknowableAt(long seq) {
+            if (!late.isEmpty()) {
+                return Optional.of(late.size() + " operation(s) of '" + entity + "' (first: seq "
+                        + Records.seqOf(late.get(0)) + ") were recorded after retention folded everything up to seq "
+                        + horizon + ": they arrived later than the retention period allows, and no state of this"
+                        + " entity from the history includes them");
+            }
+            if (seq < horizon) {
+                return Optional.of("seq " + seq + " of '" + entity + "' is below its retention horizon " + horizon
+                        + ": the versions before it were folded into one state and dropped");
+            }
+            return Optional.empty();
+        }
+    }
+
+    static EntityState empty(String entity) {
+        return new EntityState(entity, 0, Map.of(), Map.of(), new LinkedHashMap<>());
+    }
+}

@@ -1,0 +1,56 @@
+package dev.orderless.history;
+
+/**
+ * The names stored in a history collection, in one place.
+ *
+ * <pre>
+ * { _id: { entity: "student-17", seq: 1042 },      // one record per (entity, seq)
+ *   op: "add", field: "classes", element: "CS 101", attrs: { title: "Intro" },   // the operation as received
+ *   at: ISODate(...) }                             // when it was recorded
+ * { _id: { entity: "student-17", seq: 1043 }, op: "assign", field: "name", value: "Ada", at: ... }
+ * { _id: { entity: "student-17", seq: 1044 }, op: "remove", field: "classes", element: "CS 101", at: ... }
+ * { _id: { entity: "student-17", seq: 1045 }, op: "delete", at: ... }
+ *
+ * { _id: { entity: "student-17", seq: 0 },         // after retention: the state as of horizon
+ *   horizon: 1044,                                 // every record with seq &lt;= horizon is folded into state
+ *   state: { floor: 0, live: { classes: [ {element: "CS 101", seq: 1042, attrs: {...}} ] },
+ *            tombstones: { classes: [ {element: "MA 201", seq: 1003} ] },
+ *            registers: { name: { seq: 1043, value: "Ada" } } },
+ *   at: ISODate(...) }                             // when the pass folded it
+ * </pre>
+ * Operation seqs are positive, so seq 0 is free for the folded state, and it sorts first. A record at or
+ * below the horizon recorded before the cutoff was folded (a pass that stopped before dropping it left it);
+ * one recorded after it arrived late.
+ */
+final class HistoryFields {
+    static final String ID = "_id";
+    static final String ENTITY = "entity";
+    static final String SEQ = "seq";
+    static final String ID_ENTITY = ID + "." + ENTITY;
+    static final String ID_SEQ = ID + "." + SEQ;
+    static final String OP = "op";
+    static final String FIELD = "field";
+    static final String ELEMENT = "element";
+    static final String ATTRS = "attrs";
+    static final String VALUE = "value";
+    static final String AT = "at";
+
+    static final String HORIZON = "horizon";
+    static final String CUTOFF = "cutoff";
+    static final String STATE = "state";
+    static final String FLOOR = "floor";
+    static final String LIVE = "live";
+    static final String TOMBSTONES = "tombstones";
+    static final String REGISTERS = "registers";
+
+    static final String ADD = "add";
+    static final String REMOVE = "remove";
+    static final String ASSIGN = "assign";
+    static final String DELETE = "delete";
+
+    /** The seq of an entity's folded state: below every operation's. */
+    static final long FOLDED = 0;
+
+    private HistoryFields() {
+    }
+}

@@ -1,0 +1,144 @@
+package dev.orderless.history;
+
+import dev.orderless.OrderlessException;
+import dev.orderless.TransientException;
+import dev.orderless.apply.BatchResult;
+import dev.orderless.apply.EntityState;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.apply.Operation;
+import dev.orderless.apply.Outcome;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Recomputes live documents from the history, through a guarded applier: disaster recovery (a collection
+ * lost or damaged), or a copy in a new collection.
+ *
+ * <ol>
+ *   <li>For each entity, in entity order: the operations that stand for its folded state, if retention folded
+ *       any (an add per live element, a remove per tombstone, an assign per register, a delete at the floor,
+ *       each with the seq that wrote it, so each equals the operation it stands for), then every record,
+ *       late ones included (the live document received them too).
+ *   <li>Apply them with {@link GuardedApplier#applyAll} in batches of {@link HistoryOptions#rebuildBatch()}.
+ *       Guarded: an operation already there is a duplicate or superseded, so a rebuild can run while consumers
+ *       run, be repeated, or resume a rebuild that stopped.
+ *   <li>An op that failed (MongoDB unavailable) is applied again on its own, up to three times; what still
+ *       fails or is refused is counted in the result and logged, never dropped in silence.
+ * </ol>
+ * What a rebuild cannot recover: nothing of the state, as long as the history itself survives; but the
+ * versions below a retention horizon are gone (only the folded state is left), and so is the live document's
+ * bookkeeping (its {@code _v}, its tombstones' times, its compaction floor), which a rebuild writes anew.
+ */
+final class Rebuilder {
+    private static final Logger log = LoggerFactory.getLogger(Rebuilder.class);
+    private static final int ATTEMPTS = 3;
+
+    private final History history;
+    private final GuardedApplier target;
+    private final List<Operation> pending = new ArrayList<>();
+    private long entities;
+    private long operations;
+    private long applied;
+    private long refused;
+    private long failed;
+
+    Rebuilder(History history, GuardedApplier target) {
+        if (target == null) {
+            throw new IllegalArgumentException("rebuild: the target applier is required");
+        }
+        this.history = history;
+        this.target = target;
+    }
+
+    Rebuild all() {
+        history.forEachEntity(this::add);
+        return finish();
+    }
+
+    Rebuild one(String entity) {
+        add(history.load(entity));
+        return finish();
+    }
+
+    private void add(History.Loaded loaded) {
+        entities++;
+        pending.addAll(standingFor(loaded.folded()));
+        loaded.late().forEach(record -> pending.add(Records.operationOf(record)));
+        loaded.above().forEach(record -> pending.add(Records.operationOf(record)));
+        if (pending.size() >= history.options().rebuildBatch()) {
+            flush();
+        }
+    }
+
+    /** Operations whose guarded apply, in any order, gives {@code state}: each with the seq that wrote its part. */
+    static List<Operation> standingFor(EntityState state) {
+        List<Operation> ops = new ArrayList<>();
+        if (state.floor() > 0) {
+            ops.add(Operation.delete(state.entity(), state.floor()));
+        }
+        state.live().forEach((field, elements) -> elements.forEach((element, e) ->
+                ops.add(Operation.add(state.entity(), e.seq(), field, element, e.attrs()))));
+        state.tombstones().forEach((field, removed) -> removed.forEach((element, seq) ->
+                ops.add(Operation.remove(state.entity(), seq, field, element))));
+        state.registers().forEach((field, r) -> ops.add(Operation.assign(state.entity(), r.seq(), field, r.value())));
+        return ops;
+    }
+
+    private Rebuild finish() {
+        flush();
+        Rebuild done = new Rebuild(entities, operations, applied, refused, failed);
+        log.info("rebuilt {} entities from {} into {}: {} operations, {} applied, {} refused, {} failed", entities,
+                history.name(), target.reads().getNamespace().getCollectionName(), operations, applied, refused,
+                failed);
+        return done;
+    }
+
+    private void flush() {
+        if (pending.isEmpty()) {
+            return;
+        }
+        List<BatchResult> results = target.applyAll(List.copyOf(pending));
+        operations += pending.size();
+        pending.clear();
+        for (BatchResult result : results) {
+            if (result instanceof BatchResult.Done done) {
+                count(done.outcome());
+            } else if (result instanceof BatchResult.Refused r) {
+                refused++;
+                log.error("rebuild: {} refused by the target: {}", r.op(), r.reason().getMessage());
+            } else {
+                again(result.op(), ((BatchResult.Failed) result).error());
+            }
+        }
+    }
+
+    private void again(Operation op, OrderlessException first) {
+        OrderlessException last = first;
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            try {
+                count(target.apply(op));
+                return;
+            } catch (dev.orderless.CannotApplyException e) {
+                refused++;
+                log.error("rebuild: {} refused by the target: {}", op, e.getMessage());
+                return;
+            } catch (OrderlessException e) {
+                last = e;
+            }
+        }
+        failed++;
+        log.error("rebuild: {} not applied after {} attempts ({}); rebuild again once MongoDB answers", op, ATTEMPTS,
+                last.getMessage());
+        if (last instanceof TransientException t && t.backendDown()) {
+            throw t;   // the rest would fail the same way, one by one
+        }
+    }
+
+    private void count(Outcome outcome) {
+        if (outcome == Outcome.APPLIED) {
+            applied++;
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package dev.orderless.history;
+
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.internal.LeasedPasses;
+import dev.orderless.lease.LeaseProvider;
+import io.micrometer.core.instrument.Counter;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * History retention of one collection: at most one pass per interval across every process that runs this
+ * schedule, under the lease {@code history:<history collection>} (see {@link LeasedPasses} for the lease, the
+ * record of the last pass and clock skew). A pass folds every record older than {@code keep} into its
+ * entity's state ({@link History#retain}), keeping the lease alive between entities, and stops early if the
+ * lease is lost or {@link #stop()} is called; a pass left half done is finished by the next.
+ *
+ * <p>Choose {@code keep} longer than any delivery can be late, as for compaction's grace (message TTL, retries
+ * and back-off, the time a message may sit in the dead-letter queue): an operation recorded below its
+ * entity's horizon makes that entity's history unknowable from then on. To keep everything forever, run no
+ * schedule.
+ */
+public final class RetentionSchedule {
+    private final History history;
+    private final LeasedPasses passes;
+    private final Duration keep;
+    private final Clock clock;
+    private final Counter runs;
+    private final Counter folded;
+
+    private RetentionSchedule(History history, LeasedPasses passes, Duration keep, Clock clock) {
+        this.history = history;
+        this.passes = passes;
+        this.keep = keep;
+        this.clock = clock;
+        this.runs = Counter.builder("orderless.history.retention.passes").description("history retention passes run")
+                .tag("collection", history.name()).register(history.options().meters());
+        this.folded = Counter.builder("orderless.history.retention.folded")
+                .description("history records folded into their entity's state and dropped")
+                .tag("collection", history.name()).register(history.options().meters());
+    }
+
+    /**
+     * @param keep     how long a record stays a version of its own before it is folded
+     * @param owner    this process, unique per incarnation
+     * @param interval the least time between the starts of two passes
+     */
+    public static RetentionSchedule create(History history, LeaseProvider leases, Duration keep, String owner,
+                                           Duration interval) {
+        if (history == null || leases == null) {
+            throw new InvalidConfigurationException("history retention: history and leases are required");
+        }
+        if (owner == null || owner.isBlank()) {
+            throw InvalidConfigurationException.refused("history retention", "owner", "must not be empty");
+        }
+        positive("keep", keep);
+        positive("interval", interval);
+        Clock clock = history.options().clock();
+        return new RetentionSchedule(history, new LeasedPasses(leases, "history:" + history.name(), owner, interval,
+                clock), keep, clock);
+    }
+
+    private static void positive(String setting, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw InvalidConfigurationException.refused("history retention", setting, "must be a positive duration, was "
+                    + value);
+        }
+    }
+
+    public Duration keep() {
+        return keep;
+    }
+
+    public Duration interval() {
+        return passes.interval();
+    }
+
+    public void stop() {
+        passes.stop();
+    }
+
+    public void resume() {
+        passes.resume();
+    }
+
+    /** Runs a pass if none began within the interval and no other process is running one; what it did. */
+    public Optional<RetentionPass> runIfDue() {
+        Optional<RetentionPass> pass = passes.runIfDue(keepGoing -> history.retain(clock.instant().minus(keep), keepGoing));
+        pass.ifPresent(done -> {
+            runs.increment();
+            folded.increment(done.folded());
+        });
+        return pass;
+    }
+}

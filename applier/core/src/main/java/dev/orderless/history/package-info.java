@@ -1,0 +1,13 @@
+/**
+ * Version history: every operation applied to a collection, recorded once per {@code (entity, seq)}, so that any
+ * entity's state as of any seq can be computed, audited and rebuilt.
+ *
+ * <p>Guarantees: {@link dev.orderless.history.History#record} runs before the apply, so the history is always a
+ * superset of what was applied (a crash between the two is healed by redelivery: the second record is a
+ * duplicate); the state as of seq N is the reference semantics of the recorded operations with seq &lt;= N
+ * ({@link dev.orderless.oracle.ReferenceModel}), tombstones included, so it does not depend on the order in
+ * which the operations arrived; a read that the history can no longer answer (below a retention horizon)
+ * says so and never returns a state. {@link dev.orderless.history.RetentionSchedule} folds old records into
+ * one state per entity under a lease, at most one pass per interval across processes.
+ */
+package dev.orderless.history;

@@ -1,0 +1,103 @@
+package dev.orderless.internal;
+
+import dev.orderless.lease.Lease;
+import dev.orderless.lease.LeaseProvider;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.BooleanSupplier;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A pass over a collection at most once per interval across every process that asks, however many there
+ * are and however their clocks tick: compaction and history retention. The lease document remembers when
+ * the last pass began:
+ *
+ * <pre>
+ * { _id: "compaction:students", owner, expiresAt, fence, position: { lastRun: ISODate(...) } }
+ * </pre>
+ *
+ * {@link #runIfDue}:
+ * <ol>
+ *   <li>Try the lease {@code resource}; held by another process: nothing to do (empty).
+ *   <li>If the last pass began less than one interval ago: release, nothing to do (empty).
+ *   <li>Record this pass's start in the lease (so even if the lease lapsed during the pass, nobody starts
+ *       another before the interval is over), run the pass, keeping the lease alive each time the pass asks
+ *       whether to go on, and release. The pass is told to stop if the lease is lost or {@link #stop()} was
+ *       called.
+ * </ol>
+ * Each process remembers when the next pass is due, as far as it learnt, and does not ask for the lease
+ * before then. A process that dies mid-pass leaves the rest to the next interval: a pass must be harmless to
+ * repeat or to leave half done. The interval is measured by each asker's clock against the start the last
+ * holder recorded by its own: clock skew between processes shifts a pass by the skew.
+ */
+public final class LeasedPasses {
+    private static final Logger log = LoggerFactory.getLogger(LeasedPasses.class);
+    public static final String LAST_RUN = "lastRun";
+
+    private final LeaseProvider leases;
+    private final String resource;
+    private final String owner;
+    private final Duration interval;
+    private final Clock clock;
+    private volatile boolean stopped;
+    private volatile Instant notBefore = Instant.MIN;   // the next pass that this process knows of
+
+    public LeasedPasses(LeaseProvider leases, String resource, String owner, Duration interval, Clock clock) {
+        this.leases = leases;
+        this.resource = resource;
+        this.owner = owner;
+        this.interval = interval;
+        this.clock = clock;
+    }
+
+    public Duration interval() {
+        return interval;
+    }
+
+    /** Ends a pass under way at its next question; later asks do nothing until {@link #resume()}. */
+    public void stop() {
+        stopped = true;
+    }
+
+    public void resume() {
+        stopped = false;
+    }
+
+    /**
+     * Runs {@code pass} if none began within the interval and no other process is running one; what it did.
+     * The pass is given whether to go on, asked between units of its work.
+     */
+    public <T> Optional<T> runIfDue(Function<BooleanSupplier, T> pass) {
+        if (stopped || clock.instant().isBefore(notBefore)) {
+            return Optional.empty();   // known not due: no lease round trip, no log line
+        }
+        Optional<Lease> held = leases.tryAcquire(resource, owner);
+        if (held.isEmpty()) {
+            return Optional.empty();
+        }
+        try (Lease lease = held.get()) {
+            Instant now = clock.instant();
+            Optional<Instant> last = lease.position().filter(p -> p.isDateTime(LAST_RUN))
+                    .map(p -> Instant.ofEpochMilli(p.getDateTime(LAST_RUN).getValue()));
+            if (last.isPresent() && now.isBefore(last.get().plus(interval))) {
+                notBefore = last.get().plus(interval);
+                return Optional.empty();
+            }
+            if (!lease.commit(new BsonDocument(LAST_RUN, new BsonDateTime(now.toEpochMilli())))) {
+                log.warn("{}: the lease passed to another process before the pass began; it is that one's", resource);
+                return Optional.empty();
+            }
+            notBefore = now.plus(interval);   // only once the pass is on record: a failed commit asks again next tick
+            return Optional.of(pass.apply(() -> {
+                lease.heartbeat();
+                return lease.isHeld() && !stopped;
+            }));
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package dev.orderless.history;
+
+import static com.mongodb.client.model.Filters.in;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import dev.orderless.TransientException;
+import dev.orderless.apply.BatchResult;
+import dev.orderless.apply.EntityState;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.apply.Operation;
+import dev.orderless.oracle.Histories;
+import dev.orderless.oracle.ReferenceModel;
+import dev.orderless.testing.MongoExtension;
+import dev.orderless.testing.PropertyCheck;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The history's guarantee as a property: for random histories delivered in random orders with duplicates, cut
+ * into batches and recorded-then-applied from eight threads, the state the history gives as of every seq of
+ * every entity equals the oracle's after the operations up to that seq, and as of the last seq equals the
+ * live document.
+ */
+@ExtendWith(MongoExtension.class)
+class HistoryPropertiesTest {
+    private static final ReferenceModel ORACLE = new ReferenceModel(Histories.SCHEMA);
+    private static final AtomicLong PREFIXES = new AtomicLong();
+    private static final LongAdder STATES_CHECKED = new LongAdder();
+    private static final LongAdder RETRIES = new LongAdder();
+
+    @AfterAll
+    static void printCounts() {
+        System.out.println("[history] " + STATES_CHECKED.sum() + " states as of a seq checked against the oracle, "
+                + RETRIES.sum() + " ops applied again after a transient error");
+    }
+
+    @Test
+    void the_state_as_of_every_seq_is_the_oracles_and_the_last_is_the_live_document(MongoDatabase db) {
+        MongoCollection<BsonDocument> live = db.getCollection("histories", BsonDocument.class);
+        History history = History.of(db.getCollection("histories_history", BsonDocument.class), Histories.SCHEMA);
+        RecordingApplier recording = history.recording(GuardedApplier.create(live, Histories.SCHEMA));
+        PropertyCheck.forAll("recorded then applied: 10..60 ops + 20% duplicates, batches of 1..20, 8 threads", 120,
+                random -> Histories.steps(random, 10, 60, 3)).check((steps, trySeed) -> {
+            String prefix = "h" + PREFIXES.incrementAndGet() + "-";
+            List<Operation> ops = Histories.operations(steps, prefix);
+            Random random = new Random(trySeed);
+            List<Operation> delivered = Histories.delivery(ops, 0.2, random);
+            List<List<Operation>> batches = new ArrayList<>();
+            for (int from = 0; from < delivered.size(); ) {
+                int to = Math.min(delivered.size(), from + 1 + random.nextInt(20));
+                batches.add(delivered.subList(from, to));
+                from = to;
+            }
+            applyFrom(8, recording, batches);
+
+            Map<String, List<Operation>> byEntity = new TreeMap<>();
+            ops.forEach(op -> byEntity.computeIfAbsent(op.entity(), e -> new ArrayList<>()).add(op));
+            Map<String, EntityState> stored = EntityState.readAll(live.find(in("_id", byEntity.keySet())),
+                    Histories.SCHEMA);
+            for (Map.Entry<String, List<Operation>> entity : byEntity.entrySet()) {
+                List<Operation> upTo = new ArrayList<>();
+                Versions versions = history.versions(entity.getKey());
+                assertThat(versions.versions()).extracting(Version::op).containsExactlyElementsOf(entity.getValue());
+                for (int i = 0; i < entity.getValue().size(); i++) {
+                    Operation op = entity.getValue().get(i);
+                    upTo.add(op);
+                    EntityState expected = ORACLE.replay(upTo).get(entity.getKey());
+                    assertThat(history.asOf(entity.getKey(), op.seq()).value()).as("as of seq %d of %s", op.seq(), ops)
+                            .contains(expected);
+                    assertThat(versions.versions().get(i).after()).isEqualTo(expected);
+                    STATES_CHECKED.increment();
+                }
+                assertThat(versions.current()).as("the last state is the live document").isEqualTo(stored.get(entity.getKey()));
+            }
+        });
+    }
+
+    /** Applies the batches from {@code threads} threads; a failed op is applied again on its own, as a consumer would. */
+    private static void applyFrom(int threads, RecordingApplier recording, List<List<Operation>> batches) throws Exception {
+        ConcurrentLinkedQueue<List<Operation>> queue = new ConcurrentLinkedQueue<>(batches);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                workers.add(pool.submit(() -> {
+                    start.await();
+                    for (List<Operation> batch = queue.poll(); batch != null; batch = queue.poll()) {
+                        for (BatchResult result : recording.applyAll(batch)) {
+                            if (result instanceof BatchResult.Failed failed) {
+                                assertThat(failed.error()).isInstanceOf(TransientException.class);
+                                RETRIES.increment();
+                                applyAgain(recording, result.op());
+                            } else {
+                                assertThat(result).isInstanceOf(BatchResult.Done.class);
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> worker : workers) {
+                worker.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void applyAgain(RecordingApplier recording, Operation op) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                recording.apply(op);
+                return;
+            } catch (TransientException e) {
+                RETRIES.increment();
+                if (attempt == 5) {
+                    throw e;
+                }
+            }
+        }
+    }
+}
