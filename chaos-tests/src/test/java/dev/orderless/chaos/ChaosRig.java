@@ -24,6 +24,8 @@ import dev.orderless.demo.Enrollment;
 import dev.orderless.demo.Poison;
 import dev.orderless.demo.Rosters;
 import dev.orderless.demo.WebApp;
+import dev.orderless.history.History;
+import dev.orderless.history.HistoryOptions;
 import dev.orderless.lease.LeaseOptions;
 import dev.orderless.lease.MongoLeaseProvider;
 import dev.orderless.message.Envelope;
@@ -66,9 +68,32 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
  * stamping, checking) talks to both directly.
  */
 final class ChaosRig implements AutoCloseable {
-    /** A consumer instance: its own proxy and connection to the broker, so it can be killed alone. */
-    record Consumer(TcpProxy proxy, CachingConnectionFactory connection, OperationConsumer consumer) {
+    /**
+     * A consumer instance: its own proxy and connection to the broker, so it can be killed alone; a recording
+     * one also has its own proxy and client to MongoDB ({@code mongo}), so that its writes can be hit alone.
+     */
+    record Consumer(TcpProxy proxy, CachingConnectionFactory connection, OperationConsumer consumer,
+                    java.util.Optional<TcpProxy> mongo, java.util.Optional<MongoClient> mongoClient) {
+        Consumer(TcpProxy proxy, CachingConnectionFactory connection, OperationConsumer consumer) {
+            this(proxy, connection, consumer, java.util.Optional.empty(), java.util.Optional.empty());
+        }
+
+        /** Stops it (what it held goes back to the queue) and closes what it owns. */
+        void close() {
+            consumer.close();
+            connection.destroy();
+            proxy.close();
+            mongoClient.ifPresent(MongoClient::close);
+            mongo.ifPresent(TcpProxy::close);
+        }
     }
+
+    /**
+     * What a client sends to MongoDB to apply an operation to the students (the {@code update} command naming
+     * the collection, in BSON): a recording consumer's proxy that drops it lets the record through and kills
+     * the apply.
+     */
+    static final String APPLY_TO_STUDENTS = "update\u0000\u0009\u0000\u0000\u0000" + Enrollment.STUDENTS + "\u0000";
 
     final long seed;
     final Random random;
@@ -91,6 +116,9 @@ final class ChaosRig implements AutoCloseable {
     private final List<BsonValue> malformed = new ArrayList<>();
     private final Set<String> deleted = new HashSet<>();
     private int published;
+    private final String mongoUri;
+    /** Whether the scenario's consumers record in the history (then so do those that finish its drain). */
+    private boolean recording;
 
     ChaosRig(MongoBackend mongo, RabbitBackend rabbit, ConnectionFactory directRabbit, MongoDatabase direct, long seed) {
         this.seed = seed;
@@ -101,6 +129,7 @@ final class ChaosRig implements AutoCloseable {
         this.queue = RabbitExtension.uniqueQueue("chaos");
         this.deadLetterQueue = queue + ".dlq";
         QueueTopology.declare(directRabbit, queue, deadLetterQueue);
+        this.mongoUri = mongo.connectionString();
         String[] target = new ConnectionString(mongo.connectionString()).getHosts().get(0).split(":");
         this.mongoProxy = TcpProxy.start(target[0], target.length > 1 ? Integer.parseInt(target[1]) : 27017);
         this.proxiedClient = MongoClients.create("mongodb://127.0.0.1:" + mongoProxy.port()
@@ -180,12 +209,48 @@ final class ChaosRig implements AutoCloseable {
         return started;
     }
 
-    /** Kills a consumer instance abruptly: its connection dies first, as if its process had crashed. */
+    /**
+     * A consumer that records every operation in the students' history before applying it, through a MongoDB
+     * proxy of its own.
+     */
+    Consumer startRecordingConsumer(int threads) {
+        recording = true;
+        String[] target = new ConnectionString(mongoUri).getHosts().get(0).split(":");
+        TcpProxy mongo = TcpProxy.start(target[0], target.length > 1 ? Integer.parseInt(target[1]) : 27017);
+        MongoClient client = MongoClients.create("mongodb://127.0.0.1:" + mongo.port()
+                + "/?directConnection=true&serverSelectionTimeoutMS=2000&connectTimeoutMS=1000&socketTimeoutMS=5000");
+        MongoDatabase db = client.getDatabase(direct.getName());
+        GuardedApplier applier = GuardedApplier.create(db.getCollection(Enrollment.STUDENTS, BsonDocument.class),
+                Enrollment.STUDENT_SCHEMA, dev.orderless.apply.ApplierOptions.ofDefaults().withMeters(meters));
+        History history = History.of(db.getCollection(History.collectionName(Enrollment.STUDENTS), BsonDocument.class),
+                Enrollment.STUDENT_SCHEMA, HistoryOptions.ofDefaults().withMeters(meters));
+        URI uri = rabbit.uri();
+        TcpProxy proxy = TcpProxy.start(uri.getHost(), uri.getPort() < 0 ? 5672 : uri.getPort());
+        CachingConnectionFactory connection = new CachingConnectionFactory(uri);
+        connection.setHost("127.0.0.1");
+        connection.setPort(proxy.port());
+        OperationConsumer consumer = OperationConsumer.builder(connection, applier)
+                .options(ConsumerOptions.ofDefaults(queue).withConcurrency(threads)
+                        .withBackoff(Backoff.of(Duration.ofMillis(50), Duration.ofMillis(500))))
+                .history(history)
+                .meters(meters).start();
+        Consumer started = new Consumer(proxy, connection, consumer, java.util.Optional.of(mongo),
+                java.util.Optional.of(client));
+        consumers.add(started);
+        return started;
+    }
+
+    /** The students' history, read directly. */
+    History history() {
+        return History.of(direct.getCollection(History.collectionName(Enrollment.STUDENTS), BsonDocument.class),
+                Enrollment.STUDENT_SCHEMA);
+    }
+
+    /** Kills a consumer instance abruptly: its connections die first, as if its process had crashed. */
     void kill(Consumer c) {
         c.proxy().cut();
-        c.consumer().close();
-        c.connection().destroy();
-        c.proxy().close();
+        c.mongo().ifPresent(TcpProxy::cut);
+        c.close();
         consumers.remove(c);
     }
 
@@ -234,11 +299,7 @@ final class ChaosRig implements AutoCloseable {
         for (int round = 0; round < 5; round++) {
             Awaitility.await("queue drained").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200))
                     .until(() -> queued(queue) == 0);
-            new ArrayList<>(consumers).forEach(c -> {
-                c.consumer().close();
-                c.connection().destroy();
-                c.proxy().close();
-            });
+            new ArrayList<>(consumers).forEach(Consumer::close);
             consumers.clear();
             // what was unacked is requeued as the channels close; give the broker a bounded moment to show it
             boolean empty;
@@ -252,7 +313,11 @@ final class ChaosRig implements AutoCloseable {
             if (empty) {
                 return;
             }
-            startConsumer(2);
+            if (recording) {
+                startRecordingConsumer(2);   // the scenario's history must hold every op applied
+            } else {
+                startConsumer(2);
+            }
         }
         throw new AssertionError("queue '" + queue + "' did not drain");
     }
@@ -287,11 +352,7 @@ final class ChaosRig implements AutoCloseable {
 
     @Override
     public void close() {
-        new ArrayList<>(consumers).forEach(c -> {
-            c.consumer().close();
-            c.connection().destroy();
-            c.proxy().close();
-        });
+        new ArrayList<>(consumers).forEach(Consumer::close);
         feeders.forEach(ViewFeeder::close);
         proxiedClient.close();
         mongoProxy.close();

@@ -2,11 +2,17 @@ package dev.orderless.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import dev.orderless.apply.EntityState;
+import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.demo.ClassRosterProjection;
+import dev.orderless.demo.Enrollment;
+import dev.orderless.history.Rebuild;
+import dev.orderless.oracle.ReferenceModel;
 
 import dev.orderless.demo.ConsumeProcess;
 import dev.orderless.testing.MongoExtension;
@@ -23,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import org.awaitility.Awaitility;
+import org.bson.BsonDocument;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -44,12 +51,17 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ChaosSuiteTest {
     private static final long SEED = Long.getLong("orderless.seed", System.nanoTime());
-    private static final int OPS = 2000;   // 12 scenarios: 24,000 operations, within the CI budget
+    private static final int OPS = 2000;   // 13 scenarios: 26,000 operations, within the CI budget
     private static final List<String> SUMMARY = Collections.synchronizedList(new ArrayList<>());
     private static final long[] TOTAL_OPS = new long[1];
 
     interface Body {
         String run(ChaosRig rig, List<Operation> ops) throws Exception;
+    }
+
+    /** Checks after the verdict, for a scenario that has more to prove; returns what it adds to the summary. */
+    interface After {
+        String check(ChaosRig rig) throws Exception;
     }
 
     @AfterAll
@@ -294,6 +306,42 @@ class ChaosSuiteTest {
 
     @Test
     @Order(13)
+    void consumers_killed_between_record_and_apply(MongoBackend m, RabbitBackend r, ConnectionFactory cf,
+                                                   MongoDatabase db) {
+        scenario("killed between record, apply", 13, m, r, cf, db, (rig, ops) -> {
+            rig.startFeeder("feeder-a");
+            int messages = rig.publish(ops, true, 0.2, 0);
+            // four threads, each holding its first batch of the backlog: recorded, and its applies (and retries) cut
+            ChaosRig.Consumer victim = rig.startRecordingConsumer(4);
+            victim.mongo().orElseThrow().dropWhenClientSends(ChaosRig.APPLY_TO_STUDENTS);
+            MongoCollection<BsonDocument> records = rig.history().collection();
+            Awaitility.await("the victim records").atMost(Duration.ofSeconds(60)).until(() -> records.countDocuments() >= 100);
+            long recorded = records.countDocuments();
+            assertThat(rig.students.countDocuments()).as("recorded, none applied").isZero();
+            rig.kill(victim);
+            rig.startRecordingConsumer(2);
+            rig.startRecordingConsumer(2);
+            progress(rig, messages, 0.5);
+            rig.kill(rig.consumers.get(0));   // and one killed anywhere in its loop
+            rig.startRecordingConsumer(2);
+            return "killed after " + recorded + " records, 0 applies; 1 more";
+        }, rig -> {
+            // a rebuild of the whole collection from the history equals the live one
+            MongoCollection<BsonDocument> rebuilt = rig.direct.getCollection("students_rebuilt", BsonDocument.class);
+            Rebuild rebuild = rig.history().rebuild(GuardedApplier.create(rebuilt, Enrollment.STUDENT_SCHEMA));
+            assertThat(rebuild.complete()).as("%s", rebuild).isTrue();
+            var live = EntityState.readAll(rig.students.find(), Enrollment.STUDENT_SCHEMA);
+            var copy = EntityState.readAll(rebuilt.find(), Enrollment.STUDENT_SCHEMA);
+            var differ = ReferenceModel.diverged(live, copy);
+            assertThat(differ).as("students the rebuild made differently (%s): first live %s, rebuilt %s", rebuild,
+                    differ.isEmpty() ? "" : live.get(differ.iterator().next()),
+                    differ.isEmpty() ? "" : copy.get(differ.iterator().next())).isEmpty();
+            return ", rebuilt = live";
+        });
+    }
+
+    @Test
+    @Order(14)
     void the_suite_covered_at_least_20000_operations() {
         assertThat(TOTAL_OPS[0]).isGreaterThanOrEqualTo(20_000);
     }
@@ -307,6 +355,11 @@ class ChaosSuiteTest {
 
     private void scenario(String name, int index, MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db,
                           Body body) {
+        scenario(name, index, m, r, cf, db, body, rig -> "");
+    }
+
+    private void scenario(String name, int index, MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db,
+                          Body body, After after) {
         long seed = SEED + index;
         long started = System.nanoTime();
         try (ChaosRig rig = new ChaosRig(m, r, cf, db, seed)) {
@@ -314,9 +367,10 @@ class ChaosSuiteTest {
             String faults = body.run(rig, ops);
             rig.drain();
             ChaosRig.Verdict v = rig.verify(ops);
+            String more = v.diverged() == 0 && v.lost() == 0 ? after.check(rig) : "";
             double seconds = (System.nanoTime() - started) / 1e9;
             SUMMARY.add(String.format("%-26s %6d %8d  %-54s %8d %5d %6d of %-4d %6.1fs%s", name, ops.size(), v.published(),
-                    faults, v.diverged(), v.lost(), v.deadLettered(), v.poison(), seconds,
+                    faults + more, v.diverged(), v.lost(), v.deadLettered(), v.poison(), seconds,
                     v.deadLetteredTwice() == 0 ? "" : " (" + v.deadLetteredTwice() + " dead-lettered again after a kill)"));
             TOTAL_OPS[0] += ops.size();
             assertThat(v.diverged()).as("diverged").isZero();

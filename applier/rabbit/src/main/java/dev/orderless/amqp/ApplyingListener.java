@@ -26,7 +26,8 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
  * <ol>
  *   <li>Too large, undecodable, or naming a field the schema does not allow: dead-letter with the reason,
  *       then ack. Nothing is written to MongoDB.
- *   <li>Apply. An outcome (applied, superseded, duplicate, collision): ack. Beyond the horizon, or a
+ *   <li>Apply (with the history on, record it first: see {@link dev.orderless.history.RecordingApplier}).
+ *       An outcome (applied, superseded, duplicate, collision): ack. Beyond the horizon, or a
  *       {@link CannotApplyException} (bad input, no progress, too large): dead-letter with its reason,
  *       then ack.
  *   <li>A transient MongoDB failure: keep the message, pause (doubling, bounded), apply again; it resumes
@@ -44,7 +45,7 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
 final class ApplyingListener implements ChannelAwareMessageListener {
     private static final Logger log = LoggerFactory.getLogger(ApplyingListener.class);
 
-    private final GuardedApplier applier;
+    private final Applying applying;
     private final OperationDecoder decoder;
     private final DeadLetterRecoverer recoverer;
     private final ConsumerOptions options;
@@ -53,12 +54,12 @@ final class ApplyingListener implements ChannelAwareMessageListener {
     private final HoldClock holdClock;
     private final ConsumeObservations observations;
 
-    ApplyingListener(GuardedApplier applier, OperationDecoder decoder, DeadLetterRecoverer recoverer,
+    ApplyingListener(GuardedApplier applier, Applying applying, OperationDecoder decoder, DeadLetterRecoverer recoverer,
                      ConsumerOptions options, ConsumerMetrics metrics, RetryPause retryPause,
                      ConsumeObservations observations) {
         this.observations = observations;
         this.holdClock = new HoldClock(applier::answersWrites, options.maxHold());
-        this.applier = applier;
+        this.applying = applying;
         this.decoder = decoder;
         this.recoverer = recoverer;
         this.options = options;
@@ -80,6 +81,10 @@ final class ApplyingListener implements ChannelAwareMessageListener {
         } finally {
             observation.stop();
         }
+    }
+
+    Applying applying() {
+        return applying;
     }
 
     ConsumeObservations observations() {
@@ -133,7 +138,7 @@ final class ApplyingListener implements ChannelAwareMessageListener {
             }
             TransientException failure;
             try {
-                Outcome outcome = observations.apply(() -> applier.apply(op));
+                Outcome outcome = observations.apply(() -> applying.apply(op));
                 holdClock.completed();
                 settleOutcome(message, channel, op, outcome);
                 return;

@@ -2,7 +2,6 @@ package dev.orderless.amqp;
 
 import com.rabbitmq.client.Channel;
 import dev.orderless.apply.BatchResult;
-import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
 import io.micrometer.observation.Observation;
 import java.io.IOException;
@@ -21,7 +20,7 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareBatchMessageList
  *
  * <ol>
  *   <li>Too large or undecodable: dead-lettered, as {@link ApplyingListener} does.
- *   <li>The rest: one {@code applyAll}. An outcome is acked (or dead-lettered beyond the horizon); a
+ *   <li>The rest: one {@code applyAll} (with the history on, recorded first with one insert). An outcome is acked (or dead-lettered beyond the horizon); a
  *       refusal is dead-lettered with its reason; each ack follows MongoDB's acknowledgement of the
  *       bulk write and of any writes after it.
  *   <li>A message that failed (transient, or a configuration refusal) takes the per-message path, with
@@ -33,11 +32,9 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareBatchMessageList
 final class BatchApplyingListener implements ChannelAwareBatchMessageListener {
     private static final Logger log = LoggerFactory.getLogger(BatchApplyingListener.class);
 
-    private final GuardedApplier applier;
     private final ApplyingListener single;
 
-    BatchApplyingListener(GuardedApplier applier, ApplyingListener single) {
-        this.applier = applier;
+    BatchApplyingListener(ApplyingListener single) {
         this.single = single;
     }
 
@@ -79,7 +76,7 @@ final class BatchApplyingListener implements ChannelAwareBatchMessageListener {
             }
             List<BatchResult> results;
             try {
-                results = observations.applyBulk(observed, () -> applier.applyAll(ops));
+                results = observations.applyBulk(observed, () -> single.applying().applyAll(ops));
             } catch (RuntimeException e) {   // before any write (the collection check): each message on its own
                 log.warn("batch of {} not applied ({}); applying its messages one by one", ops.size(), e.toString());
                 for (int i = 0; i < ops.size(); i++) {

@@ -2,6 +2,8 @@ package dev.orderless.amqp;
 
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.apply.GuardedApplier;
+import dev.orderless.history.History;
+import dev.orderless.history.RecordingApplier;
 import dev.orderless.message.Envelope;
 import dev.orderless.message.OperationDecoder;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -109,6 +111,7 @@ public final class OperationConsumer implements AutoCloseable {
         private BrokerBlocking ownWatcher;
         private ObservationRegistry observations = ObservationRegistry.NOOP;
         private Supplier<SimpleMessageListenerContainer> containers;
+        private History history;
 
         private Builder(ConnectionFactory connectionFactory, GuardedApplier applier) {
             if (connectionFactory == null || applier == null) {
@@ -166,6 +169,15 @@ public final class OperationConsumer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Records every operation in {@code history} before applying it (see {@link RecordingApplier}); bad input
+         * is refused first and not recorded. Off by default.
+         */
+        public Builder history(History history) {
+            this.history = history;
+            return this;
+        }
+
         /** Replaces the default republish-to-DLQ recoverer. */
         public Builder recoverer(DeadLetterRecoverer recoverer) {
             this.recoverer = recoverer;
@@ -201,7 +213,8 @@ public final class OperationConsumer implements AutoCloseable {
         private OperationConsumer start(CountDownLatch stop, DeadLetterPublisher publisher) {
             DeadLetterRecoverer dlq = recoverer != null ? recoverer : publisher;
             ConsumerMetrics metrics = new ConsumerMetrics(meters, options.queue());
-            ApplyingListener listener = new ApplyingListener(applier, decoder, dlq, options,
+            Applying applying = history == null ? Applying.by(applier) : Applying.recorded(history.recording(applier));
+            ApplyingListener listener = new ApplyingListener(applier, applying, decoder, dlq, options,
                     metrics, new RetryPause(options.backoff(), stop),
                     new ConsumeObservations(observations, options.queue()));
             SimpleMessageListenerContainer container = container();
@@ -221,7 +234,7 @@ public final class OperationConsumer implements AutoCloseable {
                 // both: the whole batch and each poll in it, so a lone message waits about this long, at most twice it
                 container.setReceiveTimeout(options.batchReceiveTimeout().toMillis());
                 container.setBatchReceiveTimeout(options.batchReceiveTimeout().toMillis());
-                container.setMessageListener(new BatchApplyingListener(applier, listener));
+                container.setMessageListener(new BatchApplyingListener(listener));
             } else {
                 container.setConsumerBatchEnabled(false);   // a factory's batching must not meet a per-message listener
                 container.setMessageListener(listener);
@@ -229,9 +242,10 @@ public final class OperationConsumer implements AutoCloseable {
             container.setDefaultRequeueRejected(true);
             container.afterPropertiesSet();
             container.start();
-            log.info("consuming '{}' with {} consumers, prefetch {}, {}, dead letters to '{}'", options.queue(),
+            log.info("consuming '{}' with {} consumers, prefetch {}, {}, dead letters to '{}'{}", options.queue(),
                     options.concurrency(), options.prefetch(), options.batchSize() > 1 ? "batches of up to "
-                    + options.batchSize() : "one message at a time", options.deadLetterQueue());
+                    + options.batchSize() : "one message at a time", options.deadLetterQueue(),
+                    history == null ? "" : ", recorded in '" + history.collection().getNamespace().getCollectionName() + "'");
             return new OperationConsumer(container, stop, options, publisher, ownWatcher, metrics);
         }
 
