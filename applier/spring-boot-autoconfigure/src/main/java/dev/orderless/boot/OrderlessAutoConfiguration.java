@@ -11,6 +11,8 @@ import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.TombstoneCompactor;
 import dev.orderless.compaction.CompactionSchedule;
+import dev.orderless.history.HistoryOptions;
+import dev.orderless.history.RetentionSchedule;
 import dev.orderless.lease.LeaseOptions;
 import dev.orderless.lease.LeaseProvider;
 import dev.orderless.lease.MongoLeaseProvider;
@@ -62,7 +64,11 @@ import org.springframework.core.env.Environment;
  *   <li>with {@code orderless.compaction.enabled=true}: {@link OrderlessCompaction}, one pass per interval
  *       across every instance;
  *   <li>for each {@link OrderlessView} bean: its feeder, in one {@link OrderlessFeeders} lifecycle bean, with
- *       a health indicator ({@code orderlessViews}).
+ *       a health indicator ({@code orderlessViews});
+ *   <li>with {@code orderless.history.enabled=true}: a {@link dev.orderless.history.History} bean, which the
+ *       consumer records every operation in before applying it, a health indicator ({@code orderlessHistory}),
+ *       and with {@code orderless.history.retention.keep}, {@link OrderlessHistoryRetention}, one pass per
+ *       interval across every instance.
  * </ol>
  * A missing or out-of-range property fails the start with a message naming it.
  */
@@ -147,10 +153,52 @@ public class OrderlessAutoConfiguration {
                 properties.compaction().grace(), ApplierOptions.ofDefaults().withMeters(registry));
         LeaseProvider leases = MongoLeaseProvider.create(database.getCollection(properties.leases(), BsonDocument.class),
                 LeaseOptions.ofDefaults());
-        String owner = ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID().toString().substring(0, 8);
         String collection = entities.getNamespace().getCollectionName();
-        return new OrderlessCompaction(CompactionSchedule.create(compactor, leases, collection, owner,
+        return new OrderlessCompaction(CompactionSchedule.create(compactor, leases, collection, owner(),
                 properties.compaction().interval(), Clock.systemUTC()), collection, registry);
+    }
+
+    /** The version history of the entity collection, with {@code orderless.history.enabled=true}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty(name = "orderless.history.enabled")
+    static class Recording {
+
+        @Bean
+        @ConditionalOnMissingBean
+        dev.orderless.history.History orderlessHistory(MongoClient client, ObjectProvider<CollectionSchema> schemas,
+                                                       OrderlessProperties properties,
+                                                       ObjectProvider<MeterRegistry> meters) {
+            return dev.orderless.history.History.of(database(client, properties).getCollection(
+                            properties.historyCollection(), BsonDocument.class), entitySchema(schemas),
+                    HistoryOptions.ofDefaults().withMeters(meters.getIfAvailable(SimpleMeterRegistry::new)));
+        }
+
+        @Bean
+        @ConditionalOnProperty(prefix = "orderless.history.retention", name = "keep")
+        OrderlessHistoryRetention orderlessHistoryRetention(MongoClient client, dev.orderless.history.History history,
+                                                            OrderlessProperties properties,
+                                                            ObjectProvider<MeterRegistry> meters) {
+            LeaseProvider leases = MongoLeaseProvider.create(database(client, properties)
+                    .getCollection(properties.leases(), BsonDocument.class), LeaseOptions.ofDefaults());
+            String name = history.collection().getNamespace().getCollectionName();
+            return new OrderlessHistoryRetention(RetentionSchedule.create(history, leases,
+                    properties.historyKeep().orElseThrow(), owner(), properties.history().retention().interval()),
+                    name, meters.getIfAvailable(SimpleMeterRegistry::new));
+        }
+
+        /** Health, where Spring Boot's health support is on the class path. */
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+        @ConditionalOnEnabledHealthIndicator("orderlesshistory")   // management.health.orderlesshistory.enabled
+        static class Health {
+            @Bean
+            OrderlessHistoryHealth orderlessHistoryHealthIndicator(dev.orderless.history.History history,
+                                                                   ObjectProvider<OrderlessHistoryRetention> retention,
+                                                                   OrderlessProperties properties) {
+                return new OrderlessHistoryHealth(history, Optional.ofNullable(retention.getIfAvailable()),
+                        properties.historyKeep());
+            }
+        }
     }
 
     /** The consumer: only with {@code orderless.consumer.queue}, and not with {@code orderless.consumer.enabled=false}. */
@@ -178,7 +226,8 @@ public class OrderlessAutoConfiguration {
                                             OrderlessProperties properties, Environment environment,
                                             ObjectProvider<MeterRegistry> meters,
                                             ObjectProvider<ObservationRegistry> observations,
-                                            ObjectProvider<SimpleRabbitListenerContainerFactory> containers) {
+                                            ObjectProvider<SimpleRabbitListenerContainerFactory> containers,
+                                            ObjectProvider<dev.orderless.history.History> history) {
             // Spring Boot's listener properties, read as Boot binds them (relaxed names, environment variables)
             Binder binder = Binder.get(environment);
             String simple = "spring.rabbitmq.listener.simple.";
@@ -199,6 +248,7 @@ public class OrderlessAutoConfiguration {
             return new OrderlessConsumer(connectionFactory, applier, options, properties.consumer().queueType(),
                     meters.getIfAvailable(SimpleMeterRegistry::new), deadLetterTtl, builder -> {
                         builder.observations(registry);
+                        history.ifAvailable(builder::history);   // orderless.history.enabled: record, then apply
                         return factory == null ? builder : builder.container(factory::createListenerContainer);
                     });
         }
@@ -226,6 +276,11 @@ public class OrderlessAutoConfiguration {
                 return new OrderlessConsumerHealth(consumer);
             }
         }
+    }
+
+    /** This instance, unique per incarnation: a lease owner. */
+    private static String owner() {
+        return ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID().toString().substring(0, 8);
     }
 
     /** The entity collection's schema: the only {@link CollectionSchema} bean, or the {@code @Primary} one. */

@@ -3,14 +3,8 @@ package dev.orderless.boot;
 import dev.orderless.compaction.CompactionSchedule;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.time.Duration;
-import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import dev.orderless.boot.internal.PassTicker;
 import java.util.concurrent.atomic.AtomicLong;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -21,81 +15,48 @@ import org.springframework.context.SmartLifecycle;
  * {@code .tombstones_dropped} and {@code .failures}, tagged with the collection.
  */
 public final class OrderlessCompaction implements SmartLifecycle {
-    private static final Logger log = LoggerFactory.getLogger(OrderlessCompaction.class);
-
     private final CompactionSchedule schedule;
-    private final String collection;
     private final AtomicLong passes = new AtomicLong();
-    private final AtomicLong failures = new AtomicLong();
     private final Counter passCount;
     private final Counter documents;
     private final Counter tombstones;
-    private final Counter failureCount;
-    private Optional<ScheduledExecutorService> ticking = Optional.empty();
+    private final PassTicker ticker;
 
     OrderlessCompaction(CompactionSchedule schedule, String collection, MeterRegistry meters) {
         this.schedule = schedule;
-        this.collection = collection;
         this.passCount = Counter.builder("orderless.compaction.passes").tag("collection", collection).register(meters);
         this.documents = Counter.builder("orderless.compaction.documents").tag("collection", collection).register(meters);
         this.tombstones = Counter.builder("orderless.compaction.tombstones_dropped").tag("collection", collection)
                 .register(meters);
-        this.failureCount = Counter.builder("orderless.compaction.failures").tag("collection", collection).register(meters);
+        Counter failureCount = Counter.builder("orderless.compaction.failures").tag("collection", collection)
+                .register(meters);
+        this.ticker = new PassTicker("compaction of '" + collection + "'", "orderless-compaction-" + collection,
+                schedule.interval(), this::ask, failureCount::increment);
     }
 
     @Override
-    public synchronized void start() {
-        if (ticking.isEmpty()) {
-            schedule.resume();
-            ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread thread = new Thread(r, "orderless-compaction-" + collection);
-                thread.setDaemon(true);
-                return thread;
-            });
-            long every = Math.min(schedule.interval().toMillis(), Duration.ofMinutes(1).toMillis());
-            executor.scheduleWithFixedDelay(this::ask, 0, every, TimeUnit.MILLISECONDS);
-            ticking = Optional.of(executor);
-        }
+    public void start() {
+        schedule.resume();
+        ticker.start();
     }
 
     private void ask() {
-        try {
-            schedule.runIfDue().ifPresent(pass -> {
-                passes.incrementAndGet();
-                passCount.increment();
-                documents.increment(pass.documents());
-                tombstones.increment(pass.tombstonesDropped());
-            });
-        } catch (RuntimeException e) {   // the thread must live on: the next ask tries again
-            failures.incrementAndGet();
-            failureCount.increment();
-            log.warn("compaction of '{}' failed, tried again at the next ask: {}", collection, e.toString());
-        } catch (Error e) {   // an escaping Error would cancel the schedule without a word
-            failures.incrementAndGet();
-            failureCount.increment();
-            log.error("compaction of '{}' failed with {}, tried again at the next ask", collection, e.toString(), e);
-        }
-    }
-
-    @Override
-    public synchronized void stop() {
-        ticking.ifPresent(executor -> {
-            schedule.stop();     // a pass under way ends after its current document, without an interrupt
-            executor.shutdown();
-            try {
-                if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
-                    log.warn("compaction of '{}' still on one document after 10 s; leaving it", collection);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        schedule.runIfDue().ifPresent(pass -> {
+            passes.incrementAndGet();
+            passCount.increment();
+            documents.increment(pass.documents());
+            tombstones.increment(pass.tombstonesDropped());
         });
-        ticking = Optional.empty();
     }
 
     @Override
-    public synchronized boolean isRunning() {
-        return ticking.isPresent();
+    public void stop() {
+        ticker.stop(schedule::stop);   // a pass under way ends after its current document
+    }
+
+    @Override
+    public boolean isRunning() {
+        return ticker.isRunning();
     }
 
     /** Passes this instance ran. */
@@ -105,6 +66,6 @@ public final class OrderlessCompaction implements SmartLifecycle {
 
     /** Asks that failed. */
     public long failures() {
-        return failures.get();
+        return ticker.failures();
     }
 }

@@ -30,12 +30,65 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param view       per {@link OrderlessView} name: how its feeder runs
  * @param compaction scheduled tombstone compaction of {@code orderless.collection}
  * @param publisher  the stamping publisher (orderless-producer-stamping's auto-configuration)
+ * @param outbox     the outbox and its relay (orderless-producer-stamping's auto-configuration)
+ * @param history    the version history of {@code orderless.collection}
  */
 @ConfigurationProperties(prefix = "orderless", ignoreUnknownFields = false)   // a typo fails the start
 public record OrderlessProperties(String database, String collection, @DefaultValue Consumer consumer,
                                   @DefaultValue("orderless_leases") String leases, Map<String, View> view,
                                   @DefaultValue Compaction compaction, @DefaultValue Publisher publisher,
-                                  @DefaultValue Outbox outbox) {
+                                  @DefaultValue Outbox outbox, @DefaultValue History history) {
+
+    /**
+     * {@code orderless.history.*}: a {@code dev.orderless.history.History} bean, and the consumer records every
+     * operation in it before applying it.
+     *
+     * @param enabled    keep the history (false)
+     * @param collection the history collection, in {@code orderless.database}; default {@code orderless.collection}
+     *                   + {@code _history}
+     * @param retention  fold old records into one state per entity; without {@code keep}, every version is kept
+     */
+    public record History(@DefaultValue("false") boolean enabled, String collection, @DefaultValue Retention retention) {
+        /**
+         * @param keep     how long a record stays a version of its own: longer than any message can take to
+         *                 arrive, and at least {@code orderless.compaction.grace} where that is set
+         * @param interval the least time between two passes, across every instance (1h)
+         */
+        public record Retention(Duration keep, @DefaultValue("1h") Duration interval) {
+            public Retention {
+                if (keep != null && (keep.isNegative() || keep.isZero())) {
+                    throw new InvalidConfigurationException("orderless.history.retention.keep must be a positive"
+                            + " duration, was " + keep + "; leave it unset to keep every version");
+                }
+                if (interval == null || interval.isNegative() || interval.isZero()) {
+                    throw new InvalidConfigurationException("orderless.history.retention.interval must be a positive"
+                            + " duration, was " + interval);
+                }
+            }
+        }
+    }
+
+    /** {@code orderless.history.collection}, or the entity collection's name + {@code _history}. */
+    public String historyCollection() {
+        return history.collection() != null && !history.collection().isBlank() ? history.collection()
+                : dev.orderless.history.History.collectionName(requiredCollection());
+    }
+
+    /**
+     * {@code orderless.history.retention.keep}, refused if shorter than the compaction grace: an operation
+     * may arrive as late as the grace allows, and one recorded below its entity's folded horizon makes that
+     * entity's history unknowable.
+     */
+    public Optional<Duration> historyKeep() {
+        Optional<Duration> keep = Optional.ofNullable(history.retention().keep());
+        if (keep.isPresent() && replayGrace().isPresent() && keep.get().compareTo(compaction.grace()) < 0) {
+            throw new InvalidConfigurationException("orderless.history.retention.keep (" + keep.get() + ") is shorter"
+                    + " than orderless.compaction.grace (" + compaction.grace() + "): an operation may arrive as late as"
+                    + " the grace, and one recorded below a folded horizon makes its entity's history unknowable; set"
+                    + " keep to at least the grace");
+        }
+        return keep;
+    }
 
     /**
      * {@code orderless.outbox.*}: an {@code Outbox} bean and a relay, where orderless-producer-stamping is on

@@ -151,6 +151,10 @@ class OrderlessBootTest {
                 .containsEntry("state", "ACTIVE").containsKeys("fence", "lag");
         assertThat(feeders.feeders().get("classes").lag()).hasValueSatisfying(lag ->
                 assertThat(lag).as("caught up: behind by at most a few polls").isLessThan(Duration.ofSeconds(30)));
+        MongoCollection<BsonDocument> records = client.getDatabase(DATABASE).getCollection("entities_history",
+                BsonDocument.class);
+        assertThat(records.countDocuments()).as("orderless.history.enabled: each operation recorded once")
+                .isEqualTo(history.size());
         assertThat(consumer.options()).satisfies(options -> {
             assertThat(options.concurrency()).isEqualTo(2);
             assertThat(options.batchSize()).isEqualTo(20);

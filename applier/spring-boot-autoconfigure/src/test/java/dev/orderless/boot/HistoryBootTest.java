@@ -1,0 +1,78 @@
+package dev.orderless.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoClient;
+import dev.orderless.apply.CollectionSchema;
+import dev.orderless.history.History;
+import dev.orderless.oracle.Histories;
+import dev.orderless.backends.MongoBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
+import dev.orderless.testing.MongoExtension;
+import dev.orderless.testing.rabbit.RabbitExtension;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** {@code orderless.history.*}: the history bean, its retention and its health. */
+@ExtendWith({MongoExtension.class, RabbitExtension.class})
+class HistoryBootTest {
+    private ApplicationContextRunner runner;
+
+    @BeforeEach
+    void setUp(MongoBackend mongo, RabbitBackend rabbit) {
+        runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(OrderlessAutoConfiguration.class))
+                .withBean(MongoClient.class, mongo::newClient)
+                .withBean(ConnectionFactory.class, () -> new CachingConnectionFactory(rabbit.uri()))
+                .withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=students");
+    }
+
+    @Test
+    void without_history_enabled_there_is_no_history() {
+        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(History.class)
+                .doesNotHaveBean(OrderlessHistoryRetention.class));
+    }
+
+    @Test
+    void enabled_it_keeps_the_entity_collections_history_beside_it_and_every_version_by_default() {
+        runner.withPropertyValues("orderless.history.enabled=true").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(History.class).doesNotHaveBean(OrderlessHistoryRetention.class);
+            assertThat(context.getBean(History.class).collection().getNamespace().getCollectionName())
+                    .isEqualTo("students_history");
+            assertThat(context.getBean(OrderlessHistoryHealth.class).health().getStatus()).isEqualTo(Status.UP);
+            assertThat(context.getBean(OrderlessHistoryHealth.class).health().getDetails())
+                    .containsEntry("retention", "every version kept");
+        });
+    }
+
+    @Test
+    void with_a_keep_retention_runs_and_its_collection_can_be_named() {
+        runner.withPropertyValues("orderless.history.enabled=true", "orderless.history.collection=audit",
+                "orderless.history.retention.keep=30d").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(OrderlessHistoryRetention.class);
+            assertThat(context.getBean(History.class).collection().getNamespace().getCollectionName()).isEqualTo("audit");
+        });
+    }
+
+    @Test
+    void a_keep_shorter_than_the_compaction_grace_fails_the_start_naming_both() {
+        runner.withPropertyValues("orderless.history.enabled=true", "orderless.history.retention.keep=1d",
+                "orderless.compaction.grace=7d").run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                .hasMessageStartingWith("orderless.history.retention.keep (PT24H) is shorter than orderless.compaction.grace"
+                        + " (PT168H)"));
+    }
+
+    @Test
+    void a_keep_that_is_not_positive_fails_the_start_naming_it() {
+        runner.withPropertyValues("orderless.history.enabled=true", "orderless.history.retention.keep=0s")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageStartingWith("orderless.history.retention.keep must be a positive duration"));
+    }
+}
