@@ -1,6 +1,7 @@
 package dev.orderless.stamp;
 
 import dev.orderless.InvalidConfigurationException;
+import dev.orderless.history.SeqTimeline;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
@@ -83,6 +84,22 @@ public final class HybridLogicalClock implements Stamper {
     /** When {@code seq} was stamped, by its stamper's clock. */
     public static Instant timeOf(long seq) {
         return Instant.ofEpochMilli((seq >>> (NODE_BITS + COUNTER_BITS)) + EPOCH_MILLIS);
+    }
+
+    /**
+     * Where an instant falls among this clock's seqs, for a history read by time
+     * ({@code history.asOf(entity, instant, HybridLogicalClock.timeline())}): the highest seq whose
+     * {@link #timeOf} is at or before the instant, whichever node stamped it. Its logical part means a burst can
+     * stamp ahead of the wall clock; such a seq counts at the time it carries.
+     */
+    public static SeqTimeline timeline() {
+        return instant -> {
+            long millis = instant.toEpochMilli() - EPOCH_MILLIS;
+            if (millis < 0) {
+                return 0;
+            }
+            return ((millis << COUNTER_BITS | MAX_COUNTER) << NODE_BITS) | MAX_NODE;
+        };
     }
 
     /** The node that stamped {@code seq}. */

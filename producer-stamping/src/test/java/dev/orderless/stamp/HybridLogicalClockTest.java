@@ -118,4 +118,17 @@ class HybridLogicalClockTest {
         assertThatThrownBy(() -> HybridLogicalClock.create(1024)).isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("node must be between 0 and 1023");
     }
+
+    @Test
+    void the_timeline_puts_every_seq_stamped_by_an_instant_at_or_below_its_last_seq_and_none_stamped_later() {
+        Instant at = Instant.parse("2026-11-25T12:00:00Z");
+        HybridLogicalClock node7 = HybridLogicalClock.create(7, Clock.fixed(at, ZoneOffset.UTC));
+        HybridLogicalClock later = HybridLogicalClock.create(1, Clock.fixed(at.plusMillis(1), ZoneOffset.UTC));
+        long last = HybridLogicalClock.timeline().lastSeqAt(at);
+
+        assertThat(node7.next()).isLessThanOrEqualTo(last);
+        assertThat(later.next()).isGreaterThan(last);
+        assertThat(HybridLogicalClock.timeOf(last)).isEqualTo(at);
+        assertThat(HybridLogicalClock.timeline().lastSeqAt(Instant.parse("2019-01-01T00:00:00Z"))).isZero();
+    }
 }
