@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
         synopsisSubcommandLabel = "[COMMAND]",
         subcommands = {RunCommand.class, ServeCommand.class, PublishCommand.class, RelayCommand.class, ConsumeCommand.class,
             CompareCommand.class,
-            ViewCommand.class, VerifyCommand.class, DeadLettersCommand.class, OutboxCommand.class,
+            ViewCommand.class, VerifyCommand.class, HistoryCommand.class, DeadLettersCommand.class, OutboxCommand.class,
             CommandLine.HelpCommand.class},
         footer = {"", "Several processes on one machine:",
             "  eval \"$(java -jar demo-enrollment.jar serve --detach)\"   # embedded MongoDB and AMQP broker",

@@ -22,13 +22,18 @@ final class ConsumeCommand extends DemoCommand {
             description = "Also run an outbox relay here, publishing what 'publish --outbox' recorded.")
     boolean relay;
 
+    @Option(names = "--history", order = 4,
+            description = "Record every action in the students' history before applying it (see 'history').")
+    boolean history;
+
     @Mixin
     Connections connections;
 
     @Override
     public Integer call() throws Exception {
         DemoOptions options = connections.required(
-                DemoOptions.ofDefaults("consume").withConsumers(consumers, exitWhenIdle), cli.env, true);
+                DemoOptions.ofDefaults("consume").withConsumers(consumers, exitWhenIdle).withHistory(history), cli.env,
+                true);
         try (Wiring wiring = Wiring.connect(options)) {
             return ProcessCommands.consume(wiring, cli.out, relay);
         }

@@ -16,10 +16,11 @@ import java.util.Optional;
  * @param database      --database
  * @param queue         --queue; the dead-letter queue is queue + ".dlq"
  * @param outbox        --outbox: record the actions in the outbox for a relay to publish
+ * @param history       --history: consumers record every action in the students' history before applying it
  */
 record DemoOptions(String command, int students, int classes, int ops, int consumers, long seed, boolean shuffle,
                    double duplicateRate, int poison, Optional<String> mongo, Optional<String> rabbit, String database,
-                   String queue, int exitWhenIdleSeconds, int waitSeconds, boolean outbox) {
+                   String queue, int exitWhenIdleSeconds, int waitSeconds, boolean outbox, boolean history) {
 
     DemoOptions {
         Objects.requireNonNull(command, "command");
@@ -47,38 +48,43 @@ record DemoOptions(String command, int students, int classes, int ops, int consu
     /** The defaults every command starts from (what {@code --help} shows). */
     static DemoOptions ofDefaults(String command) {
         return new DemoOptions(command, 200, 20, 5000, 4, 1, false, 0, 0, Optional.empty(), Optional.empty(),
-                Enrollment.DATABASE, Enrollment.QUEUE, 0, 60, false);
+                Enrollment.DATABASE, Enrollment.QUEUE, 0, 60, false, false);
     }
 
     DemoOptions withBackends(Optional<String> mongo, Optional<String> rabbit) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history);
     }
 
     DemoOptions withPlace(String database, String queue) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history);
     }
 
     DemoOptions withWorkload(int students, int classes, int ops, long seed, boolean shuffle, double duplicateRate,
                              int poison) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history);
     }
 
     DemoOptions withConsumers(int consumers, int exitWhenIdleSeconds) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history);
     }
 
     DemoOptions withWait(int waitSeconds) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history);
     }
 
     DemoOptions withOutbox(boolean outbox) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history);
+    }
+
+    DemoOptions withHistory(boolean history) {
+        return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history);
     }
 
     String deadLetterQueue() {

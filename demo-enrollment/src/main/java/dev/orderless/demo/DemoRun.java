@@ -1,6 +1,8 @@
 package dev.orderless.demo;
 
 import dev.orderless.amqp.OperationConsumer;
+import dev.orderless.history.History;
+import dev.orderless.history.Versions;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.Operation;
 import dev.orderless.oracle.ReferenceModel;
@@ -94,7 +96,8 @@ final class DemoRun {
     private void freshStart() {
         Set<String> existing = w.db.listCollectionNames().into(new HashSet<>());
         List<String> ours = new java.util.ArrayList<>(List.of(Enrollment.STUDENTS, Enrollment.ROSTERS,
-                Enrollment.ROSTERS + "_dead_letters", "leases", Enrollment.COUNTERS, Enrollment.OUTBOX));
+                Enrollment.ROSTERS + "_dead_letters", "leases", Enrollment.COUNTERS, Enrollment.OUTBOX,
+                Enrollment.STUDENTS_HISTORY));
         ours.addAll(Journal.COLLECTIONS);
         for (String collection : ours) {
             if (existing.contains(collection)) {
@@ -141,6 +144,36 @@ final class DemoRun {
                 : "rosters still differ after 120 s");
         out.printf("  %-15s %,d students compared with the sequential oracle: %,d diverged%n", "converged",
                 expected.size(), diverged);
-        return new Result(expected.size(), diverged, good, applied, stale, deadLettered, lost, rostersConsistent).print(out);
+        boolean historyAgrees = !o.history() || reportHistory(ops.size(), stored);
+        int code = new Result(expected.size(), diverged, good, applied, stale, deadLettered, lost, rostersConsistent)
+                .print(out);
+        return historyAgrees ? code : 1;
+    }
+
+    /**
+     * With {@code --history}: how many records, and whether the last version the history gives of each student
+     * (up to 1,000 of them) is its document. False if one is not.
+     */
+    private boolean reportHistory(int actions, Map<String, EntityState> stored) {
+        History history = w.history(new SimpleMeterRegistry());
+        long records = history.collection().countDocuments();
+        List<String> students = stored.keySet().stream().limit(1000).toList();
+        long differ = students.stream().filter(s -> !history.versions(s).current().equals(stored.get(s))).count();
+        out.printf("  %-15s %,d records (%,d actions); the last version of %,d students %s%n", "history", records, actions,
+                students.size(), differ == 0 ? "equals their documents" : "differs from the document for " + differ + " (!)");
+        if (!students.isEmpty()) {
+            // the busiest of the first twenty: the most to show
+            Versions busiest = students.stream().limit(20).map(history::versions)
+                    .max(java.util.Comparator.comparingInt(v -> v.versions().size())).orElseThrow();
+            String first = busiest.entity();
+            if (o.mongo().isEmpty()) {   // the embedded MongoDB goes with this run: show one student's history now
+                out.println();
+                HistoryCommand.print(busiest, out);
+                out.println();
+            } else {
+                out.printf("  %-15s 'history --student %s' prints a student's versions%n", "", first);
+            }
+        }
+        return differ == 0;
     }
 }

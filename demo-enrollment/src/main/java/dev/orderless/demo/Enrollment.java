@@ -16,6 +16,8 @@ public final class Enrollment {
     public static final String DATABASE = "enrollment";
     public static final String STUDENTS = "students";
     public static final String ROSTERS = "class_rosters";
+    /** Every action the consumers applied to the students, with {@code --history}. */
+    public static final String STUDENTS_HISTORY = dev.orderless.history.History.collectionName(STUDENTS);
     public static final String QUEUE = "enrollment.ops";
     public static final String DEAD_LETTER_QUEUE = "enrollment.ops.dlq";
     public static final String OUTBOX = "outbox";

@@ -19,13 +19,17 @@ final class RunCommand extends DemoCommand {
             description = "Competing consumers (default: ${DEFAULT-VALUE}).")
     int consumers;
 
+    @Option(names = "--history", order = 21,
+            description = "Record every action in the students' history before applying it (see 'history').")
+    boolean history;
+
     @Mixin
     Connections connections;
 
     @Override
     public Integer call() throws Exception {
         DemoOptions options = connections.orEmbedded(
-                workload.applyTo(DemoOptions.ofDefaults("run")).withConsumers(consumers, 0), cli.env);
+                workload.applyTo(DemoOptions.ofDefaults("run")).withConsumers(consumers, 0).withHistory(history), cli.env);
         try (Wiring wiring = Wiring.connect(options)) {
             return new DemoRun(wiring, cli.out).run();
         }

@@ -19,6 +19,8 @@ import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.amqp.QueueTopology;
 import dev.orderless.apply.ApplierOptions;
 import dev.orderless.apply.GuardedApplier;
+import dev.orderless.history.History;
+import dev.orderless.history.HistoryOptions;
 import dev.orderless.backends.Backends;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.backends.rabbit.RabbitBackend;
@@ -198,11 +200,20 @@ final class Wiring implements AutoCloseable {
     }
 
     OperationConsumer startConsumers(MeterRegistry meters) {
-        return OperationConsumer.builder(rabbit(), studentApplier(meters))
+        OperationConsumer.Builder builder = OperationConsumer.builder(rabbit(), studentApplier(meters))
                 .options(ConsumerOptions.ofDefaults(options.queue()).withDeadLetterQueue(options.deadLetterQueue())
                         .withConcurrency(options.consumers()))
-                .meters(meters)
-                .start();
+                .meters(meters);
+        if (options.history()) {
+            builder.history(history(meters));
+        }
+        return builder.start();
+    }
+
+    /** The students' version history ({@code --history}). */
+    History history(MeterRegistry meters) {
+        return History.of(db.getCollection(Enrollment.STUDENTS_HISTORY, BsonDocument.class), Enrollment.STUDENT_SCHEMA,
+                HistoryOptions.ofDefaults().withMeters(meters));
     }
 
     /** The web application's stamper: a counter per student. */

@@ -41,4 +41,30 @@ class DemoRunTest {
             new RabbitAdmin(cf).deleteQueue(queue + ".dlq");
         }
     }
+
+    @Test
+    void a_run_with_history_records_every_action_and_history_prints_a_students_versions(MongoBackend mongo,
+                                                                                         RabbitBackend rabbit,
+                                                                                         ConnectionFactory cf) {
+        String queue = RabbitExtension.uniqueQueue("demo");
+        String database = MongoBackend.freshDatabaseName("demo");
+        try {
+            CliRun run = CliRun.of(Map.of(), "run", "--ops", "600", "--students", "20", "--classes", "5",
+                    "--shuffle", "--duplicate-rate", "0.2", "--history", "--mongo", mongo.connectionString(),
+                    "--rabbit", rabbit.uri().toString(), "--database", database, "--queue", queue);
+
+            assertThat(run.out()).contains("history         600 records (600 actions); the last version of 20 students"
+                    + " equals their documents");
+            assertThat(run.exit()).isZero();
+
+            CliRun history = CliRun.of(Map.of("MONGODB_URI", mongo.connectionString()), "history", "--student",
+                    "student-3", "--database", database);
+            assertThat(history.out()).startsWith("student-3: ").contains("seq", "after it: classes | name");
+            assertThat(history.out().lines().filter(line -> line.matches("\\d+ +\\d{4}-.*"))).isNotEmpty();
+            assertThat(history.exit()).isZero();
+        } finally {
+            new RabbitAdmin(cf).deleteQueue(queue);
+            new RabbitAdmin(cf).deleteQueue(queue + ".dlq");
+        }
+    }
 }

@@ -1,0 +1,87 @@
+package dev.orderless.demo;
+
+import dev.orderless.apply.EntityState;
+import dev.orderless.apply.Operation;
+import dev.orderless.history.History;
+import dev.orderless.history.Version;
+import dev.orderless.history.Versions;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.PrintStream;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.bson.BsonValue;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "history", sortOptions = false,
+        header = "A student's versions: every action in seq order, with the student after it.",
+        description = {
+    "Print the version history of one student as a table: each recorded action in seq order (whatever",
+    "order the consumers received them in) and the student's classes and name after it. Needs a history:",
+    "'run --history' or 'consume --history' records one. Reads MongoDB only."})
+final class HistoryCommand extends DemoCommand {
+    @Option(names = "--student", paramLabel = "ID", order = 1, required = true,
+            description = "The student, e.g. student-7.")
+    String student;
+
+    @Mixin
+    Connections connections;
+
+    @Override
+    public Integer call() throws Exception {
+        DemoOptions options = connections.required(DemoOptions.ofDefaults("history"), cli.env, false);
+        try (Wiring wiring = Wiring.connect(options)) {
+            History history = wiring.history(new SimpleMeterRegistry());
+            if (history.collection().countDocuments() == 0) {
+                cli.out.println("no history in '" + options.database() + "." + Enrollment.STUDENTS_HISTORY + "': record one"
+                        + " with 'run --history' or 'consume --history'");
+                return 1;
+            }
+            Versions versions = history.versions(student);
+            if (versions.versions().isEmpty() && versions.horizon() == 0) {
+                cli.out.println("no recorded action of '" + student + "'");
+                return 1;
+            }
+            print(versions, cli.out);
+            return 0;
+        }
+    }
+
+    static void print(Versions versions, PrintStream out) {
+        out.printf("%s: %d recorded actions%s%n", versions.entity(), versions.versions().size(), versions.horizon() == 0
+                ? "" : "; everything up to seq " + versions.horizon() + " folded by retention into: " + describe(versions.folded()));
+        out.printf("%-8s %-24s %-40s %s%n", "seq", "recorded at", "action", "after it: classes | name");
+        for (Version v : versions.versions()) {
+            out.printf("%-8d %-24s %-40s %s%n", v.seq(), v.recordedAt(), action(v.op()), describe(v.after()));
+        }
+        if (!versions.late().isEmpty()) {
+            out.printf("and %d action(s) recorded below the retention horizon after it was folded (not in the states above)%n",
+                    versions.late().size());
+        }
+    }
+
+    private static String action(Operation op) {
+        if (op instanceof Operation.Add add) {
+            return "enroll in " + add.element();
+        }
+        if (op instanceof Operation.Remove remove) {
+            return "drop " + remove.element();
+        }
+        if (op instanceof Operation.Assign assign) {
+            return "rename to " + text(assign.value());
+        }
+        return "leave";
+    }
+
+    private static String describe(EntityState state) {
+        Map<String, EntityState.Element> classes = state.live().getOrDefault(Enrollment.CLASSES, Map.of());
+        EntityState.Register name = state.registers().get(Enrollment.NAME);
+        return (classes.isEmpty() ? "-" : classes.keySet().stream().sorted().collect(Collectors.joining(", ")))
+                + " | " + (name == null ? "-" : text(name.value()));
+    }
+
+    private static String text(BsonValue value) {
+        return value.isString() ? value.asString().getValue() : value.toString();
+    }
+}
