@@ -49,6 +49,15 @@ final class ConsumerBatchBenchmark {
 
     /** Per-message mode (batch size 1) when {@code batchSize} is 1. */
     Run measure(MongoDatabase db, int consumers, int batchSize, int prefetch, int messages) {
+        return measure(db, consumers, batchSize, prefetch, messages, java.util.Optional.empty());
+    }
+
+    /**
+     * With {@code history}, the consumer records every operation in it before applying it (one insert per
+     * batch); the history is kept for the caller to weigh, and dropped by it.
+     */
+    Run measure(MongoDatabase db, int consumers, int batchSize, int prefetch, int messages,
+                java.util.Optional<java.util.function.Function<GuardedApplier, dev.orderless.history.History>> history) {
         String queue = "orderless.bench.batch." + System.nanoTime();
         QueueTopology.declare(cf, queue, queue + ".dlq");
         publish(queue, messages);
@@ -61,7 +70,9 @@ final class ConsumerBatchBenchmark {
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         double[] from = new double[4];
         double[] to = new double[4];
-        try (OperationConsumer consumer = OperationConsumer.builder(cf, applier).options(options).meters(meters).start()) {
+        OperationConsumer.Builder builder = OperationConsumer.builder(cf, applier).options(options).meters(meters);
+        history.ifPresent(h -> builder.history(h.apply(applier)));
+        try (OperationConsumer consumer = builder.start()) {
             String threads = "orderless-" + queue;
             sample(from, meters, threads, messages / 10);
             sample(to, meters, threads, messages);
