@@ -87,6 +87,12 @@ class ReadmeExamplesTest {
     }
 
     @Test
+    void the_history_example_tells_the_name_as_of_a_seq_the_live_document_has_overwritten(MongoDatabase db) {
+        assertThat(HistoryExamples.recordThenAsk(db).value()).hasValueSatisfying(state -> assertThat(
+                state.registers().get("name").value()).isEqualTo(new org.bson.BsonString("Ada")));
+    }
+
+    @Test
     void the_outbox_example_records_and_its_relay_publishes(MongoDatabase db, ConnectionFactory cf) throws Exception {
         String queue = RabbitExtension.uniqueQueue("readme-outbox");
         new RabbitAdmin(cf).declareQueue(new org.springframework.amqp.core.Queue(queue, true, false, false));
