@@ -6,6 +6,8 @@ import static com.mongodb.client.model.Filters.gt;
 import static com.mongodb.client.model.Filters.lt;
 import static com.mongodb.client.model.Filters.in;
 import static com.mongodb.client.model.Indexes.ascending;
+import static com.mongodb.client.model.Projections.include;
+import static com.mongodb.client.model.Sorts.orderBy;
 import static dev.orderless.history.HistoryFields.AT;
 import static dev.orderless.history.HistoryFields.FOLDED;
 import static dev.orderless.history.HistoryFields.HORIZON;
@@ -14,15 +16,14 @@ import static dev.orderless.history.HistoryFields.ID_ENTITY;
 import static dev.orderless.history.HistoryFields.ID_SEQ;
 
 import com.mongodb.MongoException;
+import com.mongodb.client.MongoCursor;
 import com.mongodb.client.MongoCollection;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.Operation;
 import dev.orderless.internal.MongoErrors;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.function.BooleanSupplier;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
@@ -46,8 +47,9 @@ import org.slf4j.LoggerFactory;
  *       horizon, which the state covers); the next pass drops them.
  * </ol>
  * Safe only while no operation older than the retention period can still be delivered, as with compaction's
- * grace: one that arrives below its entity's horizon is recorded, counted as late and logged, and every read
- * of that entity then says it cannot tell (a wrong state is never returned).
+ * grace: one that arrives below its entity's horizon is recorded, counted as late and logged, every read of
+ * that entity then says it cannot tell (a wrong state is never returned), and the entity is folded no further
+ * (its later records stay versions of their own).
  */
 final class Folding {
     private static final Logger log = LoggerFactory.getLogger(Folding.class);
@@ -67,38 +69,50 @@ final class Folding {
         } catch (RuntimeException e) {
             throw MongoErrors.translate("create the index {at} of " + history.name(), e);
         }
-        Set<String> entities = new LinkedHashSet<>();
-        try {
-            history.reads().distinct(ID_ENTITY, and(lt(AT, new BsonDateTime(cutoff.toEpochMilli())),
-                    gt(ID_SEQ, FOLDED)), String.class).forEach(entities::add);
-        } catch (RuntimeException e) {
-            throw MongoErrors.translate("find the old records of " + history.name(), e);
-        }
         long done = 0;
         long folded = 0;
         long late = 0;
-        for (String entity : entities) {
-            if (!keepGoing.getAsBoolean()) {
-                return finish(done, folded, late, false);
+        String previous = null;
+        // the entities with old records, one at a time as the sorted scan reaches them: no list of them all
+        try (MongoCursor<BsonDocument> old = history.reads().find(and(lt(AT, new BsonDateTime(cutoff.toEpochMilli())),
+                gt(ID_SEQ, FOLDED))).projection(include(ID)).sort(orderBy(ascending(ID_ENTITY, ID_SEQ))).iterator()) {
+            while (old.hasNext()) {
+                String entity = Records.entityOf(old.next());
+                if (entity.equals(previous)) {
+                    continue;
+                }
+                previous = entity;
+                if (!keepGoing.getAsBoolean()) {
+                    return finish(done, folded, late, false);
+                }
+                History.Loaded loaded = history.load(entity);
+                late += loaded.late().size();
+                long drop = fold(loaded, cutoff);
+                if (drop > 0) {
+                    done++;
+                    folded += drop;
+                }
             }
-            History.Loaded loaded = history.load(entity);
-            late += loaded.late().size();
-            if (!loaded.late().isEmpty()) {
-                log.warn("{} '{}': {} record(s) below its retention horizon {} arrived after it was folded; reads of"
-                        + " it say they cannot tell. The retention period is shorter than this delivery", history.name(),
-                        entity, loaded.late().size(), loaded.horizon());
-            }
-            long drop = fold(loaded, cutoff);
-            if (drop > 0) {
-                done++;
-                folded += drop;
-            }
+        } catch (MongoException e) {
+            throw MongoErrors.translate("find the old records of " + history.name(), e);
         }
         return finish(done, folded, late, true);
     }
 
-    /** Folds what {@code loaded} recorded before {@code cutoff}; returns how many records it dropped. */
+    /**
+     * Folds what {@code loaded} recorded before {@code cutoff}; returns how many records it dropped. An entity with
+     * late records is not folded further: a record is told late from folded by the cutoff of the fold it
+     * followed, and a new fold would move that cutoff past it (it stays late, and its reads unknowable).
+     */
     private long fold(History.Loaded loaded, Instant cutoff) {
+        if (!loaded.late().isEmpty()) {
+            log.warn("{} '{}': {} record(s) below its retention horizon {} arrived after it was folded; reads of it say"
+                    + " they cannot tell, and it is folded no further. The retention period is shorter than this"
+                    + " delivery", history.name(), loaded.entity(), loaded.late().size(), loaded.horizon());
+            List<BsonValue> leftover = new ArrayList<>();
+            loaded.leftover().forEach(record -> leftover.add(record.get(ID)));
+            return leftover.isEmpty() ? 0 : drop(loaded, leftover);
+        }
         long horizon = loaded.horizon();
         List<Operation> ops = new ArrayList<>();
         List<BsonValue> ids = new ArrayList<>();

@@ -1,7 +1,10 @@
 package dev.orderless.history;
 
+import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.gt;
 import static com.mongodb.client.model.Filters.in;
+import static com.mongodb.client.model.Filters.lte;
 import static com.mongodb.client.model.Indexes.ascending;
 import static com.mongodb.client.model.Sorts.orderBy;
 import static dev.orderless.history.HistoryFields.ID;
@@ -31,6 +34,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import org.bson.BsonDocument;
@@ -64,6 +68,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class History {
     private static final Logger log = LoggerFactory.getLogger(History.class);
+    private static final int READ_ATTEMPTS = 3;
 
     private final MongoCollection<BsonDocument> records;
     private final MongoCollection<BsonDocument> reads;
@@ -210,9 +215,12 @@ public final class History {
         return List.of(outcomes);
     }
 
-    /** Every recorded operation of {@code entity}, oldest first, each with the state after it. */
+    /**
+     * Every recorded operation of {@code entity}, oldest first, each with the state after it: one state per
+     * version, so memory grows with versions times the state's size; {@link #changes} reads a range.
+     */
     public Versions versions(String entity) {
-        Loaded loaded = load(entity);
+        Loaded loaded = load(entity, Long.MAX_VALUE);
         List<Version> versions = new ArrayList<>();
         EntityState state = loaded.folded();
         for (BsonDocument record : loaded.above()) {
@@ -229,7 +237,7 @@ public final class History {
      * meaning of the stored document (tombstones included); an entity with none is the empty state.
      */
     public Read<EntityState> asOf(String entity, long seq) {
-        Loaded loaded = load(entity);
+        Loaded loaded = load(entity, seq);
         Optional<String> unknowable = loaded.unknowableAt(seq);
         if (unknowable.isPresent()) {
             return new Read.Unknowable<>(unknowable.get());
@@ -256,16 +264,26 @@ public final class History {
      * state after it: what took the entity from {@code asOf(fromSeq)} to {@code asOf(toSeq)}.
      */
     public Read<List<Version>> changes(String entity, long fromSeq, long toSeq) {
-        Loaded loaded = load(entity);
+        Loaded loaded = load(entity, toSeq);
         Optional<String> unknowable = loaded.unknowableAt(fromSeq);
         if (unknowable.isPresent()) {
             return new Read.Unknowable<>(unknowable.get());
         }
-        List<Version> changes = new ArrayList<>();
-        for (Version version : versions(entity).versions()) {
-            if (version.seq() > fromSeq && version.seq() <= toSeq) {
-                changes.add(version);
+        List<Operation> before = new ArrayList<>();
+        List<BsonDocument> within = new ArrayList<>();
+        for (BsonDocument record : loaded.above()) {
+            if (Records.seqOf(record) <= fromSeq) {
+                before.add(Records.operationOf(record));
+            } else {
+                within.add(record);
             }
+        }
+        EntityState state = model.continueFrom(loaded.folded(), before);
+        List<Version> changes = new ArrayList<>();
+        for (BsonDocument record : within) {
+            Operation op = Records.operationOf(record);
+            state = model.continueFrom(state, List.of(op));
+            changes.add(new Version(op, Records.atOf(record), state));
         }
         return new Read.Known<>(changes);
     }
@@ -311,16 +329,41 @@ public final class History {
         return reads;
     }
 
-    /** What the history holds of one entity: its folded state and its records, in seq order. */
+    /** What the history holds of one entity: its folded state and all its records, in seq order. */
     Loaded load(String entity) {
+        return load(entity, Long.MAX_VALUE);
+    }
+
+    /**
+     * What the history holds of one entity up to {@code upTo}: its folded state and its records with a seq at or
+     * below it, in seq order. A read is not a snapshot, and a retention pass writes the folded state before it
+     * drops the records it folded: so the folded state is read again after the records, and if a pass changed it
+     * meanwhile (the records read may lack some it folded), the whole read is made again, up to three times.
+     */
+    Loaded load(String entity, long upTo) {
         ensureIndexed();
-        List<BsonDocument> all = new ArrayList<>();
-        try {
-            reads.find(eq(ID_ENTITY, entity)).sort(orderBy(ascending(ID_SEQ))).forEach(all::add);
-        } catch (RuntimeException e) {
-            throw MongoErrors.translate("read the history of '" + entity + "' in " + name, e);
+        for (int attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
+            List<BsonDocument> all = new ArrayList<>();
+            Optional<BsonDocument> folded;
+            try {
+                folded = folded(entity);
+                folded.ifPresent(all::add);
+                reads.find(and(eq(ID_ENTITY, entity), gt(ID_SEQ, HistoryFields.FOLDED), lte(ID_SEQ, upTo)))
+                        .sort(orderBy(ascending(ID_SEQ))).forEach(all::add);
+                if (Objects.equals(folded, folded(entity))) {
+                    return Loaded.of(entity, all);
+                }
+            } catch (RuntimeException e) {
+                throw MongoErrors.translate("read the history of '" + entity + "' in " + name, e);
+            }
         }
-        return Loaded.of(entity, all);
+        throw new TransientException("read the history of '" + entity + "' in " + name + ": a retention pass folded it"
+                + " during " + READ_ATTEMPTS + " reads in a row; read again");
+    }
+
+    /** The folded-state record of {@code entity}, if retention wrote one. */
+    Optional<BsonDocument> folded(String entity) {
+        return Optional.ofNullable(reads.find(eq(ID, Records.id(entity, HistoryFields.FOLDED))).first());
     }
 
     /** The records of every entity, grouped by entity in entity order, each group in seq order. */
@@ -332,7 +375,7 @@ public final class History {
             for (BsonDocument record : reads.find().sort(orderBy(ascending(ID_ENTITY, ID_SEQ)))) {
                 String entity = Records.entityOf(record);
                 if (current != null && !current.equals(entity)) {
-                    each.accept(Loaded.of(current, group));
+                    each.accept(settled(current, group));
                     group = new ArrayList<>();
                 }
                 current = entity;
@@ -342,7 +385,20 @@ public final class History {
             throw MongoErrors.translate("read the history in " + name, e);
         }
         if (current != null) {
-            each.accept(Loaded.of(current, group));
+            each.accept(settled(current, group));
+        }
+    }
+
+    /**
+     * {@code group} as read in a scan, unless a retention pass changed the entity's folded state meanwhile
+     * (then some records it folded may be missing from the group): then the entity is read again.
+     */
+    private Loaded settled(String entity, List<BsonDocument> group) {
+        Optional<BsonDocument> scanned = group.stream().filter(Records::isFolded).findFirst();
+        try {
+            return Objects.equals(scanned, folded(entity)) ? Loaded.of(entity, group) : load(entity);
+        } catch (MongoException e) {
+            throw MongoErrors.translate("read the history of '" + entity + "' in " + name, e);
         }
     }
 

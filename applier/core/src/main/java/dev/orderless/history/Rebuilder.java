@@ -41,6 +41,7 @@ final class Rebuilder {
     private long entities;
     private long operations;
     private long applied;
+    private long beyondHorizon;
     private long refused;
     private long failed;
 
@@ -88,10 +89,10 @@ final class Rebuilder {
 
     private Rebuild finish() {
         flush();
-        Rebuild done = new Rebuild(entities, operations, applied, refused, failed);
-        log.info("rebuilt {} entities from {} into {}: {} operations, {} applied, {} refused, {} failed", entities,
-                history.name(), target.reads().getNamespace().getCollectionName(), operations, applied, refused,
-                failed);
+        Rebuild done = new Rebuild(entities, operations, applied, beyondHorizon, refused, failed);
+        log.info("rebuilt {} entities from {} into {}: {} operations, {} applied, {} beyond the target's compaction"
+                        + " horizon, {} refused, {} failed", entities, history.name(),
+                target.reads().getNamespace().getCollectionName(), operations, applied, beyondHorizon, refused, failed);
         return done;
     }
 
@@ -139,6 +140,8 @@ final class Rebuilder {
     private void count(Outcome outcome) {
         if (outcome == Outcome.APPLIED) {
             applied++;
+        } else if (outcome == Outcome.BEYOND_HORIZON) {
+            beyondHorizon++;
         }
     }
 }

@@ -10,6 +10,7 @@ import dev.orderless.apply.Operation;
 import dev.orderless.apply.Outcome;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Records each operation in a {@link History}, then applies it with a {@link GuardedApplier}: what a consumer
@@ -22,8 +23,11 @@ import java.util.List;
  *   <li>Apply. An op beyond the compaction horizon is recorded and then refused by the applier: the history
  *       holds it (and its states include it, which is what the producer meant), the live document does not.
  * </ol>
- * A record that collides with a different operation of the same seq is still applied: the applier decides
- * which one the live document keeps, and both count the collision.
+ * A record that collides with a different operation recorded before with the same {@code (entity, seq)} is
+ * not applied: it ends as a {@link Outcome#SEQ_COLLISION} (counted and logged by the history), so the first
+ * operation recorded is the one the live document keeps too, even when it was recorded by a consumer that died
+ * before applying it. The history's write concern must be as strong as the live collection's (a record lost in
+ * a failover while its apply survives would leave the document outside its history): a weaker one is refused.
  */
 public final class RecordingApplier {
     private final History history;
@@ -36,6 +40,13 @@ public final class RecordingApplier {
         if (!history.schema().equals(applier.schema())) {
             throw new InvalidConfigurationException("recording applier: the history's schema " + history.schema()
                     + " is not the applier's " + applier.schema() + "; build both from the same CollectionSchema");
+        }
+        if (applier.reads().getWriteConcern().getWObject() instanceof String w && w.equals("majority")
+                && !Objects.equals(history.collection().getWriteConcern().getWObject(), "majority")) {
+            throw new InvalidConfigurationException("recording applier: the live collection is written with w: majority"
+                    + " and the history " + history.collection().getNamespace().getCollectionName() + " with "
+                    + history.collection().getWriteConcern() + "; a record lost in a failover while its apply"
+                    + " survives would leave the document outside its history: give the history w: majority too");
         }
         this.history = history;
         this.applier = applier;
@@ -52,7 +63,9 @@ public final class RecordingApplier {
     /** {@link GuardedApplier#apply}, recorded first. */
     public Outcome apply(Operation op) {
         applier.validate(op);
-        history.record(op);
+        if (history.record(op) == Recorded.COLLISION) {
+            return Outcome.SEQ_COLLISION;   // the operation recorded first wins here as on the document
+        }
         return applier.apply(op);
     }
 
@@ -73,8 +86,19 @@ public final class RecordingApplier {
         if (!valid.isEmpty()) {
             List<BatchResult> applied;
             try {
-                history.recordAll(valid);
-                applied = applier.applyAll(valid);
+                List<Recorded> recorded = history.recordAll(valid);
+                List<Operation> toApply = new ArrayList<>();
+                for (int k = 0; k < valid.size(); k++) {
+                    if (recorded.get(k) != Recorded.COLLISION) {
+                        toApply.add(valid.get(k));
+                    }
+                }
+                List<BatchResult> outcomes = applier.applyAll(toApply);
+                applied = new ArrayList<>();
+                for (int k = 0, a = 0; k < valid.size(); k++) {
+                    applied.add(recorded.get(k) == Recorded.COLLISION
+                            ? new BatchResult.Done(valid.get(k), Outcome.SEQ_COLLISION) : outcomes.get(a++));
+                }
             } catch (OrderlessException e) {
                 // a batch refused as a whole (too large for the driver, say) may be one op's doing: each op,
                 // applied on its own, tells whose
