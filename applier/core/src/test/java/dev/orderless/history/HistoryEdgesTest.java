@@ -135,7 +135,7 @@ class HistoryEdgesTest {
         ReferenceModel oracle = new ReferenceModel(schema);
         List<String> wrong = new ArrayList<>();
         List<Integer> rebuiltDiffers = new ArrayList<>();
-        for (int trial = 0; trial < 30; trial++) {
+        for (int trial = 0; trial < 15; trial++) {
             java.util.Random random = new java.util.Random(trial);
             MongoCollection<BsonDocument> lv = db.getCollection("l" + trial, BsonDocument.class);
             History h = History.of(db.getCollection("l" + trial + "_history", BsonDocument.class), schema,
