@@ -1,12 +1,11 @@
 package dev.orderless.chaos;
 
+import static dev.orderless.testing.rabbit.LocalRabbitMq.ctl;
+
 import dev.orderless.backends.rabbit.RabbitBackend;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 
 /**
@@ -36,20 +35,20 @@ final class DiskAlarm implements AutoCloseable {
 
     /** Raises the alarm and waits (bounded) until the broker reports it. */
     static DiskAlarm raise() throws IOException {
-        String limit = run("rabbitmqctl", "eval", "rabbit_disk_monitor:get_disk_free_limit().").strip();
+        String limit = ctl("eval", "rabbit_disk_monitor:get_disk_free_limit().").strip();
         if (!limit.matches("\\d+")) {
             throw new IOException("unexpected disk free limit from rabbitmqctl: " + limit);
         }
         DiskAlarm alarm = new DiskAlarm(limit);
         Runtime.getRuntime().addShutdownHook(alarm.restoreOnExit);
-        run("rabbitmqctl", "set_disk_free_limit", "10000GB");
+        ctl("set_disk_free_limit", "10000GB");
         Awaitility.await("disk alarm raised").atMost(COMMAND_TIMEOUT).pollInterval(Duration.ofMillis(500))
                 .until(DiskAlarm::active);
         return alarm;
     }
 
     static boolean active() throws IOException {
-        return run("rabbitmqctl", "eval", "rabbit_alarm:get_alarms().").contains("disk");
+        return ctl("eval", "rabbit_alarm:get_alarms().").contains("disk");
     }
 
     /** Puts the original limit back and waits (bounded) until the alarm clears. */
@@ -71,28 +70,11 @@ final class DiskAlarm implements AutoCloseable {
 
     private void restore() {
         try {
-            run("rabbitmqctl", "set_disk_free_limit", originalLimit);
+            ctl("set_disk_free_limit", originalLimit);
         } catch (IOException | RuntimeException e) {
             System.err.println("[alarm] could not restore RabbitMQ's disk free limit to " + originalLimit
                     + ": run `rabbitmqctl set_disk_free_limit " + originalLimit + "` (" + e.getMessage() + ")");
         }
     }
 
-    private static String run(String... command) throws IOException {
-        Process p = new ProcessBuilder(List.of(command)).redirectErrorStream(true).start();
-        try {
-            if (!p.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IOException(String.join(" ", command) + " did not finish in " + COMMAND_TIMEOUT.toSeconds() + " s");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted running " + String.join(" ", command), e);
-        }
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (p.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " failed (" + p.exitValue() + "): " + out.strip());
-        }
-        return out;
-    }
 }

@@ -59,6 +59,8 @@ import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 final class Wiring implements AutoCloseable {
     static final int SELECT_SECONDS = 4;
     static final int CONNECT_SECONDS = 3;
+    /** How long a channel opening may wait for RabbitMQ: the publisher's confirm timeout, not the client's 10 minutes. */
+    static final int CHANNEL_RPC_SECONDS = 10;
 
     final DemoOptions options;
     final MongoBackend mongoBackend;
@@ -93,6 +95,8 @@ final class Wiring implements AutoCloseable {
                 throw unusable(backend);
             }
             factory.setConnectionTimeout(CONNECT_SECONDS * 1000);
+            // a channel opened while RabbitMQ blocks the connection (a resource alarm) waits this long, not 10 min
+            factory.getRabbitConnectionFactory().setChannelRpcTimeout(CHANNEL_RPC_SECONDS * 1000);
             factory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
             factory.setPublisherReturns(true);
             factory.setChannelCacheSize(32);

@@ -1,15 +1,14 @@
 package dev.orderless.demo;
 
+import static dev.orderless.testing.rabbit.LocalRabbitMq.ctl;
+
 import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.testing.TcpProxy;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 
 /**
@@ -36,23 +35,6 @@ abstract class BrokerOutage implements AutoCloseable {
                 : new Cut(rabbit.uri());
     }
 
-    static String run(String... command) throws IOException {
-        Process p = new ProcessBuilder(List.of(command)).redirectErrorStream(true).start();
-        try {
-            if (!p.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IOException(String.join(" ", command) + " did not finish in " + COMMAND_TIMEOUT.toSeconds() + " s");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted running " + String.join(" ", command), e);
-        }
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (p.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " failed (" + p.exitValue() + "): " + out.strip());
-        }
-        return out;
-    }
 
     static boolean answers(String host, int port) {
         try (Socket socket = new Socket()) {
@@ -82,7 +64,7 @@ abstract class BrokerOutage implements AutoCloseable {
         void stop() throws IOException {
             Runtime.getRuntime().addShutdownHook(restartOnExit);
             stopped = true;
-            run("rabbitmqctl", "stop_app");
+            ctl("stop_app");
             Awaitility.await("RabbitMQ stopped").atMost(COMMAND_TIMEOUT).until(() -> !answers(uri.getHost(), port()));
         }
 
@@ -92,7 +74,7 @@ abstract class BrokerOutage implements AutoCloseable {
                 return;
             }
             stopped = false;
-            run("rabbitmqctl", "start_app");
+            ctl("start_app");
             try {
                 Runtime.getRuntime().removeShutdownHook(restartOnExit);
             } catch (IllegalStateException e) {
@@ -107,7 +89,7 @@ abstract class BrokerOutage implements AutoCloseable {
 
         private static void startApp() {
             try {
-                run("rabbitmqctl", "start_app");
+                ctl("start_app");
             } catch (IOException e) {
                 System.err.println("[outage] could not start RabbitMQ again: run `rabbitmqctl start_app` (" + e.getMessage() + ")");
             }

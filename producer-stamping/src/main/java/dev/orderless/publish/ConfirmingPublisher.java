@@ -167,11 +167,31 @@ public final class ConfirmingPublisher {
                     + " factory.setPublisherReturns(true)");
         }
         template.setMandatory(true);
+        warnOfUnboundedChannelOpens(connectionFactory, options);
         ConnectionFactory publishing = connectionFactory.getPublisherConnectionFactory();
         template.setUsePublisherConnection(publishing != null);
         BrokerBlocking watcher = blocking.orElseGet(() -> BrokerBlocking.watch(
                 publishing != null ? publishing : connectionFactory, options.meters(), "publisher"));
         return new ConfirmingPublisher(template, watcher, exchange, routingKey, options);
+    }
+
+    /**
+     * While RabbitMQ blocks a connection (a resource alarm), it reads nothing from it: a channel the publisher must
+     * open meanwhile (a re-send, while the first channel waits for its confirms) waits for the client's channel RPC
+     * timeout, 10 minutes by default, past every bound of the publisher. Said once, at build, naming the setting.
+     */
+    private static void warnOfUnboundedChannelOpens(ConnectionFactory connectionFactory, PublisherOptions options) {
+        if (connectionFactory instanceof org.springframework.amqp.rabbit.connection.AbstractConnectionFactory factory) {
+            int rpc = factory.getRabbitConnectionFactory().getChannelRpcTimeout();
+            long confirm = options.confirmTimeout().toMillis();
+            if (rpc == 0 || rpc > 3 * confirm) {
+                log.warn("publisher: the connection factory's channel RPC timeout is {}: while RabbitMQ blocks"
+                        + " publishers, opening a channel waits that long, past the confirm timeout ({} ms); set"
+                        + " factory.getRabbitConnectionFactory().setChannelRpcTimeout(...) near the confirm timeout"
+                        + " (Spring Boot: spring.rabbitmq.channel-rpc-timeout)", rpc == 0 ? "unbounded" : rpc + " ms",
+                        confirm);
+            }
+        }
     }
 
     /** How this publisher waits and retries. */

@@ -14,9 +14,14 @@ import java.util.regex.Pattern;
  * only if that broker is a RabbitMQ on this machine and is the very node {@code rabbitmqctl} controls, its
  * AMQP listener on the URI's port. A URI that points elsewhere (a demo's embedded broker on another port,
  * while a developer's own RabbitMQ runs on 5672) must never make a test stop the developer's broker.
+ *
+ * <p>Which {@code rabbitmqctl}: the setting {@value #RABBITMQCTL} (system property or environment variable), else
+ * the one on the {@code PATH}. CI points it at the RabbitMQ 4 node's own when the broker tests run there.
  */
 public final class LocalRabbitMq {
     private static final Pattern PORTS = Pattern.compile("\\[([0-9, ]*)]");
+    /** The setting naming the {@code rabbitmqctl} to run. */
+    public static final String RABBITMQCTL = "RABBITMQCTL";
 
     private LocalRabbitMq() {
     }
@@ -33,10 +38,10 @@ public final class LocalRabbitMq {
         }
         String listeners;
         try {
-            listeners = run("rabbitmqctl", "eval",
+            listeners = ctl("eval",
                     "[P || {listener, _, amqp, _, _, P, _} <- rabbit_networking:active_listeners()].");
         } catch (IOException e) {
-            return Optional.of("rabbitmqctl does not work here: " + e.getMessage());
+            return Optional.of("rabbitmqctl does not work here (" + RABBITMQCTL + " names another): " + e.getMessage());
         }
         Matcher ports = PORTS.matcher(listeners);
         int port = uri.getPort() < 0 ? 5672 : uri.getPort();
@@ -46,6 +51,14 @@ public final class LocalRabbitMq {
                     + " listeners: " + listeners.strip() + "), where RABBITMQ_URI points");
         }
         return Optional.empty();
+    }
+
+    /** Runs {@code rabbitmqctl} (see the class comment for which) with {@code args}, bounded; its output. */
+    public static String ctl(String... args) throws IOException {
+        String[] command = new String[args.length + 1];
+        command[0] = dev.orderless.backends.Backends.setting(RABBITMQCTL, System.getenv()).orElse("rabbitmqctl");
+        System.arraycopy(args, 0, command, 1, args.length);
+        return run(command);
     }
 
     /** Runs a command, bounded; its output, or an IOException saying why not. */
