@@ -61,6 +61,7 @@ public final class App {
         CachingConnectionFactory rabbit = new CachingConnectionFactory(URI.create(System.getenv("RABBITMQ_URI")));
         rabbit.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
         rabbit.setPublisherReturns(true);
+        rabbit.getRabbitConnectionFactory().setChannelRpcTimeout(10_000);   // not 10 min while RabbitMQ blocks it
         // threads this application stops: outside a Spring context the factory's own pool outlives destroy()
         rabbit.setExecutor(amqpThreads);
         // end::threads[]

@@ -58,6 +58,7 @@ final class ReadmeExamples {
         CachingConnectionFactory rabbit = new CachingConnectionFactory(URI.create(uri));
         rabbit.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
         rabbit.setPublisherReturns(true);
+        rabbit.getRabbitConnectionFactory().setChannelRpcTimeout(10_000);   // not 10 min while RabbitMQ blocks it
         return rabbit;
     }
     // end::connect[]
