@@ -33,6 +33,7 @@ import org.springframework.core.env.MapPropertySource;
  * orderless.consumer.queue=&lt;--queue&gt;                (consume only)
  * orderless.consumer.dead-letter-queue=&lt;queue&gt;.dlq
  * orderless.consumer.concurrency=&lt;--consumers&gt;
+ * orderless.history.enabled=true                     (consume --history only: students_history)
  * </pre>
  */
 final class DemoBoot {
@@ -65,6 +66,9 @@ final class DemoBoot {
         properties.put("orderless.consumer.queue", w.options.queue());
         properties.put("orderless.consumer.dead-letter-queue", w.options.deadLetterQueue());
         properties.put("orderless.consumer.concurrency", w.options.consumers());
+        if (w.options.history()) {
+            properties.put("orderless.history.enabled", "true");   // the consumer records before it applies
+        }
         return run(new SpringApplicationBuilder(App.class), properties, w, meters, true);
     }
 

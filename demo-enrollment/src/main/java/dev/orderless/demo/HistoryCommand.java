@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
         description = {
     "Print the version history of one student as a table: each recorded action in seq order (whatever",
     "order the consumers received them in) and the student's classes and name after it. Needs a history:",
-    "'run --history' or 'consume --history' records one. Reads MongoDB only."})
+    "'run --history' or 'consume --history' records one. Reads MongoDB only (--rabbit and --queue are unused)."})
 final class HistoryCommand extends DemoCommand {
     @Option(names = "--student", paramLabel = "ID", order = 1, required = true,
             description = "The student, e.g. student-7.")

@@ -67,4 +67,27 @@ class DemoRunTest {
             new RabbitAdmin(cf).deleteQueue(queue + ".dlq");
         }
     }
+
+    @Test
+    void consume_with_history_records_what_it_applies(MongoBackend mongo, RabbitBackend rabbit, ConnectionFactory cf) {
+        String queue = RabbitExtension.uniqueQueue("demo");
+        String database = MongoBackend.freshDatabaseName("demo");
+        Map<String, String> env = Map.of("MONGODB_URI", mongo.connectionString(), "RABBITMQ_URI", rabbit.uri().toString());
+        try {
+            assertThat(CliRun.of(env, "publish", "--ops", "200", "--students", "10", "--database", database, "--queue",
+                    queue).exit()).isZero();
+
+            CliRun consume = CliRun.of(env, "consume", "--history", "--exit-when-idle", "2", "--database", database,
+                    "--queue", queue);
+
+            assertThat(consume.exit()).as(consume.err()).isZero();
+            try (var client = mongo.newClient()) {
+                assertThat(client.getDatabase(database).getCollection(Enrollment.STUDENTS_HISTORY).countDocuments())
+                        .as("one record per action").isEqualTo(200);
+            }
+        } finally {
+            new RabbitAdmin(cf).deleteQueue(queue);
+            new RabbitAdmin(cf).deleteQueue(queue + ".dlq");
+        }
+    }
 }

@@ -63,6 +63,9 @@ class BrokerVersionsTest {
         }
     }
 
+    /** The {@code x-delivery-count} header of the first delivery of a message, if any. */
+    private Object firstDeliveryCount;
+
     /** Takes the one message of {@code queue} and hands it back {@code times} times; how often it came. */
     private int requeue(String name, int times) throws Exception {
         int deliveries = 0;
@@ -75,7 +78,10 @@ class BrokerVersionsTest {
                 } catch (org.awaitility.core.ConditionTimeoutException gone) {
                     break;   // no longer in the queue: the broker dead-lettered it
                 }
-                deliveries++;
+                if (deliveries++ == 0) {
+                    var headers = got[0].getProps().getHeaders();
+                    firstDeliveryCount = headers == null ? null : headers.get("x-delivery-count");
+                }
                 channel.basicNack(got[0].getEnvelope().getDeliveryTag(), false, true);
             }
         }
@@ -110,9 +116,11 @@ class BrokerVersionsTest {
         if (major >= 4) {
             assertThat(deliveries).as("the first delivery and 20 more, then the broker dead-letters it").isEqualTo(21);
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> messagesIn(queue + ".dlq") == 1);
+            assertThat(firstDeliveryCount).as("x-delivery-count on a first delivery").isNull();
         } else {
             assertThat(deliveries).as("no limit on 3.x: handed back as often as asked").isEqualTo(25);
             assertThat(messagesIn(queue + ".dlq")).isZero();
+            assertThat(firstDeliveryCount).as("x-delivery-count on a first delivery").hasToString("0");
         }
     }
 
@@ -123,6 +131,12 @@ class BrokerVersionsTest {
 
         assertThat(requeue(queue, 60)).as("50 redeliveries, then the broker dead-letters it").isEqualTo(51);
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> messagesIn(queue + ".dlq") == 1);
+        try (Connection connection = cf.createConnection(); Channel channel = connection.createChannel(false)) {
+            GetResponse letter = channel.basicGet(queue + ".dlq", false);
+            assertThat(String.valueOf(letter.getProps().getHeaders().get("x-first-death-reason")))
+                    .as("the broker's reason").isEqualTo("delivery_limit");
+            channel.basicNack(letter.getEnvelope().getDeliveryTag(), false, true);
+        }
         DeadLetterQueue letters = DeadLetterQueue.of(cf, queue, queue + ".dlq");
         assertThat(letters.list(10)).extracting(DeadLetterQueue.Kind::kind)
                 .as("a letter the broker moved itself has no orderless reason").containsExactly(DeadLetterQueue.UNKNOWN_KIND);
@@ -144,6 +158,6 @@ class BrokerVersionsTest {
         assertThatThrownBy(() -> QueueTopology.declare(cf, queue, queue + ".dlq"))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("queue '" + queue + "' could not be declared")
-                .hasMessageContaining("x-delivery-limit");
+                .hasMessageContaining("PRECONDITION_FAILED").hasMessageContaining("x-delivery-limit");
     }
 }
