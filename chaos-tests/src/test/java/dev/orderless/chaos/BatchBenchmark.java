@@ -2,12 +2,8 @@ package dev.orderless.chaos;
 
 import dev.orderless.backends.rabbit.RabbitBackends;
 import com.mongodb.ConnectionString;
-import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoDatabase;
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.backends.Backends;
 import dev.orderless.backends.MongoBackend;
@@ -56,8 +52,8 @@ class BatchBenchmark {
         cf.setPublisherReturns(true);
         try (TcpProxy proxy = TcpProxy.start(target[0], target.length > 1 ? Integer.parseInt(target[1]) : 27017);
              MongoClient plain = mongo.newClient();
-             MongoClient fast = counting(mongo.connectionString(), commands);
-             MongoClient slow = counting("mongodb://127.0.0.1:" + proxy.port() + "/?directConnection=true", commands)) {
+             MongoClient fast = ConsumerBatchBenchmark.counting(mongo.connectionString(), commands);
+             MongoClient slow = ConsumerBatchBenchmark.counting("mongodb://127.0.0.1:" + proxy.port() + "/?directConnection=true", commands)) {
             proxy.latency(Duration.ofMillis(1));   // each way: 2 ms per round trip
             String name = MongoBackend.freshDatabaseName("bench_batch");
             MongoDatabase[] consumerDbs = {fast.getDatabase(name), slow.getDatabase(name)};
@@ -204,15 +200,5 @@ class BatchBenchmark {
 
     private static double modelledMs(double roundTrips, int documents, double clientMicros) {
         return roundTrips * (ADDED_MS + SERVER_MS_PER_COMMAND) + documents * SERVER_MS_PER_DOCUMENT + clientMicros / 1000;
-    }
-
-    private static MongoClient counting(String uri, LongAdder commands) {
-        return MongoClients.create(MongoClientSettings.builder().applyConnectionString(new ConnectionString(uri))
-                .addCommandListener(new CommandListener() {
-                    @Override
-                    public void commandStarted(CommandStartedEvent event) {
-                        commands.increment();
-                    }
-                }).build());
     }
 }

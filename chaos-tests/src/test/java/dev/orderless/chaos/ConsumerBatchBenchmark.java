@@ -1,6 +1,12 @@
 package dev.orderless.chaos;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoDatabase;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.amqp.QueueTopology;
@@ -118,5 +124,16 @@ final class ConsumerBatchBenchmark {
             bodies.add(envelope.encode(op));
         }
         ConfirmingPublisher.toQueue(cf, queue, PublisherOptions.ofDefaults()).publishRaw(bodies);
+    }
+
+    /** A client to {@code uri} that counts every command it sends into {@code commands}: the round trips. */
+    static MongoClient counting(String uri, LongAdder commands) {
+        return MongoClients.create(MongoClientSettings.builder().applyConnectionString(new ConnectionString(uri))
+                .addCommandListener(new CommandListener() {
+                    @Override
+                    public void commandStarted(CommandStartedEvent event) {
+                        commands.increment();
+                    }
+                }).build());
     }
 }

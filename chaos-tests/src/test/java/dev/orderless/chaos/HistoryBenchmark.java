@@ -1,13 +1,9 @@
 package dev.orderless.chaos;
 
 import com.mongodb.ConnectionString;
-import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.backends.Backends;
 import dev.orderless.backends.MongoBackend;
@@ -49,8 +45,8 @@ class HistoryBenchmark {
             cf.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
             cf.setPublisherReturns(true);
             try (TcpProxy proxy = TcpProxy.start(target[0], target.length > 1 ? Integer.parseInt(target[1]) : 27017);
-                 MongoClient fast = counting(mongo.connectionString(), commands);
-                 MongoClient slow = counting("mongodb://127.0.0.1:" + proxy.port() + "/?directConnection=true", commands)) {
+                 MongoClient fast = ConsumerBatchBenchmark.counting(mongo.connectionString(), commands);
+                 MongoClient slow = ConsumerBatchBenchmark.counting("mongodb://127.0.0.1:" + proxy.port() + "/?directConnection=true", commands)) {
                 proxy.latency(Duration.ofMillis(1));   // each way: 2 ms per round trip
                 String name = MongoBackend.freshDatabaseName("bench_history");
                 MongoDatabase[] dbs = {fast.getDatabase(name), slow.getDatabase(name)};
@@ -125,15 +121,5 @@ class HistoryBenchmark {
             histories.add(records);
             return History.of(records, Enrollment.STUDENT_SCHEMA);
         };
-    }
-
-    private static MongoClient counting(String uri, LongAdder commands) {
-        return MongoClients.create(MongoClientSettings.builder().applyConnectionString(new ConnectionString(uri))
-                .addCommandListener(new CommandListener() {
-                    @Override
-                    public void commandStarted(CommandStartedEvent event) {
-                        commands.increment();
-                    }
-                }).build());
     }
 }

@@ -27,12 +27,12 @@ public final class CompactionSchedule {
     private final LeasedPasses passes;
     private final String resource;
 
-    private CompactionSchedule(TombstoneCompactor compactor, LeaseProvider leases, String collection, String owner,
-                               Duration interval, Clock clock) {
+    private CompactionSchedule(TombstoneCompactor compactor, LeasedPasses passes, String resource) {
         this.compactor = compactor;
-        this.resource = "compaction:" + collection;
-        this.passes = new LeasedPasses(leases, resource, owner, interval, clock);
+        this.passes = passes;
+        this.resource = resource;
     }
+
     /**
      * @param collection names the lease: one schedule per collection across the cluster
      * @param owner      this process, unique per incarnation
@@ -40,17 +40,15 @@ public final class CompactionSchedule {
      */
     public static CompactionSchedule create(TombstoneCompactor compactor, LeaseProvider leases, String collection,
                                             String owner, Duration interval, Clock clock) {
-        if (compactor == null || leases == null || clock == null) {
-            throw new InvalidConfigurationException("compaction schedule: compactor, leases and clock are required");
+        if (compactor == null) {
+            throw new InvalidConfigurationException("compaction schedule: compactor is required");
         }
-        if (collection == null || collection.isBlank() || owner == null || owner.isBlank()) {
-            throw new InvalidConfigurationException("compaction schedule: collection and owner must not be empty");
+        if (collection == null || collection.isBlank()) {
+            throw InvalidConfigurationException.refused("compaction schedule", "collection", "must not be empty");
         }
-        if (interval == null || interval.isNegative() || interval.isZero()) {
-            throw new InvalidConfigurationException("compaction schedule: interval must be a positive duration, was "
-                    + interval);
-        }
-        return new CompactionSchedule(compactor, leases, collection, owner, interval, clock);
+        String resource = "compaction:" + collection;
+        return new CompactionSchedule(compactor,
+                LeasedPasses.create("compaction schedule", leases, resource, owner, interval, clock), resource);
     }
 
     public Duration interval() {

@@ -47,24 +47,16 @@ public final class RetentionSchedule {
      */
     public static RetentionSchedule create(History history, LeaseProvider leases, Duration keep, String owner,
                                            Duration interval) {
-        if (history == null || leases == null) {
-            throw new InvalidConfigurationException("history retention: history and leases are required");
+        if (history == null) {
+            throw new InvalidConfigurationException("history retention: history is required");
         }
-        if (owner == null || owner.isBlank()) {
-            throw InvalidConfigurationException.refused("history retention", "owner", "must not be empty");
+        if (keep == null || keep.isNegative() || keep.isZero()) {
+            throw InvalidConfigurationException.refused("history retention", "keep", "must be a positive duration, was "
+                    + keep);
         }
-        positive("keep", keep);
-        positive("interval", interval);
         Clock clock = history.options().clock();
-        return new RetentionSchedule(history, new LeasedPasses(leases, "history:" + history.name(), owner, interval,
-                clock), keep, clock);
-    }
-
-    private static void positive(String setting, Duration value) {
-        if (value == null || value.isNegative() || value.isZero()) {
-            throw InvalidConfigurationException.refused("history retention", setting, "must be a positive duration, was "
-                    + value);
-        }
+        return new RetentionSchedule(history, LeasedPasses.create("history retention", leases,
+                "history:" + history.name(), owner, interval, clock), keep, clock);
     }
 
     public Duration keep() {

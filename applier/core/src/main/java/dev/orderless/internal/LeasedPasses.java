@@ -1,5 +1,6 @@
 package dev.orderless.internal;
 
+import dev.orderless.InvalidConfigurationException;
 import dev.orderless.lease.Lease;
 import dev.orderless.lease.LeaseProvider;
 import java.time.Clock;
@@ -48,12 +49,31 @@ public final class LeasedPasses {
     private volatile boolean stopped;
     private volatile Instant notBefore = Instant.MIN;   // the next pass that this process knows of
 
-    public LeasedPasses(LeaseProvider leases, String resource, String owner, Duration interval, Clock clock) {
+    private LeasedPasses(LeaseProvider leases, String resource, String owner, Duration interval, Clock clock) {
         this.leases = leases;
         this.resource = resource;
         this.owner = owner;
         this.interval = interval;
         this.clock = clock;
+    }
+
+    /**
+     * Validates the settings every leased pass shares, naming {@code schedule} (e.g. {@code "history retention"})
+     * in the error: leases and clock present, owner not empty, interval positive.
+     */
+    public static LeasedPasses create(String schedule, LeaseProvider leases, String resource, String owner,
+                                      Duration interval, Clock clock) {
+        if (leases == null || clock == null) {
+            throw new InvalidConfigurationException(schedule + ": leases and clock are required");
+        }
+        if (owner == null || owner.isBlank()) {
+            throw InvalidConfigurationException.refused(schedule, "owner", "must not be empty");
+        }
+        if (interval == null || interval.isNegative() || interval.isZero()) {
+            throw InvalidConfigurationException.refused(schedule, "interval", "must be a positive duration, was "
+                    + interval);
+        }
+        return new LeasedPasses(leases, resource, owner, interval, clock);
     }
 
     public Duration interval() {

@@ -12,6 +12,7 @@ import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
 import dev.orderless.oracle.Histories;
 import dev.orderless.oracle.ReferenceModel;
+import dev.orderless.oracle.Workers;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.PropertyCheck;
 import java.util.ArrayList;
@@ -20,11 +21,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.bson.BsonDocument;
@@ -94,35 +90,17 @@ class HistoryPropertiesTest {
 
     /** Applies the batches from {@code threads} threads; a failed op is applied again on its own, as a consumer would. */
     private static void applyFrom(int threads, RecordingApplier recording, List<List<Operation>> batches) throws Exception {
-        ConcurrentLinkedQueue<List<Operation>> queue = new ConcurrentLinkedQueue<>(batches);
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<?>> workers = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                workers.add(pool.submit(() -> {
-                    start.await();
-                    for (List<Operation> batch = queue.poll(); batch != null; batch = queue.poll()) {
-                        for (BatchResult result : recording.applyAll(batch)) {
-                            if (result instanceof BatchResult.Failed failed) {
-                                assertThat(failed.error()).isInstanceOf(TransientException.class);
-                                RETRIES.increment();
-                                applyAgain(recording, result.op());
-                            } else {
-                                assertThat(result).isInstanceOf(BatchResult.Done.class);
-                            }
-                        }
-                    }
-                    return null;
-                }));
+        Workers.drain(threads, new ConcurrentLinkedQueue<>(batches), batch -> {
+            for (BatchResult result : recording.applyAll(batch)) {
+                if (result instanceof BatchResult.Failed failed) {
+                    assertThat(failed.error()).isInstanceOf(TransientException.class);
+                    RETRIES.increment();
+                    applyAgain(recording, result.op());
+                } else {
+                    assertThat(result).isInstanceOf(BatchResult.Done.class);
+                }
             }
-            start.countDown();
-            for (Future<?> worker : workers) {
-                worker.get(60, TimeUnit.SECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        });
     }
 
     private static void applyAgain(RecordingApplier recording, Operation op) {

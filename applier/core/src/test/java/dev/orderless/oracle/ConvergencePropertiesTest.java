@@ -20,11 +20,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
@@ -109,7 +104,7 @@ class ConvergencePropertiesTest {
     /** Applies each batch with applyAll from {@code threads} threads; a failed op is applied again, as a consumer would. */
     private static void applyBatchesFrom(int threads, GuardedApplier applier, String property,
                                          List<List<Operation>> batches, Predicate<Operation> hinted) throws Exception {
-        drain(threads, new ConcurrentLinkedQueue<>(batches), batch -> {
+        Workers.drain(threads, new ConcurrentLinkedQueue<>(batches), batch -> {
             List<BatchResult> results = applier.applyAll(batch, hinted);
             assertThat(results).extracting(BatchResult::op).containsExactlyElementsOf(batch);
             for (BatchResult result : results) {
@@ -172,32 +167,7 @@ class ConvergencePropertiesTest {
             queue.forEach(op -> count(property, applyAsAConsumerWould(applier, op)));
             return;
         }
-        drain(threads, queue, op -> count(property, applyAsAConsumerWould(applier, op)));
-    }
-
-    /** Empties {@code queue} from {@code threads} threads, all started at once; each item goes to {@code work}. */
-    private static <T> void drain(int threads, ConcurrentLinkedQueue<T> queue, java.util.function.Consumer<T> work)
-            throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<?>> workers = new ArrayList<>();
-            for (int i = 0; i < threads; i++) {
-                workers.add(pool.submit(() -> {
-                    start.await();
-                    for (T item = queue.poll(); item != null; item = queue.poll()) {
-                        work.accept(item);
-                    }
-                    return null;
-                }));
-            }
-            start.countDown();
-            for (Future<?> worker : workers) {
-                worker.get(60, TimeUnit.SECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        Workers.drain(threads, queue, op -> count(property, applyAsAConsumerWould(applier, op)));
     }
 
     /**

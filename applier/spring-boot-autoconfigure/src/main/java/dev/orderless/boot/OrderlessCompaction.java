@@ -1,9 +1,9 @@
 package dev.orderless.boot;
 
+import dev.orderless.boot.internal.PassTicker;
 import dev.orderless.compaction.CompactionSchedule;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import dev.orderless.boot.internal.PassTicker;
 import java.util.concurrent.atomic.AtomicLong;
 import org.springframework.context.SmartLifecycle;
 
