@@ -105,7 +105,7 @@ final class ChaosRig implements AutoCloseable {
     final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     final List<Consumer> consumers = new ArrayList<>();
     final List<ViewFeeder> feeders = new ArrayList<>();
-    private final RabbitBackend rabbit;
+    final RabbitBackend rabbit;
     private final ConnectionFactory directRabbit;
     private final MongoClient proxiedClient;
     private final MongoDatabase proxied;

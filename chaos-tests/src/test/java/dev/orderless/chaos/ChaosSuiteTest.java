@@ -1,5 +1,8 @@
 package dev.orderless.chaos;
 
+import static dev.orderless.chaos.Scenarios.hold;
+import static dev.orderless.chaos.Scenarios.progress;
+import static dev.orderless.chaos.Scenarios.standardConsumersAndFeeders;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoCollection;
@@ -21,13 +24,10 @@ import dev.orderless.view.ViewFeeder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import org.awaitility.Awaitility;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.AfterAll;
@@ -50,33 +50,17 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ChaosSuiteTest {
-    private static final long SEED = Long.getLong("orderless.seed", System.nanoTime());
-    private static final int OPS = 2000;   // 13 scenarios: 26,000 operations, within the CI budget
-    private static final List<String> SUMMARY = Collections.synchronizedList(new ArrayList<>());
-    private static final long[] TOTAL_OPS = new long[1];
-
-    interface Body {
-        String run(ChaosRig rig, List<Operation> ops) throws Exception;
-    }
-
-    /** Checks after the verdict, for a scenario that has more to prove; returns what it adds to the summary. */
-    interface After {
-        String check(ChaosRig rig) throws Exception;
-    }
+    private static final Scenarios SCENARIOS = new Scenarios("on RabbitMQ 3.x (RABBITMQ_URI), over AMQP 0-9-1");
 
     @AfterAll
     static void summary() {
-        System.out.println();
-        System.out.printf("[chaos] %-26s %6s %8s  %-54s %8s %5s %13s %7s%n", "scenario", "ops", "messages",
-                "faults injected", "diverged", "lost", "dead-lettered", "time");
-        SUMMARY.forEach(row -> System.out.println("[chaos] " + row));
-        System.out.printf("[chaos] %d ops across %d scenarios, seed %d%n", TOTAL_OPS[0], SUMMARY.size(), SEED);
+        SCENARIOS.print();
     }
 
     @Test
     @Order(1)
     void shuffled_order(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
-        scenario("shuffled order", 1, m, r, cf, db, (rig, ops) -> {
+        SCENARIOS.run("shuffled order", 1, m, r, cf, db, (rig, ops) -> {
             standardConsumersAndFeeders(rig);
             rig.publish(ops, true, 0, 0);
             return "published in random order";
@@ -86,7 +70,7 @@ class ChaosSuiteTest {
     @Test
     @Order(2)
     void duplicates(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
-        scenario("duplicates", 2, m, r, cf, db, (rig, ops) -> {
+        SCENARIOS.run("duplicates", 2, m, r, cf, db, (rig, ops) -> {
             standardConsumersAndFeeders(rig);
             int messages = rig.publish(ops, false, 0.3, 0);
             return (messages - ops.size()) + " duplicates";
@@ -96,23 +80,13 @@ class ChaosSuiteTest {
     @Test
     @Order(3)
     void consumers_killed_mid_flight(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
-        scenario("consumers killed", 3, m, r, cf, db, (rig, ops) -> {
-            standardConsumersAndFeeders(rig);
-            int messages = rig.publish(ops, true, 0.2, 0);
-            progress(rig, messages, 0.25);
-            rig.kill(rig.consumers.get(0));
-            rig.startConsumer(2);
-            progress(rig, messages, 0.6);
-            rig.kill(rig.consumers.get(0));
-            rig.startConsumer(2);
-            return "2 consumer containers killed abruptly, replaced";
-        });
+        SCENARIOS.run("consumers killed", 3, m, r, cf, db, ChaosSuiteTest::consumersKilled);
     }
 
     @Test
     @Order(4)
     void consumer_processes_killed(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
-        scenario("consumer processes killed", 4, m, r, cf, db, (rig, ops) -> {
+        SCENARIOS.run("consumer processes killed", 4, m, r, cf, db, (rig, ops) -> {
             rig.startFeeder("feeder-a");
             rig.publish(ops, true, 0.2, 0);
             Path logs = Files.createDirectories(Path.of("target", "chaos-processes"));
@@ -134,23 +108,13 @@ class ChaosSuiteTest {
     @Test
     @Order(5)
     void rabbitmq_connection_cut_and_restored(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
-        scenario("RabbitMQ connection cut", 5, m, r, cf, db, (rig, ops) -> {
-            standardConsumersAndFeeders(rig);
-            int messages = rig.publish(ops, true, 0.1, 0);
-            for (double at : new double[] {0.3, 0.7}) {
-                progress(rig, messages, at);
-                rig.consumers.forEach(c -> c.proxy().cut());
-                hold(Duration.ofSeconds(2));
-                rig.consumers.forEach(c -> c.proxy().restore());
-            }
-            return "consumers' broker connections cut 2x for 2 s";
-        });
+        SCENARIOS.run("RabbitMQ connection cut", 5, m, r, cf, db, ChaosSuiteTest::rabbitMqCut);
     }
 
     @Test
     @Order(6)
     void mongodb_connection_cut_and_restored(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
-        scenario("MongoDB connection cut", 6, m, r, cf, db, (rig, ops) -> {
+        SCENARIOS.run("MongoDB connection cut", 6, m, r, cf, db, (rig, ops) -> {
             standardConsumersAndFeeders(rig);
             int messages = rig.publish(ops, true, 0.1, 0);
             for (double at : new double[] {0.3, 0.7}) {
@@ -166,7 +130,7 @@ class ChaosSuiteTest {
     @Test
     @Order(7)
     void view_feeder_paused_past_its_lease(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
-        scenario("feeder paused past lease", 7, m, r, cf, db, (rig, ops) -> {
+        SCENARIOS.run("feeder paused past lease", 7, m, r, cf, db, (rig, ops) -> {
             // both feeders share the pausing projection: whichever is active when the pause is asked for pauses
             // (a stalled renewal may have handed the lease from a to b before that; the scenario is the same)
             PausingProjection pausing = new PausingProjection();
@@ -196,17 +160,13 @@ class ChaosSuiteTest {
     @Test
     @Order(8)
     void poison_messages(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
-        scenario("poison", 8, m, r, cf, db, (rig, ops) -> {
-            standardConsumersAndFeeders(rig);
-            rig.publish(ops, true, 0.1, 60);
-            return "60 poison messages of 9 kinds";
-        });
+        SCENARIOS.run("poison", 8, m, r, cf, db, ChaosSuiteTest::poison);
     }
 
     @Test
     @Order(9)
     void all_together(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
-        scenario("all together", 9, m, r, cf, db, (rig, ops) -> {
+        SCENARIOS.run("all together", 9, m, r, cf, db, (rig, ops) -> {
             PausingProjection pausing = new PausingProjection();
             rig.startConsumer(2);
             rig.startConsumer(2);
@@ -240,25 +200,16 @@ class ChaosSuiteTest {
     void broker_resource_alarm(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
         java.util.Optional<String> unavailable = DiskAlarm.unavailable(r);
         if (unavailable.isPresent()) {
-            SUMMARY.add(String.format("%-26s skipped: %s", "broker resource alarm", unavailable.get()));
+            SCENARIOS.skipped("broker resource alarm", unavailable.get());
             return;
         }
-        scenario("broker resource alarm", 10, m, r, cf, db, (rig, ops) -> {
-            int messages = rig.publish(ops, true, 0.1, 20);
-            standardConsumersAndFeeders(rig);
-            progress(rig, messages, 0.2);
-            try (DiskAlarm alarm = DiskAlarm.raise()) {
-                // publishing is blocked for everyone; consuming must go on, poison held unacked
-                progress(rig, messages, 0.9);
-            }
-            return "disk alarm raised mid-drain, 90% drained in it, 20 poison";
-        });
+        SCENARIOS.run("broker resource alarm", 10, m, r, cf, db, ChaosSuiteTest::resourceAlarm);
     }
 
     @Test
     @Order(11)
     void source_documents_deleted_and_malformed(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
-        scenario("sources deleted, malformed", 11, m, r, cf, db, (rig, ops) -> {
+        SCENARIOS.run("sources deleted, malformed", 11, m, r, cf, db, (rig, ops) -> {
             standardConsumersAndFeeders(rig);
             int messages = rig.publish(ops, true, 0.1, 0);
             progress(rig, messages, 0.3);
@@ -280,7 +231,7 @@ class ChaosSuiteTest {
     @Order(12)
     void feeders_in_four_segments_over_two_processes(MongoBackend m, RabbitBackend r, ConnectionFactory cf,
                                                      MongoDatabase db) {
-        scenario("4 segments, 2 feeders", 12, m, r, cf, db, (rig, ops) -> {
+        SCENARIOS.run("4 segments, 2 feeders", 12, m, r, cf, db, (rig, ops) -> {
             PausingProjection pausing = new PausingProjection();
             rig.startConsumer(2);
             rig.startConsumer(2);
@@ -308,7 +259,7 @@ class ChaosSuiteTest {
     @Order(13)
     void consumers_killed_between_record_and_apply(MongoBackend m, RabbitBackend r, ConnectionFactory cf,
                                                    MongoDatabase db) {
-        scenario("killed between record, apply", 13, m, r, cf, db, (rig, ops) -> {
+        SCENARIOS.run("killed between record, apply", 13, m, r, cf, db, (rig, ops) -> {
             rig.startFeeder("feeder-a");
             int messages = rig.publish(ops, true, 0.2, 0);
             // four threads, each holding its first batch of the backlog: recorded, and its applies (and retries) cut
@@ -343,54 +294,52 @@ class ChaosSuiteTest {
     @Test
     @Order(14)
     void the_suite_covered_at_least_20000_operations() {
-        assertThat(TOTAL_OPS[0]).isGreaterThanOrEqualTo(20_000);
+        assertThat(SCENARIOS.totalOps()).isGreaterThanOrEqualTo(20_000);
     }
 
-    private static void standardConsumersAndFeeders(ChaosRig rig) {
+    /** Two consumer containers killed abruptly mid-drain and replaced. */
+    static String consumersKilled(ChaosRig rig, List<Operation> ops) {
+        standardConsumersAndFeeders(rig);
+        int messages = rig.publish(ops, true, 0.2, 0);
+        progress(rig, messages, 0.25);
+        rig.kill(rig.consumers.get(0));
         rig.startConsumer(2);
+        progress(rig, messages, 0.6);
+        rig.kill(rig.consumers.get(0));
         rig.startConsumer(2);
-        rig.startFeeder("feeder-a");
-        rig.startFeeder("feeder-b");
+        return "2 consumer containers killed abruptly, replaced";
     }
 
-    private void scenario(String name, int index, MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db,
-                          Body body) {
-        scenario(name, index, m, r, cf, db, body, rig -> "");
-    }
-
-    private void scenario(String name, int index, MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db,
-                          Body body, After after) {
-        long seed = SEED + index;
-        long started = System.nanoTime();
-        try (ChaosRig rig = new ChaosRig(m, r, cf, db, seed)) {
-            List<Operation> ops = rig.workload(OPS, 150);
-            String faults = body.run(rig, ops);
-            rig.drain();
-            ChaosRig.Verdict v = rig.verify(ops);
-            String more = v.diverged() == 0 && v.lost() == 0 ? after.check(rig) : "";
-            double seconds = (System.nanoTime() - started) / 1e9;
-            SUMMARY.add(String.format("%-26s %6d %8d  %-54s %8d %5d %6d of %-4d %6.1fs%s", name, ops.size(), v.published(),
-                    faults + more, v.diverged(), v.lost(), v.deadLettered(), v.poison(), seconds,
-                    v.deadLetteredTwice() == 0 ? "" : " (" + v.deadLetteredTwice() + " dead-lettered again after a kill)"));
-            TOTAL_OPS[0] += ops.size();
-            assertThat(v.diverged()).as("diverged").isZero();
-            assertThat(v.lost()).as("lost").isZero();
-            assertThat(v.deadLettered()).as("distinct poison messages dead-lettered = poison injected").isEqualTo(v.poison());
-        } catch (Throwable e) {
-            SUMMARY.add(String.format("%-28s FAILED: %s", name, e.getMessage() == null ? e : e.getMessage().lines().findFirst().orElse("")));
-            throw new AssertionError("chaos scenario '" + name + "' failed; replay it with -Dorderless.seed=" + SEED, e);
+    /** The consumers' broker connections cut twice for 2 s, mid-drain. */
+    static String rabbitMqCut(ChaosRig rig, List<Operation> ops) {
+        standardConsumersAndFeeders(rig);
+        int messages = rig.publish(ops, true, 0.1, 0);
+        for (double at : new double[] {0.3, 0.7}) {
+            progress(rig, messages, at);
+            rig.consumers.forEach(c -> c.proxy().cut());
+            hold(Duration.ofSeconds(2));
+            rig.consumers.forEach(c -> c.proxy().restore());
         }
+        return "consumers' broker connections cut 2x for 2 s";
     }
 
-    /** Waits (bounded) until {@code share} of the messages were handled. */
-    private static void progress(ChaosRig rig, int messages, double share) {
-        Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(50))
-                .until(() -> rig.handled() >= messages * share);
+    /** 60 poison messages of every kind among the operations. */
+    static String poison(ChaosRig rig, List<Operation> ops) {
+        standardConsumersAndFeeders(rig);
+        rig.publish(ops, true, 0.1, 60);
+        return "60 poison messages of 9 kinds";
     }
 
-    /** How long a fault lasts: the fault's duration, not a wait for anything. */
-    private static void hold(Duration duration) {
-        LockSupport.parkNanos(duration.toNanos());
+    /** A disk alarm raised mid-drain (publishing blocked for everyone), 90% drained in it, 20 poison held. */
+    static String resourceAlarm(ChaosRig rig, List<Operation> ops) throws Exception {
+        int messages = rig.publish(ops, true, 0.1, 20);
+        standardConsumersAndFeeders(rig);
+        progress(rig, messages, 0.2);
+        try (DiskAlarm alarm = DiskAlarm.raise(rig.rabbit)) {
+            // publishing is blocked for everyone; consuming must go on, poison held unacked
+            progress(rig, messages, 0.9);
+        }
+        return "disk alarm raised mid-drain, 90% drained in it, 20 poison";
     }
 
     private static Process consume(MongoBackend mongo, RabbitBackend rabbit, String database, String queue, Path log)

@@ -16,11 +16,13 @@ import org.awaitility.Awaitility;
  */
 final class DiskAlarm implements AutoCloseable {
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(60);
+    private final RabbitBackend rabbit;
     private final String originalLimit;
     private final Thread restoreOnExit;
     private boolean closed;
 
-    private DiskAlarm(String originalLimit) {
+    private DiskAlarm(RabbitBackend rabbit, String originalLimit) {
+        this.rabbit = rabbit;
         this.originalLimit = originalLimit;
         this.restoreOnExit = new Thread(this::restore, "restore-rabbitmq-disk-limit");
     }
@@ -33,22 +35,22 @@ final class DiskAlarm implements AutoCloseable {
         return dev.orderless.testing.rabbit.LocalRabbitMq.unusable(rabbit);   // never the alarm of a broker not under test
     }
 
-    /** Raises the alarm and waits (bounded) until the broker reports it. */
-    static DiskAlarm raise() throws IOException {
-        String limit = ctl("eval", "rabbit_disk_monitor:get_disk_free_limit().").strip();
+    /** Raises the alarm on {@code rabbit} and waits (bounded) until the broker reports it. */
+    static DiskAlarm raise(RabbitBackend rabbit) throws IOException {
+        String limit = ctl(rabbit, "eval", "rabbit_disk_monitor:get_disk_free_limit().").strip();
         if (!limit.matches("\\d+")) {
             throw new IOException("unexpected disk free limit from rabbitmqctl: " + limit);
         }
-        DiskAlarm alarm = new DiskAlarm(limit);
+        DiskAlarm alarm = new DiskAlarm(rabbit, limit);
         Runtime.getRuntime().addShutdownHook(alarm.restoreOnExit);
-        ctl("set_disk_free_limit", "10000GB");
+        ctl(rabbit, "set_disk_free_limit", "10000GB");
         Awaitility.await("disk alarm raised").atMost(COMMAND_TIMEOUT).pollInterval(Duration.ofMillis(500))
-                .until(DiskAlarm::active);
+                .until(alarm::active);
         return alarm;
     }
 
-    static boolean active() throws IOException {
-        return ctl("eval", "rabbit_alarm:get_alarms().").contains("disk");
+    boolean active() throws IOException {
+        return ctl(rabbit, "eval", "rabbit_alarm:get_alarms().").contains("disk");
     }
 
     /** Puts the original limit back and waits (bounded) until the alarm clears. */
@@ -70,7 +72,7 @@ final class DiskAlarm implements AutoCloseable {
 
     private void restore() {
         try {
-            ctl("set_disk_free_limit", originalLimit);
+            ctl(rabbit, "set_disk_free_limit", originalLimit);
         } catch (IOException | RuntimeException e) {
             System.err.println("[alarm] could not restore RabbitMQ's disk free limit to " + originalLimit
                     + ": run `rabbitmqctl set_disk_free_limit " + originalLimit + "` (" + e.getMessage() + ")");

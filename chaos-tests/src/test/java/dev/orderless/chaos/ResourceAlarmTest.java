@@ -74,7 +74,7 @@ class ResourceAlarmTest {
         long publishFailedAfterMillis;
         String publishFailure;
         double held;
-        try (DiskAlarm alarm = DiskAlarm.raise();
+        try (DiskAlarm alarm = DiskAlarm.raise(rabbit);
              OperationConsumer consumer = OperationConsumer.builder(cf, GuardedApplier.create(entities, SCHEMA))
                      .options(ConsumerOptions.ofDefaults(queue).withConcurrency(2).withPrefetch(50)).meters(meters)
                      .brokerBlocking(blocking).start()) {

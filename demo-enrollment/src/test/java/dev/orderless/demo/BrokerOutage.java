@@ -31,7 +31,7 @@ abstract class BrokerOutage implements AutoCloseable {
 
     /** Stops the broker itself where rabbitmqctl controls exactly that broker; else cuts a proxy to it. */
     static BrokerOutage of(RabbitBackend rabbit) {
-        return dev.orderless.testing.rabbit.LocalRabbitMq.unusable(rabbit).isEmpty() ? new Stopped(rabbit.uri())
+        return dev.orderless.testing.rabbit.LocalRabbitMq.unusable(rabbit).isEmpty() ? new Stopped(rabbit)
                 : new Cut(rabbit.uri());
     }
 
@@ -47,12 +47,14 @@ abstract class BrokerOutage implements AutoCloseable {
 
     /** The real RabbitMQ, stopped with rabbitmqctl. */
     private static final class Stopped extends BrokerOutage {
+        private final RabbitBackend rabbit;
         private final URI uri;
-        private final Thread restartOnExit = new Thread(Stopped::startApp, "restart-rabbitmq");
+        private final Thread restartOnExit = new Thread(this::startApp, "restart-rabbitmq");
         private boolean stopped;
 
-        Stopped(URI uri) {
-            this.uri = uri;
+        Stopped(RabbitBackend rabbit) {
+            this.rabbit = rabbit;
+            this.uri = rabbit.uri();
         }
 
         @Override
@@ -64,7 +66,7 @@ abstract class BrokerOutage implements AutoCloseable {
         void stop() throws IOException {
             Runtime.getRuntime().addShutdownHook(restartOnExit);
             stopped = true;
-            ctl("stop_app");
+            ctl(rabbit, "stop_app");
             Awaitility.await("RabbitMQ stopped").atMost(COMMAND_TIMEOUT).until(() -> !answers(uri.getHost(), port()));
         }
 
@@ -74,7 +76,7 @@ abstract class BrokerOutage implements AutoCloseable {
                 return;
             }
             stopped = false;
-            ctl("start_app");
+            ctl(rabbit, "start_app");
             try {
                 Runtime.getRuntime().removeShutdownHook(restartOnExit);
             } catch (IllegalStateException e) {
@@ -87,9 +89,9 @@ abstract class BrokerOutage implements AutoCloseable {
             return uri.getPort() > 0 ? uri.getPort() : 5672;
         }
 
-        private static void startApp() {
+        private void startApp() {
             try {
-                ctl("start_app");
+                ctl(rabbit, "start_app");
             } catch (IOException e) {
                 System.err.println("[outage] could not start RabbitMQ again: run `rabbitmqctl start_app` (" + e.getMessage() + ")");
             }

@@ -34,14 +34,6 @@ class BrokerVersionsTest {
     private String queue;
     private int major;
 
-    @org.junit.jupiter.api.BeforeAll
-    static void sayWhereRabbitMq4Is() {
-        if (System.getenv("RABBITMQ4_URI") == null) {
-            System.out.println("[broker] RABBITMQ4_URI is not set: the broker tests on RabbitMQ 4 are skipped"
-                    + " (.ci/run starts one with ../shared/tools/rabbitmq4.sh and sets it)");
-        }
-    }
-
     @BeforeEach
     void setUp(ConnectionFactory cf) {
         this.cf = cf;

@@ -31,7 +31,7 @@ class ConsumerEndToEndTest {
         run(cf, db, 50);
     }
 
-    private static void run(ConnectionFactory cf, MongoDatabase db, int batch) throws Exception {
+    static void run(ConnectionFactory cf, MongoDatabase db, int batch) throws Exception {
         long seed = Long.getLong("orderless.seed", System.nanoTime());
         Random random = new Random(seed);
         List<Operation> history = Histories.operations(Histories.steps(random, 5000, 5000, 200), "s");

@@ -1,6 +1,7 @@
 package dev.orderless.backends.rabbit;
 
 import dev.orderless.backends.Backends;
+import java.net.URI;
 import java.util.Optional;
 
 /**
@@ -10,7 +11,20 @@ import java.util.Optional;
  * Broker-J in this JVM on a free loopback port.
  */
 public final class RabbitBackends {
+    /** The setting naming a RabbitMQ 4 beside the broker of {@code RABBITMQ_URI}, for the tests that run on both. */
+    public static final String RABBITMQ4_URI = "RABBITMQ4_URI";
+
     private RabbitBackends() {
+    }
+
+    /** The RabbitMQ 4 that {@value #RABBITMQ4_URI} names (system property or environment variable), if any. */
+    public static Optional<URI> rabbitMq4() {
+        return Backends.setting(RABBITMQ4_URI, System.getenv()).map(URI::create);
+    }
+
+    /** The RabbitMQ 4 that {@value #RABBITMQ4_URI} names, if any; not closed by its user (not ours to stop). */
+    public static Optional<RabbitBackend> rabbitMq4Backend() {
+        return Backends.setting(RABBITMQ4_URI, System.getenv()).map(ExternalRabbit::new);
     }
 
     /** The AMQP broker this process should use; see the class comment for the order of choice. */

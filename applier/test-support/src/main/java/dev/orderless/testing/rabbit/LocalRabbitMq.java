@@ -1,6 +1,8 @@
 package dev.orderless.testing.rabbit;
 
+import dev.orderless.backends.Backends;
 import dev.orderless.backends.rabbit.RabbitBackend;
+import dev.orderless.backends.rabbit.RabbitBackends;
 import java.io.IOException;
 import java.net.URI;
 import java.util.List;
@@ -15,13 +17,16 @@ import java.util.regex.Pattern;
  * AMQP listener on the URI's port. A URI that points elsewhere (a demo's embedded broker on another port,
  * while a developer's own RabbitMQ runs on 5672) must never make a test stop the developer's broker.
  *
- * <p>Which {@code rabbitmqctl}: the setting {@value #RABBITMQCTL} (system property or environment variable), else
- * the one on the {@code PATH}. CI points it at the RabbitMQ 4 node's own when the broker tests run there.
+ * <p>Which {@code rabbitmqctl}: for the RabbitMQ 4 that {@value RabbitBackends#RABBITMQ4_URI} names, the setting
+ * {@value #RABBITMQ4_CTL}; for any other, the setting {@value #RABBITMQCTL}; else the one on the {@code PATH} (each
+ * setting a system property or an environment variable). CI sets both, as it runs the broker tests on both.
  */
 public final class LocalRabbitMq {
     private static final Pattern PORTS = Pattern.compile("\\[([0-9, ]*)]");
     /** The setting naming the {@code rabbitmqctl} to run. */
     public static final String RABBITMQCTL = "RABBITMQCTL";
+    /** The setting naming the {@code rabbitmqctl} of the RabbitMQ 4 node. */
+    public static final String RABBITMQ4_CTL = "RABBITMQ4_CTL";
 
     private LocalRabbitMq() {
     }
@@ -38,10 +43,11 @@ public final class LocalRabbitMq {
         }
         String listeners;
         try {
-            listeners = ctl("eval",
+            listeners = ctl(rabbit, "eval",
                     "[P || {listener, _, amqp, _, _, P, _} <- rabbit_networking:active_listeners()].");
         } catch (IOException e) {
-            return Optional.of("rabbitmqctl does not work here (" + RABBITMQCTL + " names another): " + e.getMessage());
+            return Optional.of("rabbitmqctl does not work here (" + RABBITMQCTL + " or " + RABBITMQ4_CTL + " names"
+                    + " another): " + e.getMessage());
         }
         Matcher ports = PORTS.matcher(listeners);
         int port = uri.getPort() < 0 ? 5672 : uri.getPort();
@@ -53,10 +59,11 @@ public final class LocalRabbitMq {
         return Optional.empty();
     }
 
-    /** Runs {@code rabbitmqctl} (see the class comment for which) with {@code args}, bounded; its output. */
-    public static String ctl(String... args) throws IOException {
+    /** Runs the {@code rabbitmqctl} of {@code rabbit} (see the class comment) with {@code args}, bounded; its output. */
+    public static String ctl(RabbitBackend rabbit, String... args) throws IOException {
         String[] command = new String[args.length + 1];
-        command[0] = dev.orderless.backends.Backends.setting(RABBITMQCTL, System.getenv()).orElse("rabbitmqctl");
+        boolean four = RabbitBackends.rabbitMq4().map(uri -> uri.equals(rabbit.uri())).orElse(false);
+        command[0] = Backends.setting(four ? RABBITMQ4_CTL : RABBITMQCTL, System.getenv()).orElse("rabbitmqctl");
         System.arraycopy(args, 0, command, 1, args.length);
         return run(command);
     }

@@ -1,0 +1,67 @@
+package dev.orderless.chaos;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.mongodb.client.MongoDatabase;
+import dev.orderless.backends.MongoBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
+import dev.orderless.testing.MongoExtension;
+import dev.orderless.testing.rabbit.OnRabbitMq4;
+import dev.orderless.testing.rabbit.RabbitExtension;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+
+/**
+ * The chaos scenarios that involve the broker, on RabbitMQ 4.0 (CONTRIBUTING.md says why these): consumers
+ * killed, connections cut, poison, a resource alarm. It runs beside the classes on RabbitMQ 3.x
+ * ({@link Execution} concurrent; they share no broker and no queue), its scenarios one after another.
+ */
+@OnRabbitMq4
+@ExtendWith({MongoExtension.class, RabbitExtension.class})
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("rabbitmq-4")   // a lock on the class runs its scenarios in one thread, one at a time
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ChaosOnRabbitMq4Test {
+    private static final Scenarios SCENARIOS = new Scenarios("on RabbitMQ 4 (RABBITMQ4_URI), over AMQP 0-9-1");
+
+    @AfterAll
+    static void summary() {
+        SCENARIOS.print();
+    }
+
+    @Test
+    @Order(1)
+    void consumers_killed_mid_flight(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        SCENARIOS.run("consumers killed", 3, m, r, cf, db, ChaosSuiteTest::consumersKilled);
+    }
+
+    @Test
+    @Order(2)
+    void rabbitmq_connection_cut_and_restored(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        SCENARIOS.run("RabbitMQ connection cut", 5, m, r, cf, db, ChaosSuiteTest::rabbitMqCut);
+    }
+
+    @Test
+    @Order(3)
+    void poison_messages(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        SCENARIOS.run("poison", 8, m, r, cf, db, ChaosSuiteTest::poison);
+    }
+
+    @Test
+    @Order(4)
+    void broker_resource_alarm(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        Optional<String> unavailable = DiskAlarm.unavailable(r);
+        unavailable.ifPresent(why -> SCENARIOS.skipped("broker resource alarm", why));
+        assumeTrue(unavailable.isEmpty(), () -> unavailable.orElse(""));
+        SCENARIOS.run("broker resource alarm", 10, m, r, cf, db, ChaosSuiteTest::resourceAlarm);
+    }
+}
