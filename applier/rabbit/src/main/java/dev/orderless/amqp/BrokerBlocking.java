@@ -1,6 +1,7 @@
 package dev.orderless.amqp;
 
 import com.rabbitmq.client.BlockedListener;
+import dev.orderless.amqp.internal.ConsumerMetrics;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

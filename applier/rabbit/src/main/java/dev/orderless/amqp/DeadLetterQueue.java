@@ -5,6 +5,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.TransientException;
+import dev.orderless.amqp.internal.ConsumerMetrics;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -85,7 +86,7 @@ public final class DeadLetterQueue {
     static {
         Set<String> kinds = new TreeSet<>();
         for (ConsumerMetrics.DeadLetterReason reason : ConsumerMetrics.DeadLetterReason.values()) {
-            kinds.add(reason.name().toLowerCase(Locale.ROOT));
+            kinds.add(reason.tag());
         }
         kinds.add(UNKNOWN_KIND);
         KINDS = Collections.unmodifiableSet(kinds);

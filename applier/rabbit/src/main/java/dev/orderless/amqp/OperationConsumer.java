@@ -1,6 +1,12 @@
 package dev.orderless.amqp;
 
 import dev.orderless.InvalidConfigurationException;
+import dev.orderless.amqp.internal.Applying;
+import dev.orderless.amqp.internal.ApplyingHandler;
+import dev.orderless.amqp.internal.BatchApplyingHandler;
+import dev.orderless.amqp.internal.ConsumeObservations;
+import dev.orderless.amqp.internal.ConsumerMetrics;
+import dev.orderless.amqp.internal.RetryPause;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.history.History;
 import dev.orderless.history.RecordingApplier;
@@ -22,7 +28,7 @@ import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 /**
  * N competing consumers on one queue, each applying messages with a {@link GuardedApplier}. The Spring
  * AMQP container owns the threads and the channels; acks are manual and sent only after MongoDB
- * acknowledged the write (see {@link ApplyingListener} for what happens to each delivery).
+ * acknowledged the write (see {@link ApplyingHandler} for what happens to each delivery).
  *
  * <pre>
  * OperationConsumer consumer = OperationConsumer.builder(connectionFactory, applier)
@@ -214,9 +220,8 @@ public final class OperationConsumer implements AutoCloseable {
             DeadLetterRecoverer dlq = recoverer != null ? recoverer : publisher;
             ConsumerMetrics metrics = new ConsumerMetrics(meters, options.queue());
             Applying applying = history == null ? Applying.by(applier) : Applying.recorded(history.recording(applier));
-            ApplyingListener listener = new ApplyingListener(applier, applying, decoder, dlq, options,
-                    metrics, new RetryPause(options.backoff(), stop),
-                    new ConsumeObservations(observations, options.queue()));
+            ApplyingHandler handler = new ApplyingHandler(applier, applying, decoder, options, metrics,
+                    new RetryPause(options.backoff(), stop), new ConsumeObservations(observations, options.queue()));
             SimpleMessageListenerContainer container = container();
             container.setBeanName("orderless-" + options.queue());
             container.setQueueNames(options.queue());
@@ -234,10 +239,10 @@ public final class OperationConsumer implements AutoCloseable {
                 // both: the whole batch and each poll in it, so a lone message waits about this long, at most twice it
                 container.setReceiveTimeout(options.batchReceiveTimeout().toMillis());
                 container.setBatchReceiveTimeout(options.batchReceiveTimeout().toMillis());
-                container.setMessageListener(new BatchApplyingListener(listener));
+                container.setMessageListener(ChannelListeners.batch(new BatchApplyingHandler(handler), dlq));
             } else {
                 container.setConsumerBatchEnabled(false);   // a factory's batching must not meet a per-message listener
-                container.setMessageListener(listener);
+                container.setMessageListener(ChannelListeners.single(handler, dlq));
             }
             container.setDefaultRequeueRejected(true);
             container.afterPropertiesSet();

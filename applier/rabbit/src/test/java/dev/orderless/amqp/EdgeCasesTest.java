@@ -15,6 +15,7 @@ import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.Indexes;
 import dev.orderless.Backoff;
 import dev.orderless.InvalidConfigurationException;
+import dev.orderless.amqp.internal.ConsumerMetrics;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Outcome;

@@ -1,4 +1,4 @@
-package dev.orderless.amqp;
+package dev.orderless.amqp.internal;
 
 import dev.orderless.Backoff;
 import java.util.concurrent.CountDownLatch;
@@ -8,17 +8,17 @@ import java.util.concurrent.TimeUnit;
  * The consumer's pauses between retries: as long as {@link Backoff#pause(int)} says, ended at once by the
  * consumer's stop signal.
  */
-final class RetryPause {
+public final class RetryPause {
     private final Backoff backoff;
     private final CountDownLatch stop;
 
-    RetryPause(Backoff backoff, CountDownLatch stop) {
+    public RetryPause(Backoff backoff, CountDownLatch stop) {
         this.backoff = backoff;
         this.stop = stop;
     }
 
     /** Sleeps for the pause after {@code attempt} failures (1-based); false if stopping or interrupted. */
-    boolean pause(int attempt) {
+    public boolean pause(int attempt) {
         try {
             // a count that wrapped after 2^31 retries (weeks of an outage) is still very many: the longest pause
             return !stop.await(backoff.pause(attempt < 1 ? Integer.MAX_VALUE : attempt).toNanos(), TimeUnit.NANOSECONDS);
@@ -28,7 +28,7 @@ final class RetryPause {
         }
     }
 
-    boolean stopping() {
+    public boolean stopping() {
         return stop.getCount() == 0;
     }
 }

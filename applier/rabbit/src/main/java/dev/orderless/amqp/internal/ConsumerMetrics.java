@@ -1,4 +1,4 @@
-package dev.orderless.amqp;
+package dev.orderless.amqp.internal;
 
 import dev.orderless.CannotApplyException;
 import dev.orderless.apply.Outcome;
@@ -22,12 +22,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       dead-letter publish that failed);
  *   <li>{@code orderless.consume.holding{queue}} (a gauge): messages held now, retried after a failure.
  * </ul>
- * Registered elsewhere: {@code orderless.consume.dead_letters.held{queue}} ({@link DeadLetterPublisher})
- * and {@code orderless.amqp.blocked.*} ({@link BrokerBlocking}).
+ * Registered elsewhere: {@code orderless.consume.dead_letters.held{queue}} ({@code DeadLetterPublisher})
+ * and {@code orderless.amqp.blocked.*} ({@code BrokerBlocking}).
  */
-final class ConsumerMetrics {
-    enum DeadLetterReason {
+public final class ConsumerMetrics {
+    /** Why a message was dead-lettered: its {@code reason} tag, and the kind a letter carries. */
+    public enum DeadLetterReason {
         BAD_INPUT, UNKNOWN_FIELD, OVERSIZED, BEYOND_HORIZON, NO_PROGRESS, TOO_LARGE, HELD_TOO_LONG;
+
+        /** As tag and letter kind: {@code bad_input}, {@code held_too_long}, ... */
+        public String tag() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
 
         static DeadLetterReason of(CannotApplyException.Kind kind) {
             return switch (kind) {
@@ -45,14 +51,14 @@ final class ConsumerMetrics {
     private final Counter requeued;
     private final AtomicInteger holding = new AtomicInteger();
 
-    ConsumerMetrics(MeterRegistry meters, String queue) {
+    public ConsumerMetrics(MeterRegistry meters, String queue) {
         for (Outcome outcome : Outcome.values()) {
             outcomes.put(outcome, Counter.builder("orderless.consume.outcomes").tag("queue", queue)
                     .tag("outcome", outcome.tag()).register(meters));
         }
         for (DeadLetterReason reason : DeadLetterReason.values()) {
             deadLettered.put(reason, Counter.builder("orderless.consume.dead_lettered").tag("queue", queue)
-                    .tag("reason", reason.name().toLowerCase(java.util.Locale.ROOT)).register(meters));
+                    .tag("reason", reason.tag()).register(meters));
         }
         retried = Counter.builder("orderless.consume.retried").tag("queue", queue).register(meters);
         requeued = Counter.builder("orderless.consume.requeued").tag("queue", queue).register(meters);
@@ -65,7 +71,7 @@ final class ConsumerMetrics {
      * gauge was registered with, so a consumer restarted on the same registry would report its dead
      * predecessor for ever. The latest instance reports.
      */
-    static void withoutGauge(MeterRegistry meters, String name, String tag, String value) {
+    public static void withoutGauge(MeterRegistry meters, String name, String tag, String value) {
         meters.find(name).tag(tag, value).gauges().forEach(meters::remove);
     }
 
@@ -78,7 +84,7 @@ final class ConsumerMetrics {
     }
 
     /** Messages held now: failed once, retried until applied, dead-lettered or handed back. */
-    int holding() {
+    public int holding() {
         return holding.get();
     }
 

@@ -1,4 +1,4 @@
-package dev.orderless.amqp;
+package dev.orderless.amqp.internal;
 
 import dev.orderless.apply.BatchResult;
 import dev.orderless.apply.GuardedApplier;
@@ -11,7 +11,7 @@ import java.util.List;
  * What a listener does with a decoded operation: apply it, or, with the history on, record it and then
  * apply it ({@link RecordingApplier}). Same outcomes, refusals and failures either way.
  */
-interface Applying {
+public interface Applying {
     Outcome apply(Operation op);
 
     List<BatchResult> applyAll(List<Operation> ops);

@@ -1,6 +1,5 @@
-package dev.orderless.amqp;
+package dev.orderless.amqp.internal;
 
-import com.rabbitmq.client.Channel;
 import dev.orderless.apply.BatchResult;
 import dev.orderless.apply.Operation;
 import io.micrometer.observation.Observation;
@@ -10,46 +9,44 @@ import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.amqp.core.Message;
-import org.springframework.amqp.rabbit.listener.api.ChannelAwareBatchMessageListener;
 
 /**
- * Batch mode: the messages a consumer took together ({@link ConsumerOptions#batchSize()}) applied with
- * one {@link GuardedApplier#applyAll}, each settled on its own. Every message ends as in the
- * per-message mode, which it reuses:
+ * Batch mode: the deliveries a consumer took together ({@link dev.orderless.amqp.ConsumerOptions#batchSize()})
+ * applied with one {@link dev.orderless.apply.GuardedApplier#applyAll}, each settled on its own. Every message
+ * ends as in the per-message mode ({@link ApplyingHandler}), which it reuses:
  *
  * <ol>
- *   <li>Too large or undecodable: dead-lettered, as {@link ApplyingListener} does.
- *   <li>The rest: one {@code applyAll} (with the history on, recorded first with one insert). An outcome is acked (or dead-lettered beyond the horizon); a
- *       refusal is dead-lettered with its reason; each ack follows MongoDB's acknowledgement of the
- *       bulk write and of any writes after it.
+ *   <li>Too large or undecodable: dead-lettered, as {@link ApplyingHandler} does.
+ *   <li>The rest: one {@code applyAll} (with the history on, recorded first with one insert). An outcome is
+ *       accepted (or dead-lettered beyond the horizon); a refusal is dead-lettered with its reason; each
+ *       acceptance follows MongoDB's acknowledgement of the bulk write and of any writes after it.
  *   <li>A message that failed (transient, or a configuration refusal) takes the per-message path, with
- *       its pauses, its hold clock and {@link ConsumerOptions#maxHold()}: one slow message never holds the
- *       others of its batch, which are settled first.
- *   <li>Stopping before the apply hands the whole batch back unacked.
+ *       its pauses, its hold clock and {@link dev.orderless.amqp.ConsumerOptions#maxHold()}: one slow
+ *       message never holds the others of its batch, which are settled first.
+ *   <li>Stopping before the apply hands the whole batch back.
  * </ol>
  */
-final class BatchApplyingListener implements ChannelAwareBatchMessageListener {
-    private static final Logger log = LoggerFactory.getLogger(BatchApplyingListener.class);
+public final class BatchApplyingHandler {
+    private static final Logger log = LoggerFactory.getLogger(BatchApplyingHandler.class);
 
-    private final ApplyingListener single;
+    private final ApplyingHandler single;
 
-    BatchApplyingListener(ApplyingListener single) {
+    public BatchApplyingHandler(ApplyingHandler single) {
         this.single = single;
     }
 
-    @Override
-    public void onMessageBatch(List<Message> messages, Channel channel) {
+    /** Decodes, applies and settles the deliveries a consumer took together (see the class comment). */
+    public void handle(List<? extends Delivery> messages) {
         ConsumeObservations observations = single.observations();
-        List<Message> decoded = new ArrayList<>();
+        List<Delivery> decoded = new ArrayList<>();
         List<Operation> ops = new ArrayList<>();
         List<Observation> observed = new ArrayList<>();
         try {
-            for (Message message : messages) {
+            for (Delivery message : messages) {
                 Observation observation = observations.consume(message);
                 Optional<Operation> op;
                 try (Observation.Scope scope = observation.openScope()) {
-                    op = single.decode(message, channel);
+                    op = single.decode(message);
                 } catch (RuntimeException e) {
                     observation.error(e);
                     observation.stop();
@@ -69,8 +66,7 @@ final class BatchApplyingListener implements ChannelAwareBatchMessageListener {
             if (single.stopping()) {
                 for (int i = 0; i < ops.size(); i++) {
                     int at = i;
-                    in(observed.get(i), () -> single.requeue(channel, decoded.get(at).getMessageProperties()
-                            .getDeliveryTag(), ops.get(at)));
+                    in(observed.get(i), () -> single.requeue(decoded.get(at), ops.get(at)));
                 }
                 return;
             }
@@ -81,29 +77,29 @@ final class BatchApplyingListener implements ChannelAwareBatchMessageListener {
                 log.warn("batch of {} not applied ({}); applying its messages one by one", ops.size(), e.toString());
                 for (int i = 0; i < ops.size(); i++) {
                     int at = i;
-                    in(observed.get(i), () -> single.applyHolding(decoded.get(at), channel, ops.get(at)));
+                    in(observed.get(i), () -> single.applyHolding(decoded.get(at), ops.get(at)));
                 }
                 return;
             }
             List<Integer> failed = new ArrayList<>();
             for (int i = 0; i < results.size(); i++) {
                 BatchResult result = results.get(i);
-                Message message = decoded.get(i);
+                Delivery message = decoded.get(i);
                 if (result instanceof BatchResult.Done done) {
                     single.mongoAnswered();
-                    in(observed.get(i), () -> single.settleOutcome(message, channel, done.op(), done.outcome()));
+                    in(observed.get(i), () -> single.settleOutcome(message, done.op(), done.outcome()));
                 } else if (result instanceof BatchResult.Refused refused) {
-                    in(observed.get(i), () -> single.refuse(message, channel, refused.reason()));
+                    in(observed.get(i), () -> single.refuse(message, refused.reason()));
                 } else {
                     failed.add(i);
                 }
             }
             for (int i : failed) {
-                in(observed.get(i), () -> single.applyHolding(decoded.get(i), channel, ops.get(i)));
+                in(observed.get(i), () -> single.applyHolding(decoded.get(i), ops.get(i)));
             }
         } catch (IOException e) {
-            // the channel is gone: the broker redelivers whatever is unacked
-            log.warn("batch of {} on a closed channel ({}): the broker redelivers what was not acked", ops.size(),
+            // the connection is gone: the broker redelivers whatever is not settled
+            log.warn("batch of {} on a closed connection ({}): the broker redelivers what was not settled", ops.size(),
                     e.toString());
         } finally {
             observed.forEach(Observation::stop);   // each ends with its batch, the time its consumer thread spent

@@ -1,4 +1,4 @@
-package dev.orderless.amqp;
+package dev.orderless.amqp.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.orderless.amqp;
+package dev.orderless.amqp.internal;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -6,7 +6,6 @@ import io.micrometer.observation.transport.ReceiverContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
-import org.springframework.amqp.core.Message;
 
 /**
  * Micrometer observations of the consumer, so a trace crosses publish, broker and apply:
@@ -24,21 +23,21 @@ import org.springframework.amqp.core.Message;
  * ends when its batch is settled, the time its consumer thread spent on it.
  * With no registry given, {@link ObservationRegistry#NOOP}: nothing is recorded, nothing is allocated.
  */
-final class ConsumeObservations {
-    static final String CONSUME = "orderless.consume";
-    static final String APPLY = "orderless.apply";
+public final class ConsumeObservations {
+    public static final String CONSUME = "orderless.consume";
+    public static final String APPLY = "orderless.apply";
 
     private final ObservationRegistry registry;
     private final String queue;
 
-    ConsumeObservations(ObservationRegistry registry, String queue) {
+    public ConsumeObservations(ObservationRegistry registry, String queue) {
         this.registry = registry;
         this.queue = queue;
     }
 
     /** Starts the observation of one delivered message; the caller stops it once the message is settled. */
-    Observation consume(Message message) {
-        return Observation.createNotStarted(CONSUME, () -> receiving(message), registry)
+    Observation consume(Delivery delivery) {
+        return Observation.createNotStarted(CONSUME, () -> receiving(delivery), registry)
                 .contextualName(queue + " process")
                 .lowCardinalityKeyValue("orderless.queue", queue)
                 .start();
@@ -93,12 +92,9 @@ final class ConsumeObservations {
         }
     }
 
-    private static ReceiverContext<Message> receiving(Message message) {
-        ReceiverContext<Message> context = new ReceiverContext<>((carrier, key) -> {
-            Object value = carrier.getMessageProperties().getHeader(key);
-            return value == null ? null : value.toString();
-        });
-        context.setCarrier(message);
+    private static ReceiverContext<Delivery> receiving(Delivery delivery) {
+        ReceiverContext<Delivery> context = new ReceiverContext<>((carrier, key) -> carrier.header(key).orElse(null));
+        context.setCarrier(delivery);
         context.setRemoteServiceName("RabbitMQ");
         return context;
     }

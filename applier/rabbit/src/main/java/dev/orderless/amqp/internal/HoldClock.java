@@ -1,4 +1,4 @@
-package dev.orderless.amqp;
+package dev.orderless.amqp.internal;
 
 import dev.orderless.TransientException;
 import dev.orderless.apply.GuardedApplier;
@@ -32,7 +32,7 @@ import java.util.function.BooleanSupplier;
  * says down, a message holds without limit (nothing is dead-lettered in an outage, and the consumer
  * resumes by itself).
  */
-final class HoldClock {
+public final class HoldClock {
     private final BooleanSupplier probe;
     private final long maxHoldNanos;
     private final AtomicLong completed = new AtomicLong();

@@ -1,0 +1,32 @@
+package dev.orderless.amqp.internal;
+
+import java.io.IOException;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * One message delivered to a consumer and the ways to settle it: the seam between the apply logic
+ * ({@link ApplyingHandler}) and a protocol. AMQP 0-9-1 settles on the consumer's channel (ack, nack, and a
+ * dead letter republished by the recoverer); AMQP 1.0 with the outcomes the broker understands (accepted,
+ * released, and a rejection the broker dead-letters itself with the reason as annotations). Each delivery
+ * is settled once.
+ */
+public interface Delivery {
+    byte[] body();
+
+    /** A header (0-9-1) or application property or annotation (1.0) the publisher set, as text: the trace context. */
+    Optional<String> header(String name);
+
+    /** Done with it: applied or found stale. */
+    void accept() throws IOException;
+
+    /** Not handled: back to the queue, for this or another consumer (stopping). */
+    void requeue() throws IOException;
+
+    /**
+     * Moves it to the dead-letter queue with its reason's {@code kind} ({@code bad_input}, ...) and the one-line
+     * {@code reason}. Completes once the letter is there and this delivery settled (possibly later, from another
+     * thread); exceptionally, saying why, if the message went back to its queue instead, to come again.
+     */
+    CompletionStage<Void> deadLetter(String kind, String reason);
+}
