@@ -1,13 +1,17 @@
 package dev.orderless.chaos;
 
+import static dev.orderless.chaos.Scenarios.progress;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.mongodb.client.MongoDatabase;
+import dev.orderless.apply.Operation;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.rabbit.OnRabbitMq4;
 import dev.orderless.testing.rabbit.RabbitExtension;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -22,7 +26,7 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 
 /**
  * The chaos scenarios that involve the broker, on RabbitMQ 4.0 (CONTRIBUTING.md says why these): consumers
- * killed, connections cut, poison, a resource alarm. It runs beside the classes on RabbitMQ 3.x
+ * killed, connections cut, poison, a resource alarm; and the AMQP 1.0 consumer's, killed with poison about. It runs beside the classes on RabbitMQ 3.x
  * ({@link Execution} concurrent; they share no broker and no queue), its scenarios one after another.
  */
 @OnRabbitMq4
@@ -63,5 +67,34 @@ class ChaosOnRabbitMq4Test {
         unavailable.ifPresent(why -> SCENARIOS.skipped("broker resource alarm", why));
         assumeTrue(unavailable.isEmpty(), () -> unavailable.orElse(""));
         SCENARIOS.run("broker resource alarm", 10, m, r, cf, db, ChaosSuiteTest::resourceAlarm);
+    }
+
+    /**
+     * The AMQP 1.0 path: its consumers killed mid-drain (connections cut, then closed), poison among the
+     * messages. The broker dead-letters each poison message when a consumer settles it so, in one step, so
+     * however the kills fall, each is in the dead-letter queue exactly once, counting copies.
+     */
+    @Test
+    @Order(5)
+    void amqp_1_0_consumers_killed_mid_flight(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        SCENARIOS.run("AMQP 1.0 consumers killed", 14, m, r, cf, db, ChaosOnRabbitMq4Test::amqp10ConsumersKilled,
+                (rig, verdict) -> {
+                    assertThat(verdict.deadLetteredTwice()).as("poison dead-lettered more than once").isZero();
+                    return ", each dead-lettered once";
+                });
+    }
+
+    static String amqp10ConsumersKilled(ChaosRig rig, List<Operation> ops) {
+        rig.startAmqp10Consumer(2);
+        rig.startAmqp10Consumer(2);
+        rig.startFeeder("feeder-a");
+        rig.startFeeder("feeder-b");
+        int messages = rig.publish(ops, true, 0.2, 60);
+        for (double at : new double[] {0.25, 0.6}) {
+            progress(rig, messages, at);
+            rig.kill(rig.consumers.get(0));
+            rig.startAmqp10Consumer(2);
+        }
+        return "2 AMQP 1.0 consumers killed abruptly, 60 poison";
     }
 }

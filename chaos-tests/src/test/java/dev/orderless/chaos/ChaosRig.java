@@ -13,6 +13,7 @@ import dev.orderless.Backoff;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.amqp.QueueTopology;
+import dev.orderless.amqp10.Amqp10Consumer;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
@@ -72,16 +73,21 @@ final class ChaosRig implements AutoCloseable {
      * A consumer instance: its own proxy and connection to the broker, so it can be killed alone; a recording
      * one also has its own proxy and client to MongoDB ({@code mongo}), so that its writes can be hit alone.
      */
-    record Consumer(TcpProxy proxy, CachingConnectionFactory connection, OperationConsumer consumer,
+    record Consumer(TcpProxy proxy, AutoCloseable connection, AutoCloseable consumer,
                     java.util.Optional<TcpProxy> mongo, java.util.Optional<MongoClient> mongoClient) {
-        Consumer(TcpProxy proxy, CachingConnectionFactory connection, OperationConsumer consumer) {
+        Consumer(TcpProxy proxy, AutoCloseable connection, AutoCloseable consumer) {
             this(proxy, connection, consumer, java.util.Optional.empty(), java.util.Optional.empty());
         }
 
         /** Stops it (what it held goes back to the queue) and closes what it owns. */
         void close() {
-            consumer.close();
-            connection.destroy();
+            for (AutoCloseable owned : List.of(consumer, connection)) {
+                try {
+                    owned.close();
+                } catch (Exception e) {
+                    // a killed consumer's connection is already gone
+                }
+            }
             proxy.close();
             mongoClient.ifPresent(MongoClient::close);
             mongo.ifPresent(TcpProxy::close);
@@ -119,6 +125,8 @@ final class ChaosRig implements AutoCloseable {
     private final String mongoUri;
     /** Whether the scenario's consumers record in the history (then so do those that finish its drain). */
     private boolean recording;
+    /** Whether the scenario's consumers are AMQP 1.0 ones (then so are those that finish its drain). */
+    private boolean amqp10;
 
     ChaosRig(MongoBackend mongo, RabbitBackend rabbit, ConnectionFactory directRabbit, MongoDatabase direct, long seed) {
         this.seed = seed;
@@ -204,7 +212,31 @@ final class ChaosRig implements AutoCloseable {
                 .options(ConsumerOptions.ofDefaults(queue).withConcurrency(threads)
                         .withBackoff(Backoff.of(Duration.ofMillis(50), Duration.ofMillis(500))))
                 .meters(meters).start();
-        Consumer started = new Consumer(proxy, connection, consumer);
+        Consumer started = new Consumer(proxy, connection::destroy, consumer);
+        consumers.add(started);
+        return started;
+    }
+
+    /**
+     * A consumer over AMQP 1.0 (RabbitMQ 4 only), through a proxy of its own: its connection is its process's,
+     * as far as the broker sees.
+     */
+    Consumer startAmqp10Consumer(int threads) {
+        amqp10 = true;
+        URI uri = rabbit.uri();
+        TcpProxy proxy = TcpProxy.start(uri.getHost(), uri.getPort() < 0 ? 5672 : uri.getPort());
+        URI proxied = URI.create(uri.getScheme() + "://" + uri.getRawUserInfo() + "@127.0.0.1:" + proxy.port()
+                + uri.getRawPath());
+        com.rabbitmq.client.amqp.Environment environment = new com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder()
+                .connectionSettings().uri(proxied.toString()).environmentBuilder().build();
+        com.rabbitmq.client.amqp.Connection connection = environment.connectionBuilder().build();
+        GuardedApplier applier = GuardedApplier.create(this.proxied.getCollection(Enrollment.STUDENTS, BsonDocument.class),
+                Enrollment.STUDENT_SCHEMA, dev.orderless.apply.ApplierOptions.ofDefaults().withMeters(meters));
+        Amqp10Consumer consumer = Amqp10Consumer.builder(connection, applier)
+                .options(ConsumerOptions.ofDefaults(queue).withConcurrency(threads)
+                        .withBackoff(Backoff.of(Duration.ofMillis(50), Duration.ofMillis(500))))
+                .meters(meters).start();
+        Consumer started = new Consumer(proxy, environment::close, consumer);
         consumers.add(started);
         return started;
     }
@@ -234,7 +266,7 @@ final class ChaosRig implements AutoCloseable {
                         .withBackoff(Backoff.of(Duration.ofMillis(50), Duration.ofMillis(500))))
                 .history(history)
                 .meters(meters).start();
-        Consumer started = new Consumer(proxy, connection, consumer, java.util.Optional.of(mongo),
+        Consumer started = new Consumer(proxy, connection::destroy, consumer, java.util.Optional.of(mongo),
                 java.util.Optional.of(client));
         consumers.add(started);
         return started;
@@ -315,6 +347,8 @@ final class ChaosRig implements AutoCloseable {
             }
             if (recording) {
                 startRecordingConsumer(2);   // the scenario's history must hold every op applied
+            } else if (amqp10) {
+                startAmqp10Consumer(2);
             } else {
                 startConsumer(2);
             }

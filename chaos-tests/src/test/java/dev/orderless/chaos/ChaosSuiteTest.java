@@ -276,7 +276,7 @@ class ChaosSuiteTest {
             rig.kill(rig.consumers.get(0));   // and one killed anywhere in its loop
             rig.startRecordingConsumer(2);
             return "killed after " + recorded + " records, 0 applies; 1 more";
-        }, rig -> {
+        }, (rig, verdict) -> {
             // a rebuild of the whole collection from the history equals the live one
             MongoCollection<BsonDocument> rebuilt = rig.direct.getCollection("students_rebuilt", BsonDocument.class);
             Rebuild rebuild = rig.history().rebuild(GuardedApplier.create(rebuilt, Enrollment.STUDENT_SCHEMA));

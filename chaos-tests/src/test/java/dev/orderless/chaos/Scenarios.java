@@ -32,7 +32,7 @@ final class Scenarios {
 
     /** Checks after the verdict, for a scenario that has more to prove; returns what it adds to the summary. */
     interface After {
-        String check(ChaosRig rig) throws Exception;
+        String check(ChaosRig rig, ChaosRig.Verdict verdict) throws Exception;
     }
 
     private final String title;
@@ -45,7 +45,7 @@ final class Scenarios {
     }
 
     void run(String name, int index, MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db, Body body) {
-        run(name, index, m, r, cf, db, body, rig -> "");
+        run(name, index, m, r, cf, db, body, (rig, verdict) -> "");
     }
 
     void run(String name, int index, MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db, Body body,
@@ -61,7 +61,7 @@ final class Scenarios {
             String faults = body.run(rig, ops);
             rig.drain();
             ChaosRig.Verdict v = rig.verify(ops);
-            String more = v.diverged() == 0 && v.lost() == 0 ? after.check(rig) : "";
+            String more = v.diverged() == 0 && v.lost() == 0 ? after.check(rig, v) : "";
             double seconds = (System.nanoTime() - started) / 1e9;
             summary.add(String.format("%-26s %6d %8d  %-54s %8d %5d %6d of %-4d %6.1fs%s", name, ops.size(), v.published(),
                     faults + more, v.diverged(), v.lost(), v.deadLettered(), v.poison(), seconds,

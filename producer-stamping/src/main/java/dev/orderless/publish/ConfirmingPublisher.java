@@ -49,7 +49,7 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
  * (whether a message fits the connection, and resetting it after a client-side failure),
  * {@link SendObservation} (the observation of one send) and {@link dev.orderless.Backoff} (the pauses).
  */
-public final class ConfirmingPublisher {
+public final class ConfirmingPublisher implements OperationPublisher {
     private static final Logger log = LoggerFactory.getLogger(ConfirmingPublisher.class);
     /** The observation of one send (see {@link PublisherOptions#observations()}). */
     public static final String PUBLISH = "orderless.publish";
@@ -199,12 +199,8 @@ public final class ConfirmingPublisher {
         return options;
     }
 
-    /** Publishes one operation and returns once the broker confirmed it. */
-    public void publish(Operation op) {
-        publishAll(List.of(op));
-    }
-
     /** Publishes every operation and returns once the broker confirmed all of them. */
+    @Override
     public void publishAll(List<? extends Operation> ops) {
         List<Outgoing> outgoing = new ArrayList<>(ops.size());
         ops.forEach(op -> outgoing.add(new Outgoing(MessageIds.of(op), envelope.encode(op), Optional.of(op))));
@@ -215,6 +211,7 @@ public final class ConfirmingPublisher {
      * Publishes bodies exactly as given (for tools and tests: a demo that also sends bad input, say), with
      * the same confirms and re-sends.
      */
+    @Override
     public void publishRaw(List<byte[]> bodies) {
         List<Outgoing> outgoing = new ArrayList<>(bodies.size());
         for (int i = 0; i < bodies.size(); i++) {

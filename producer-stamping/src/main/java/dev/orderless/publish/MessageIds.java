@@ -12,11 +12,11 @@ import java.util.HexFormat;
  * string (at most 255 bytes), and an entity id may be up to 512 characters of any script, so an id built
  * from the entity itself could make an operation impossible to send.
  */
-final class MessageIds {
+public final class MessageIds {
     private MessageIds() {
     }
 
-    static String of(Operation op) {
+    public static String of(Operation op) {
         MessageDigest sha256;
         try {
             sha256 = MessageDigest.getInstance("SHA-256");

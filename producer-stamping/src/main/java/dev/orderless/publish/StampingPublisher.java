@@ -6,7 +6,8 @@ import dev.orderless.stamp.Stamper;
 import java.util.function.LongFunction;
 
 /**
- * Stamps, then publishes with confirms: what a web application calls instead of writing to MongoDB.
+ * Stamps, then publishes and waits until the broker took it (over AMQP 0-9-1 or 1.0, see
+ * {@link OperationPublisher}): what a web application calls instead of writing to MongoDB.
  *
  * <pre>
  * publisher.publish("student-17", seq -&gt; Operation.add("student-17", seq, "classes", "CS 101"));
@@ -14,9 +15,9 @@ import java.util.function.LongFunction;
  */
 public final class StampingPublisher {
     private final Stamper stamper;
-    private final ConfirmingPublisher publisher;
+    private final OperationPublisher publisher;
 
-    public StampingPublisher(Stamper stamper, ConfirmingPublisher publisher) {
+    public StampingPublisher(Stamper stamper, OperationPublisher publisher) {
         if (stamper == null || publisher == null) {
             throw new InvalidConfigurationException("stamping publisher: stamper and publisher are required");
         }
@@ -25,8 +26,8 @@ public final class StampingPublisher {
     }
 
     /**
-     * Stamps the next seq for {@code entity}, builds the operation with it, publishes it and waits for the
-     * broker's confirm.
+     * Stamps the next seq for {@code entity}, builds the operation with it, publishes it and waits until the
+     * broker took it.
      *
      * @return the operation as published
      * @throws PublishFailedException if the broker did not take it

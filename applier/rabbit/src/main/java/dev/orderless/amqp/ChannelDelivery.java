@@ -1,6 +1,7 @@
 package dev.orderless.amqp;
 
 import com.rabbitmq.client.Channel;
+import dev.orderless.amqp.internal.DeadLetterFields;
 import dev.orderless.amqp.internal.Delivery;
 import java.io.IOException;
 import java.util.Optional;
@@ -51,7 +52,7 @@ final class ChannelDelivery implements Delivery {
     @Override
     public CompletionStage<Void> deadLetter(String kind, String reason) {
         // the kind travels with the message, so any recoverer's letter carries it (DeadLetterQueue sorts by it)
-        message.getMessageProperties().setHeader(DeadLetterHeaders.REASON_KIND, kind);
+        message.getMessageProperties().setHeader(DeadLetterFields.REASON_KIND, kind);
         CompletableFuture<Void> sent;
         try {
             sent = recoverer.recover(message, channel, reason).toCompletableFuture();

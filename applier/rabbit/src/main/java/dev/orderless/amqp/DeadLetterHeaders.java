@@ -1,7 +1,21 @@
 package dev.orderless.amqp;
 
+import static dev.orderless.amqp.internal.DeadLetterFields.DEAD_LETTERED_AT;
+import static dev.orderless.amqp.internal.DeadLetterFields.EXCEPTION_MESSAGE;
+import static dev.orderless.amqp.internal.DeadLetterFields.LETTER_ID;
+import static dev.orderless.amqp.internal.DeadLetterFields.MAX_REASON;
+import static dev.orderless.amqp.internal.DeadLetterFields.ORIGINAL_EXCHANGE;
+import static dev.orderless.amqp.internal.DeadLetterFields.ORIGINAL_QUEUE;
+import static dev.orderless.amqp.internal.DeadLetterFields.ORIGINAL_ROUTING_KEY;
+import static dev.orderless.amqp.internal.DeadLetterFields.REASON;
+import static dev.orderless.amqp.internal.DeadLetterFields.REASON_KIND;
+import static dev.orderless.amqp.internal.DeadLetterFields.REPLAY_COUNT;
+import static dev.orderless.amqp.internal.DeadLetterFields.deadLetteredAt;
+import static dev.orderless.amqp.internal.DeadLetterFields.shortReason;
+
 import com.rabbitmq.client.AMQP;
 import dev.orderless.amqp.internal.AmqpEncoding;
+import dev.orderless.amqp.internal.DeadLetterFields;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
@@ -12,34 +26,24 @@ import org.springframework.amqp.core.MessageProperties;
 /**
  * What a dead letter carries: the original body, properties and headers, and these headers added:
  * <ul>
- *   <li>{@value #REASON}: why, one line, at most {@value #MAX_REASON} characters (a stack trace would
+ *   <li>{@value DeadLetterFields#REASON}: why, one line, at most {@value DeadLetterFields#MAX_REASON} characters (a stack trace would
  *       overflow the AMQP frame and make the republish itself fail);
- *   <li>{@value #REASON_KIND}: the reason's kind, {@code bad_input}, {@code oversized}, {@code beyond_horizon},
+ *   <li>{@value DeadLetterFields#REASON_KIND}: the reason's kind, {@code bad_input}, {@code oversized}, {@code beyond_horizon},
  *       {@code no_progress}, {@code too_large} or {@code held_too_long} (set by the consumer on the original);
- *   <li>{@value #ORIGINAL_QUEUE} and {@value #DEAD_LETTERED_AT}: the first time, so that replay's grace
+ *   <li>{@value DeadLetterFields#ORIGINAL_QUEUE} and {@value DeadLetterFields#DEAD_LETTERED_AT}: the first time, so that replay's grace
  *       counts from the first failure. A replayed letter that fails again keeps the time it carries, but
  *       only if that time is not in the future: a producer can set any header, and a date it set ahead
  *       must not make a letter look young ({@link #deadLetteredAt}). A date in the past only makes replay
  *       refuse the letter sooner, which loses nothing;
- *   <li>{@value #REPLAY_COUNT}, once {@link DeadLetterQueue} replayed it: how many times;
- *   <li>{@value #LETTER_ID}: names this publish, so a return from the broker finds its letter;
+ *   <li>{@value DeadLetterFields#REPLAY_COUNT}, once {@link DeadLetterQueue} replayed it: how many times;
+ *   <li>{@value DeadLetterFields#LETTER_ID}: names this publish, so a return from the broker finds its letter;
  *   <li>Spring AMQP's {@code RepublishMessageRecoverer} headers, which Spring tooling reads:
- *       {@value #EXCEPTION_MESSAGE} (the same one-line reason), {@value #ORIGINAL_EXCHANGE} and
- *       {@value #ORIGINAL_ROUTING_KEY} (where the message was published). No stack trace header: the
+ *       {@value DeadLetterFields#EXCEPTION_MESSAGE} (the same one-line reason), {@value DeadLetterFields#ORIGINAL_EXCHANGE} and
+ *       {@value DeadLetterFields#ORIGINAL_ROUTING_KEY} (where the message was published). No stack trace header: the
  *       reason is the whole story, and a stack trace could overflow the frame.
  * </ul>
  */
 final class DeadLetterHeaders {
-    static final String REASON = "x-orderless-reason";
-    static final String REASON_KIND = "x-orderless-reason-kind";
-    static final String REPLAY_COUNT = "x-orderless-replay-count";
-    static final String ORIGINAL_QUEUE = "x-orderless-original-queue";
-    static final String DEAD_LETTERED_AT = "x-orderless-dead-lettered-at";
-    static final String LETTER_ID = "x-orderless-dead-letter-id";
-    static final String EXCEPTION_MESSAGE = "x-exception-message";
-    static final String ORIGINAL_EXCHANGE = "x-original-exchange";
-    static final String ORIGINAL_ROUTING_KEY = "x-original-routingKey";
-    static final int MAX_REASON = 200;
 
     private DeadLetterHeaders() {
     }
@@ -112,29 +116,5 @@ final class DeadLetterHeaders {
         headers.put(DEAD_LETTERED_AT, deadLetteredAt(carriedAt, Instant.now()).toString());
         headers.put(LETTER_ID, id);
         return headers;
-    }
-
-    /**
-     * When a letter was first dead-lettered: the time it already carries if that is a time and not after
-     * {@code now}, else {@code now}. Trusting a header only in the direction that makes a letter older is
-     * what keeps a forged or copied header from getting a letter past replay's grace.
-     */
-    static Instant deadLetteredAt(Object carried, Instant now) {
-        if (carried != null) {
-            try {
-                Instant at = Instant.parse(carried.toString());
-                if (!at.isAfter(now)) {
-                    return at;
-                }
-            } catch (java.time.format.DateTimeParseException e) {
-                // not ours, or damaged: now is the first time orderless saw it fail
-            }
-        }
-        return now;
-    }
-
-    static String shortReason(String reason) {
-        String line = reason == null ? "unknown" : reason.replaceAll("[\\r\\n\\t]+", " ").strip();
-        return line.length() <= MAX_REASON ? line : line.substring(0, MAX_REASON - 3) + "...";
     }
 }

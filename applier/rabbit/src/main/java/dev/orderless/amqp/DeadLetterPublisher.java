@@ -6,6 +6,7 @@ import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.orderless.amqp.internal.AmqpEncoding;
 import dev.orderless.amqp.internal.ConsumerMetrics;
+import dev.orderless.amqp.internal.DeadLetterFields;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
@@ -174,7 +175,7 @@ final class DeadLetterPublisher implements DeadLetterRecoverer, AutoCloseable {
         Channel ch = factory.createConnection().getDelegate().createChannel();
         ch.confirmSelect();
         ch.addReturnListener(r -> {
-            Object id = r.getProperties().getHeaders() == null ? null : r.getProperties().getHeaders().get(DeadLetterHeaders.LETTER_ID);
+            Object id = r.getProperties().getHeaders() == null ? null : r.getProperties().getHeaders().get(DeadLetterFields.LETTER_ID);
             if (id != null) {
                 returned.put(id.toString(), r.getReplyText() + " (" + r.getReplyCode() + ")");
             }

@@ -6,6 +6,7 @@ import com.rabbitmq.client.GetResponse;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.TransientException;
 import dev.orderless.amqp.internal.ConsumerMetrics;
+import dev.orderless.amqp.internal.DeadLetterFields;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -31,13 +32,15 @@ import org.springframework.amqp.rabbit.core.RabbitAdmin;
 /**
  * The dead letters of one work queue, for whoever operates it: what is there, by kind of reason, and
  * sending some back to be applied again (after the cause was fixed: a schema that now declares the
- * field, a MongoDB role granted).
+ * field, a MongoDB role granted). Letters of both consumers are understood: the AMQP 0-9-1 consumer's
+ * republish (the reason in {@code x-orderless-*} headers), the AMQP 1.0 consumer's (the broker dead-lettered
+ * it, the reason in {@code x-opt-orderless-*} annotations beside {@code x-death}), and the broker's own.
  *
  * <ul>
  *   <li>{@link #list(int)} looks at the first letters and hands every one back, untouched (their order in
  *       the queue may change).
  *   <li>{@link #replay} moves letters of one kind (or every kind) to the work queue, each published with
- *       confirms and {@value DeadLetterHeaders#REPLAY_COUNT} one higher, and removed from the dead-letter
+ *       confirms and {@value DeadLetterFields#REPLAY_COUNT} one higher and without the reason it carried, and removed from the dead-letter
  *       queue only once the broker confirmed the copy: a failure leaves it where it was. A letter
  *       dead-lettered longer ago than the tombstone grace is refused and stays: its operation may be
  *       older than tombstones that were compacted since, so it could only end {@code beyond_horizon}.
@@ -116,7 +119,7 @@ public final class DeadLetterQueue {
         Map<String, List<String>> reasons = new LinkedHashMap<>();
         onChannel(channel -> walk(channel, Optional.empty(), max, letter -> {
             reasons.computeIfAbsent(kindOf(letter.getProps()), k -> new ArrayList<>())
-                    .add(header(letter.getProps(), DeadLetterHeaders.REASON).orElseGet(() -> brokerReason(letter.getProps())));
+                    .add(field(letter.getProps(), DeadLetterFields.REASON).orElseGet(() -> brokerReason(letter.getProps())));
             return true;   // closing the channel hands every letter back
         }));
         List<Kind> kinds = new ArrayList<>();
@@ -251,7 +254,7 @@ public final class DeadLetterQueue {
      */
     static Optional<Instant> firstDeadLettered(AMQP.BasicProperties props, Instant now) {
         List<Instant> known = new ArrayList<>();
-        header(props, DeadLetterHeaders.DEAD_LETTERED_AT).flatMap(DeadLetterQueue::instant)
+        field(props, DeadLetterFields.DEAD_LETTERED_AT).flatMap(DeadLetterQueue::instant)
                 .filter(at -> !at.isAfter(now)).ifPresent(known::add);
         Object deaths = props.getHeaders() == null ? null : props.getHeaders().get(X_DEATH);
         if (deaths instanceof List<?> list) {
@@ -268,8 +271,14 @@ public final class DeadLetterQueue {
 
     private static AMQP.BasicProperties replayed(AMQP.BasicProperties props) {
         Map<String, Object> headers = props.getHeaders() == null ? new HashMap<>() : new HashMap<>(props.getHeaders());
-        Object count = headers.get(DeadLetterHeaders.REPLAY_COUNT);
-        headers.put(DeadLetterHeaders.REPLAY_COUNT, count instanceof Number n ? n.intValue() + 1 : 1);
+        // a replayed message fails afresh or not at all: a reason it carried would be taken for its next one
+        for (String field : new String[] {DeadLetterFields.REASON, DeadLetterFields.REASON_KIND,
+                DeadLetterFields.EXCEPTION_MESSAGE}) {
+            headers.remove(field);
+            headers.remove(DeadLetterFields.annotation(field));
+        }
+        Object count = headers.get(DeadLetterFields.REPLAY_COUNT);
+        headers.put(DeadLetterFields.REPLAY_COUNT, count instanceof Number n ? n.intValue() + 1 : 1);
         return props.builder().headers(headers).deliveryMode(2).build();
     }
 
@@ -283,7 +292,15 @@ public final class DeadLetterQueue {
     }
 
     private static String kindOf(AMQP.BasicProperties props) {
-        return header(props, DeadLetterHeaders.REASON_KIND).orElse(UNKNOWN_KIND);
+        return field(props, DeadLetterFields.REASON_KIND).orElse(UNKNOWN_KIND);
+    }
+
+    /**
+     * What a letter says of {@code header}: the header of that name (the AMQP 0-9-1 consumer's republish) or its
+     * annotation (the AMQP 1.0 consumer's, which an AMQP 0-9-1 reader sees as a header too).
+     */
+    private static Optional<String> field(AMQP.BasicProperties props, String header) {
+        return header(props, header).or(() -> header(props, DeadLetterFields.annotation(header)));
     }
 
     private static Optional<String> header(AMQP.BasicProperties props, String name) {

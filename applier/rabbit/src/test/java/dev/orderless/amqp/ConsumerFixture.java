@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.Backoff;
+import dev.orderless.amqp.internal.DeadLetterFields;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
@@ -131,8 +132,8 @@ final class ConsumerFixture implements AutoCloseable {
         Map<String, String> reasons = new LinkedHashMap<>();
         for (Message m = template.receive(deadLetterQueue, 2000); m != null; m = template.receive(deadLetterQueue, 500)) {
             Map<String, Object> headers = m.getMessageProperties().getHeaders();
-            reasons.put(Envelope.toString(m.getBody()), String.valueOf(headers.get(DeadLetterHeaders.REASON)));
-            assertThat(headers).containsEntry("x-exception-message", headers.get(DeadLetterHeaders.REASON))
+            reasons.put(Envelope.toString(m.getBody()), String.valueOf(headers.get(DeadLetterFields.REASON)));
+            assertThat(headers).containsEntry("x-exception-message", headers.get(DeadLetterFields.REASON))
                     .containsEntry("x-original-exchange", "").containsEntry("x-original-routingKey", queue);
         }
         return reasons;

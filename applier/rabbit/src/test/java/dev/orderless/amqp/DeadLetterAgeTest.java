@@ -3,6 +3,7 @@ package dev.orderless.amqp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.AMQP;
+import dev.orderless.amqp.internal.DeadLetterFields;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
@@ -19,20 +20,20 @@ class DeadLetterAgeTest {
     @Test
     void a_dead_lettered_at_a_producer_set_in_the_future_is_replaced_by_now_when_orderless_dead_letters() {
         Message message = MessageBuilder.withBody(new byte[0])
-                .setHeader(DeadLetterHeaders.DEAD_LETTERED_AT, "2099-01-01T00:00:00Z").build();
+                .setHeader(DeadLetterFields.DEAD_LETTERED_AT, "2099-01-01T00:00:00Z").build();
 
         Instant written = Instant.parse(DeadLetterHeaders.properties(message, "q", "bad input: x", "id").getHeaders()
-                .get(DeadLetterHeaders.DEAD_LETTERED_AT).toString());
+                .get(DeadLetterFields.DEAD_LETTERED_AT).toString());
 
         assertThat(written).isBefore(Instant.parse("2099-01-01T00:00:00Z")).isBeforeOrEqualTo(Instant.now());
     }
 
     @Test
     void a_replayed_letter_that_fails_again_keeps_its_first_dead_lettered_at() {
-        assertThat(DeadLetterHeaders.deadLetteredAt("2026-11-20T08:00:00Z", NOW))
+        assertThat(DeadLetterFields.deadLetteredAt("2026-11-20T08:00:00Z", NOW))
                 .isEqualTo(Instant.parse("2026-11-20T08:00:00Z"));
-        assertThat(DeadLetterHeaders.deadLetteredAt("not a time", NOW)).isEqualTo(NOW);
-        assertThat(DeadLetterHeaders.deadLetteredAt(null, NOW)).isEqualTo(NOW);
+        assertThat(DeadLetterFields.deadLetteredAt("not a time", NOW)).isEqualTo(NOW);
+        assertThat(DeadLetterFields.deadLetteredAt(null, NOW)).isEqualTo(NOW);
     }
 
     @Test
@@ -46,7 +47,7 @@ class DeadLetterAgeTest {
 
     @Test
     void a_young_orderless_header_does_not_make_a_letter_younger_than_its_x_death() {
-        AMQP.BasicProperties props = props(Map.of(DeadLetterHeaders.DEAD_LETTERED_AT, NOW.minusSeconds(10).toString(),
+        AMQP.BasicProperties props = props(Map.of(DeadLetterFields.DEAD_LETTERED_AT, NOW.minusSeconds(10).toString(),
                 "x-death", List.of(Map.of("time", Date.from(NOW.minus(Duration.ofDays(30)))))));
 
         assertThat(DeadLetterQueue.firstDeadLettered(props, NOW)).contains(NOW.minus(Duration.ofDays(30)));
@@ -54,7 +55,7 @@ class DeadLetterAgeTest {
 
     @Test
     void a_dead_lettered_at_in_the_future_is_not_trusted_and_without_another_time_the_age_is_unknown() {
-        assertThat(DeadLetterQueue.firstDeadLettered(props(Map.of(DeadLetterHeaders.DEAD_LETTERED_AT,
+        assertThat(DeadLetterQueue.firstDeadLettered(props(Map.of(DeadLetterFields.DEAD_LETTERED_AT,
                 "2099-01-01T00:00:00Z")), NOW)).isEmpty();
         assertThat(DeadLetterQueue.firstDeadLettered(props(Map.of()), NOW)).isEmpty();
     }

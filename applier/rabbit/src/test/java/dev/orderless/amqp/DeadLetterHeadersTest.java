@@ -3,6 +3,7 @@ package dev.orderless.amqp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.AMQP;
+import dev.orderless.amqp.internal.DeadLetterFields;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -29,25 +30,25 @@ class DeadLetterHeadersTest {
         assertThat(letter.getContentType()).isEqualTo("application/json");
         assertThat(letter.getDeliveryMode()).isEqualTo(2);
         assertThat(letter.getHeaders()).containsEntry("trace", "abc")
-                .containsEntry(DeadLetterHeaders.REASON, "bad input: x")
-                .containsEntry(DeadLetterHeaders.EXCEPTION_MESSAGE, "bad input: x")
-                .containsEntry(DeadLetterHeaders.ORIGINAL_QUEUE, "q")
-                .containsEntry(DeadLetterHeaders.LETTER_ID, "id-1")
-                .containsKey(DeadLetterHeaders.DEAD_LETTERED_AT);
+                .containsEntry(DeadLetterFields.REASON, "bad input: x")
+                .containsEntry(DeadLetterFields.EXCEPTION_MESSAGE, "bad input: x")
+                .containsEntry(DeadLetterFields.ORIGINAL_QUEUE, "q")
+                .containsEntry(DeadLetterFields.LETTER_ID, "id-1")
+                .containsKey(DeadLetterFields.DEAD_LETTERED_AT);
     }
 
     @Test
     void original_properties_that_cannot_be_encoded_are_dropped_and_the_reason_says_so_keeping_the_history() {
         Message original = message().setMessageId("m".repeat(300))   // over an AMQP short string
-                .setHeader(DeadLetterHeaders.REPLAY_COUNT, 2).setHeader("trace", "abc").build();
+                .setHeader(DeadLetterFields.REPLAY_COUNT, 2).setHeader("trace", "abc").build();
 
         AMQP.BasicProperties letter = DeadLetterHeaders.sendable(original, "q", "bad input: x", "id-1", FRAME_MAX);
 
         assertThat(letter.getMessageId()).isNull();
         assertThat(letter.getContentType()).isEqualTo("application/json");
-        assertThat(letter.getHeaders()).doesNotContainKey("trace").containsEntry(DeadLetterHeaders.REPLAY_COUNT, 2)
-                .containsEntry(DeadLetterHeaders.LETTER_ID, "id-1");
-        assertThat(letter.getHeaders().get(DeadLetterHeaders.REASON).toString())
+        assertThat(letter.getHeaders()).doesNotContainKey("trace").containsEntry(DeadLetterFields.REPLAY_COUNT, 2)
+                .containsEntry(DeadLetterFields.LETTER_ID, "id-1");
+        assertThat(letter.getHeaders().get(DeadLetterFields.REASON).toString())
                 .startsWith("bad input: x; its original properties were dropped: its AMQP properties cannot be encoded");
     }
 
@@ -57,8 +58,8 @@ class DeadLetterHeadersTest {
 
         AMQP.BasicProperties letter = DeadLetterHeaders.sendable(original, "q", "bad input: x", "id-1", 4_096);
 
-        assertThat(letter.getHeaders()).doesNotContainKey("x-death").containsEntry(DeadLetterHeaders.LETTER_ID, "id-1");
-        assertThat(letter.getHeaders().get(DeadLetterHeaders.REASON).toString())
+        assertThat(letter.getHeaders()).doesNotContainKey("x-death").containsEntry(DeadLetterFields.LETTER_ID, "id-1");
+        assertThat(letter.getHeaders().get(DeadLetterFields.REASON).toString())
                 .contains("its original properties were dropped").contains("more than the connection's frame_max (4096)");
     }
 
@@ -72,9 +73,9 @@ class DeadLetterHeadersTest {
 
     @Test
     void a_reason_is_one_line_of_at_most_the_limit() {
-        String reason = DeadLetterHeaders.shortReason("first\nsecond\t" + "x".repeat(500));
+        String reason = DeadLetterFields.shortReason("first\nsecond\t" + "x".repeat(500));
 
-        assertThat(reason).hasSize(DeadLetterHeaders.MAX_REASON).startsWith("first second x").endsWith("...");
-        assertThat(DeadLetterHeaders.shortReason(null)).isEqualTo("unknown");
+        assertThat(reason).hasSize(DeadLetterFields.MAX_REASON).startsWith("first second x").endsWith("...");
+        assertThat(DeadLetterFields.shortReason(null)).isEqualTo("unknown");
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
+import dev.orderless.amqp.internal.DeadLetterFields;
 import dev.orderless.testing.rabbit.RabbitExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -56,7 +57,7 @@ class DeadLetterPublisherTest {
             assertThat(letters).filteredOn(l -> new String(l.getBody(), StandardCharsets.UTF_8).equals("bad"))
                     .singleElement().satisfies(l -> {
                         assertThat(l.getProps().getMessageId()).isNull();
-                        assertThat(l.getProps().getHeaders().get(DeadLetterHeaders.REASON).toString())
+                        assertThat(l.getProps().getHeaders().get(DeadLetterFields.REASON).toString())
                                 .contains("its original properties were dropped")
                                 .contains("Short string too long");
                     });

@@ -16,6 +16,7 @@ import com.mongodb.client.model.Indexes;
 import dev.orderless.Backoff;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.amqp.internal.ConsumerMetrics;
+import dev.orderless.amqp.internal.DeadLetterFields;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Outcome;
@@ -166,7 +167,7 @@ class EdgeCasesTest {
             outcome = deadLetterReasonTag(fixture, before, after);
             Message m = template.receive(fixture.deadLetterQueue, 10_000);
             assertThat(m).as("a dead letter for " + outcome).isNotNull();
-            reason = String.valueOf(m.getMessageProperties().getHeaders().get(DeadLetterHeaders.REASON));
+            reason = String.valueOf(m.getMessageProperties().getHeaders().get(DeadLetterFields.REASON));
         }
         BsonDocument stored = direct.find(eq("_id", goodEntity)).first();
         boolean goodApplied = stored != null && stored.getString("name", new BsonString("")).getValue().equals("ok");

@@ -1,0 +1,234 @@
+package dev.orderless.amqp10;
+
+import com.rabbitmq.client.amqp.AmqpException;
+import com.rabbitmq.client.amqp.Connection;
+import com.rabbitmq.client.amqp.Management;
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.amqp.ConsumerOptions;
+import dev.orderless.amqp.QueueTopology;
+import dev.orderless.amqp.internal.Applying;
+import dev.orderless.amqp.internal.ApplyingHandler;
+import dev.orderless.amqp.internal.ConsumeObservations;
+import dev.orderless.amqp.internal.ConsumerMetrics;
+import dev.orderless.amqp.internal.RetryPause;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.history.History;
+import dev.orderless.history.RecordingApplier;
+import dev.orderless.message.Envelope;
+import dev.orderless.message.OperationDecoder;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * N competing consumers on one RabbitMQ 4 quorum queue over AMQP 1.0, each applying with a
+ * {@link GuardedApplier}: the same guarantees and outcomes as the AMQP 0-9-1
+ * {@link dev.orderless.amqp.OperationConsumer} (batched guarded apply, a message accepted only after MongoDB
+ * acknowledged its write, back-off through outages, a bounded hold while MongoDB serves others, and the same
+ * metrics), with one difference: a message that can never be applied is dead-lettered by the broker, which
+ * moves it to the dead-letter queue with the reason as message annotations when the consumer settles it so
+ * (see {@link ContextDelivery}). There is no republish to be cut from its ack: a consumer that dies at any
+ * point leaves a poison message dead-lettered exactly once, or back in its queue to be dead-lettered later.
+ *
+ * <pre>
+ * Environment environment = new AmqpEnvironmentBuilder().build();
+ * Connection connection = environment.connectionBuilder().uri("amqp://guest:guest@localhost:5672/%2F").build();
+ * Amqp10Consumer consumer = Amqp10Consumer.builder(connection, applier)
+ *         .options(ConsumerOptions.ofDefaults("enrollment.ops").withConcurrency(4))
+ *         .start();
+ * ...
+ * consumer.close();   // in-flight messages finish, or go back to the queue; the connection stays the caller's
+ * </pre>
+ *
+ * Start-up fails with {@link InvalidConfigurationException} if the queue or its dead-letter queue does not
+ * exist, if the queue is not a quorum queue (only a quorum queue keeps the consumer's annotations on a dead
+ * letter), or if it does not dead-letter to the dead-letter queue: declare both with {@link QueueTopology}.
+ * Each of the N holds up to {@link ConsumerOptions#prefetch()} messages (its link's credits) and applies on a
+ * thread of its own ({@link Worker}).
+ */
+public final class Amqp10Consumer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Amqp10Consumer.class);
+    static final String DEAD_LETTER_EXCHANGE = "x-dead-letter-exchange";
+    static final String DEAD_LETTER_ROUTING_KEY = "x-dead-letter-routing-key";
+
+    private final ConsumerOptions options;
+    private final List<Worker> workers;
+    private final CountDownLatch stop;
+    private final ConsumerMetrics metrics;
+    private volatile boolean closed;
+
+    private Amqp10Consumer(ConsumerOptions options, List<Worker> workers, CountDownLatch stop, ConsumerMetrics metrics) {
+        this.options = options;
+        this.workers = workers;
+        this.stop = stop;
+        this.metrics = metrics;
+    }
+
+    /** A consumer on {@code connection} (the caller's: opened, recovered and closed by it). */
+    public static Builder builder(Connection connection, GuardedApplier applier) {
+        return new Builder(connection, applier);
+    }
+
+    public ConsumerOptions options() {
+        return options;
+    }
+
+    /** True while every one of the N is consuming: false once closed, or if a consumer thread ended. */
+    public boolean isRunning() {
+        return !closed && workers.stream().allMatch(Worker::alive);
+    }
+
+    /** Messages held now: failed once and retried until applied, dead-lettered or handed back. */
+    public int holding() {
+        return metrics.holding();
+    }
+
+    /**
+     * Stops consuming: messages waiting on a MongoDB retry are handed back at once; messages being applied get
+     * up to {@link ConsumerOptions#shutdownTimeout()} to finish; whatever is still unsettled goes back to the
+     * queue. The connection stays open.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        stop.countDown();
+        workers.forEach(Worker::signalStop);
+        long deadline = System.nanoTime() + options.shutdownTimeout().toNanos();
+        for (Worker worker : workers) {
+            worker.finish(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+        }
+        log.info("AMQP 1.0 consumer on '{}' stopped", options.queue());
+    }
+
+    /** Collects the parts; {@link #start()} checks the queues and starts the consumers. */
+    public static final class Builder {
+        private final Connection connection;
+        private final GuardedApplier applier;
+        private OperationDecoder decoder = new Envelope();
+        private ConsumerOptions options;
+        private MeterRegistry meters = new SimpleMeterRegistry();
+        private ObservationRegistry observations = ObservationRegistry.NOOP;
+        private History history;
+
+        private Builder(Connection connection, GuardedApplier applier) {
+            if (connection == null || applier == null) {
+                throw new InvalidConfigurationException("AMQP 1.0 consumer: connection and applier are required");
+            }
+            this.connection = connection;
+            this.applier = applier;
+        }
+
+        /** How bodies become operations; the canonical {@link Envelope} by default. */
+        public Builder decoder(OperationDecoder decoder) {
+            this.decoder = decoder;
+            return this;
+        }
+
+        public Builder options(ConsumerOptions options) {
+            this.options = options;
+            return this;
+        }
+
+        /** Where the consumer's metrics go: the same {@code orderless.consume.*} as the AMQP 0-9-1 consumer's. */
+        public Builder meters(MeterRegistry meters) {
+            this.meters = meters;
+            return this;
+        }
+
+        /** Records {@code orderless.consume} and {@code orderless.apply} observations; none by default. */
+        public Builder observations(ObservationRegistry observations) {
+            this.observations = observations;
+            return this;
+        }
+
+        /** Records every operation in {@code history} before applying it (see {@link RecordingApplier}). Off by default. */
+        public Builder history(History history) {
+            this.history = history;
+            return this;
+        }
+
+        public Amqp10Consumer start() {
+            if (options == null) {
+                throw new InvalidConfigurationException("AMQP 1.0 consumer: options are required, e.g."
+                        + " ConsumerOptions.ofDefaults(\"my.queue\")");
+            }
+            if (decoder == null || meters == null || observations == null) {
+                throw new InvalidConfigurationException("AMQP 1.0 consumer: decoder, meters and observations must not"
+                        + " be null");
+            }
+            requireDeadLettering(connection.management(), options);
+            CountDownLatch stop = new CountDownLatch(1);
+            ConsumerMetrics metrics = new ConsumerMetrics(meters, options.queue());
+            Applying applying = history == null ? Applying.by(applier) : Applying.recorded(history.recording(applier));
+            ApplyingHandler handler = new ApplyingHandler(applier, applying, decoder, options, metrics,
+                    new RetryPause(options.backoff(), stop), new ConsumeObservations(observations, options.queue()));
+            List<Worker> workers = new ArrayList<>();
+            try {
+                for (int i = 0; i < options.concurrency(); i++) {
+                    workers.add(new Worker(connection, options, handler, i, Clock.systemUTC()));
+                }
+            } catch (RuntimeException e) {
+                stop.countDown();
+                workers.forEach(Worker::signalStop);
+                workers.forEach(w -> w.finish(options.shutdownTimeout().toMillis()));
+                throw e;
+            }
+            log.info("consuming '{}' over AMQP 1.0 with {} consumers, prefetch {}, {}, dead-lettered by the broker to"
+                    + " '{}'{}", options.queue(), options.concurrency(), options.prefetch(), options.batchSize() > 1
+                    ? "batches of up to " + options.batchSize() : "one message at a time", options.deadLetterQueue(),
+                    history == null ? "" : ", recorded in '" + history.collection().getNamespace().getCollectionName() + "'");
+            return new Amqp10Consumer(options, workers, stop, metrics);
+        }
+    }
+
+    /**
+     * The queue must be a quorum queue that dead-letters to the dead-letter queue, which must exist: only then
+     * does a discarded message reach it with the consumer's annotations. The arguments are what is checked; a
+     * policy that sets them is not visible to a client.
+     */
+    static void requireDeadLettering(Management management, ConsumerOptions options) {
+        String queue = options.queue();
+        String dlq = options.deadLetterQueue();
+        String declare = "declare both with QueueTopology.declare(connectionFactory, \"" + queue + "\", \"" + dlq
+                + "\")";
+        Management.QueueInfo info = queueInfo(management, queue, declare);
+        queueInfo(management, dlq, declare);
+        if (info.type() != Management.QueueType.QUORUM) {
+            throw new InvalidConfigurationException("AMQP 1.0 consumer: queue '" + queue + "' is a " + info.type()
+                    + " queue; the AMQP 1.0 consumer needs a quorum queue, the only kind that dead-letters with the"
+                    + " consumer's reason (RabbitMQ's modified outcome): " + declare);
+        }
+        Map<String, Object> arguments = info.arguments();
+        Object exchange = arguments.get(DEAD_LETTER_EXCHANGE);
+        Object routingKey = arguments.get(DEAD_LETTER_ROUTING_KEY);
+        if (!"".equals(String.valueOf(exchange)) || !dlq.equals(String.valueOf(routingKey))) {
+            throw new InvalidConfigurationException("AMQP 1.0 consumer: queue '" + queue + "' does not dead-letter to '"
+                    + dlq + "' (its " + DEAD_LETTER_EXCHANGE + " is " + describe(exchange) + ", its "
+                    + DEAD_LETTER_ROUTING_KEY + " " + describe(routingKey) + "), so the broker would drop what the"
+                    + " consumer dead-letters; " + declare);
+        }
+    }
+
+    private static Management.QueueInfo queueInfo(Management management, String queue, String declare) {
+        try {
+            return management.queueInfo(queue);
+        } catch (AmqpException.AmqpEntityDoesNotExistException e) {
+            throw new InvalidConfigurationException("AMQP 1.0 consumer: queue '" + queue + "' does not exist; "
+                    + declare, e);
+        }
+    }
+
+    private static String describe(Object value) {
+        return value == null ? "not set" : "'" + value + "'";
+    }
+}

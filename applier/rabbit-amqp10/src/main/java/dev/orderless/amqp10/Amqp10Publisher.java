@@ -1,0 +1,186 @@
+package dev.orderless.amqp10;
+
+import com.rabbitmq.client.amqp.Connection;
+import com.rabbitmq.client.amqp.Publisher;
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.apply.Operation;
+import dev.orderless.message.Envelope;
+import dev.orderless.publish.MessageIds;
+import dev.orderless.publish.OperationPublisher;
+import dev.orderless.publish.PublishFailedException;
+import dev.orderless.publish.PublisherOptions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes operations to a queue over AMQP 1.0 as canonical JSON envelopes, and does not consider one sent
+ * until the broker settled it {@code accepted}:
+ *
+ * <ol>
+ *   <li>Send up to {@link PublisherOptions#window()} messages, each with the operation's message-id. While
+ *       RabbitMQ blocks publishing (a resource alarm) it grants no credit: a send waits at most the confirm
+ *       timeout, then counts as not taken.
+ *   <li>Wait for every outcome, {@link PublisherOptions#confirmTimeout()} for the whole window. Accepted: done.
+ *       Rejected, released, timed out, or not sent: not taken.
+ *   <li>Send what was not taken again after a pause ({@link PublisherOptions#backoff()}), up to
+ *       {@link PublisherOptions#maxAttempts()} sends; then throw {@link PublishFailedException} listing it.
+ * </ol>
+ * One publisher per instance, on the caller's connection; {@link #close()} closes the publisher, not the
+ * connection.
+ */
+public final class Amqp10Publisher implements OperationPublisher, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Amqp10Publisher.class);
+
+    private final Publisher publisher;
+    private final String queue;
+    private final PublisherOptions options;
+    private final Envelope envelope = new Envelope();
+
+    private Amqp10Publisher(Publisher publisher, String queue, PublisherOptions options) {
+        this.publisher = publisher;
+        this.queue = queue;
+        this.options = options;
+    }
+
+    /** A publisher to {@code queue} on {@code connection}. */
+    public static Amqp10Publisher toQueue(Connection connection, String queue, PublisherOptions options) {
+        if (connection == null || queue == null || queue.isBlank() || options == null) {
+            throw new InvalidConfigurationException("AMQP 1.0 publisher: connection, queue and options are required");
+        }
+        Publisher publisher = connection.publisherBuilder().queue(queue).publishTimeout(options.confirmTimeout())
+                .build();
+        return new Amqp10Publisher(publisher, queue, options);
+    }
+
+    public PublisherOptions options() {
+        return options;
+    }
+
+    @Override
+    public void publishAll(List<? extends Operation> ops) {
+        List<Outgoing> outgoing = new ArrayList<>(ops.size());
+        ops.forEach(op -> outgoing.add(new Outgoing(MessageIds.of(op), envelope.encode(op), Optional.of(op))));
+        publish(outgoing);
+    }
+
+    @Override
+    public void publishRaw(List<byte[]> bodies) {
+        List<Outgoing> outgoing = new ArrayList<>(bodies.size());
+        for (int i = 0; i < bodies.size(); i++) {
+            outgoing.add(new Outgoing("raw-" + i, bodies.get(i), Optional.empty()));
+        }
+        publish(outgoing);
+    }
+
+    @Override
+    public void close() {
+        publisher.close();
+    }
+
+    /** One message to send: its id, its body, and the operation it carries (none for raw bodies). */
+    private record Outgoing(String id, byte[] body, Optional<Operation> op) {
+        @Override
+        public String toString() {
+            return op.map(Operation::toString).orElse(id);
+        }
+    }
+
+    /** One send and its outcome: the reason it was not taken, or empty once accepted. */
+    private record Sent(Outgoing message, CompletableFuture<Optional<String>> outcome) {
+    }
+
+    private void publish(List<Outgoing> outgoing) {
+        for (int from = 0; from < outgoing.size(); from += options.window()) {
+            List<Outgoing> window = outgoing.subList(from, Math.min(outgoing.size(), from + options.window()));
+            try {
+                publishWindow(new ArrayList<>(window));
+            } catch (PublishFailedException e) {
+                int to = from + window.size();
+                if (to == outgoing.size()) {
+                    throw e;
+                }
+                List<Operation> failed = new ArrayList<>(e.failed());
+                outgoing.subList(to, outgoing.size()).forEach(o -> o.op().ifPresent(failed::add));
+                throw new PublishFailedException(e.getMessage() + "; the " + (outgoing.size() - to)
+                        + " message(s) after that window were not sent", failed);
+            }
+        }
+    }
+
+    private void publishWindow(List<Outgoing> pending) {
+        for (int attempt = 1; ; attempt++) {
+            long deadline = System.nanoTime() + options.confirmTimeout().toNanos();
+            List<Sent> sent = new ArrayList<>(pending.size());
+            for (Outgoing next : pending) {
+                sent.add(send(next));
+            }
+            List<Outgoing> notTaken = new ArrayList<>();
+            String lastReason = "";
+            for (Sent s : sent) {
+                Optional<String> reason = await(s.outcome(), deadline);
+                if (reason.isPresent()) {
+                    notTaken.add(s.message());
+                    lastReason = reason.get();
+                }
+            }
+            if (notTaken.isEmpty()) {
+                return;
+            }
+            if (attempt >= options.maxAttempts()) {
+                List<Operation> failed = new ArrayList<>();
+                notTaken.forEach(o -> o.op().ifPresent(failed::add));
+                throw new PublishFailedException(notTaken.size() + " message(s) not taken by RabbitMQ (queue '" + queue
+                        + "') after " + attempt + " attempts (last reason: " + lastReason + "); first: "
+                        + notTaken.get(0), failed);
+            }
+            log.warn("{} message(s) not taken by RabbitMQ (queue '{}': {}); sending them again, attempt {} of {}",
+                    notTaken.size(), queue, lastReason, attempt + 1, options.maxAttempts());
+            try {
+                Thread.sleep(options.backoff().pause(attempt).toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                List<Operation> failed = new ArrayList<>();
+                notTaken.forEach(o -> o.op().ifPresent(failed::add));
+                throw new PublishFailedException("interrupted before sending " + notTaken.size() + " message(s) again",
+                        failed);
+            }
+            pending = notTaken;
+        }
+    }
+
+    private Sent send(Outgoing message) {
+        CompletableFuture<Optional<String>> outcome = new CompletableFuture<>();
+        try {
+            publisher.publish(publisher.message(message.body()).messageId(message.id())
+                    .contentType("application/json").durable(true), context -> {
+                        Publisher.Status status = context.status();
+                        outcome.complete(status == Publisher.Status.ACCEPTED ? Optional.empty()
+                                : Optional.of(status.name().toLowerCase(java.util.Locale.ROOT)));
+                    });
+        } catch (RuntimeException e) {
+            // no credit within the timeout (a blocked broker), or the link closed: not sent this time
+            outcome.complete(Optional.of("not sent: " + e.getMessage()));
+        }
+        return new Sent(message, outcome);
+    }
+
+    private static Optional<String> await(CompletableFuture<Optional<String>> outcome, long deadline) {
+        try {
+            return outcome.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            return Optional.of("no outcome within the confirm timeout");
+        } catch (ExecutionException e) {
+            return Optional.of(String.valueOf(e.getCause()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of("interrupted");
+        }
+    }
+}
