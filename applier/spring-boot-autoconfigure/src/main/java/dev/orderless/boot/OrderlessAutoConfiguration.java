@@ -10,6 +10,7 @@ import dev.orderless.apply.ApplierOptions;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.TombstoneCompactor;
+import dev.orderless.boot.internal.Amqp10Transport;
 import dev.orderless.compaction.CompactionSchedule;
 import dev.orderless.history.HistoryOptions;
 import dev.orderless.history.RetentionSchedule;
@@ -45,9 +46,12 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.beans.factory.InitializingBean;
+import org.springframework.boot.amqp.autoconfigure.RabbitConnectionDetails;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
+import org.springframework.util.ClassUtils;
 
 /**
  * orderless in a Spring Boot 4 application. Active when the application has one {@link MongoClient} (or a
@@ -227,7 +231,9 @@ public class OrderlessAutoConfiguration {
                                             ObjectProvider<MeterRegistry> meters,
                                             ObjectProvider<ObservationRegistry> observations,
                                             ObjectProvider<SimpleRabbitListenerContainerFactory> containers,
-                                            ObjectProvider<dev.orderless.history.History> history) {
+                                            ObjectProvider<dev.orderless.history.History> history,
+                                            ObjectProvider<RabbitConnectionDetails> rabbitDetails,
+                                            ResourceLoader resources) {
             // Spring Boot's listener properties, read as Boot binds them (relaxed names, environment variables)
             Binder binder = Binder.get(environment);
             String simple = "spring.rabbitmq.listener.simple.";
@@ -245,8 +251,23 @@ public class OrderlessAutoConfiguration {
             // Boot's container factory, when the application has one: spring.rabbitmq.listener.simple.* and customizers
             SimpleRabbitListenerContainerFactory factory = containers.getIfUnique();
             Optional<Duration> deadLetterTtl = properties.deadLetterTtl();   // refused here if longer than the grace
-            return new OrderlessConsumer(connectionFactory, applier, options, properties.consumer().queueType(),
-                    meters.getIfAvailable(SimpleMeterRegistry::new), deadLetterTtl, builder -> {
+            MeterRegistry registered = meters.getIfAvailable(SimpleMeterRegistry::new);
+            if (properties.consumer().protocol() == OrderlessProperties.Protocol.AMQP_1_0) {
+                if (!ClassUtils.isPresent(Amqp10Transport.CONSUMER_CLASS, resources.getClassLoader())) {
+                    throw new InvalidConfigurationException("orderless.consumer.protocol=amqp-1.0 needs"
+                            + " dev.orderless:orderless-rabbit-amqp10 on the class path: add that dependency, or set"
+                            + " orderless.consumer.protocol=amqp-0-9-1");
+                }
+                RabbitConnectionDetails details = rabbitDetails.getIfAvailable(() -> {
+                    throw new InvalidConfigurationException("orderless.consumer.protocol=amqp-1.0 found no RabbitMQ"
+                            + " connection details: set spring.rabbitmq.host (or addresses), port, username, password");
+                });
+                return new OrderlessConsumer(connectionFactory, options, properties.consumer().queueType(),
+                        OrderlessProperties.Protocol.AMQP_1_0, deadLetterTtl, Amqp10Transport.starter(details, applier,
+                        options, registered, registry, Optional.ofNullable(history.getIfAvailable())));
+            }
+            return OrderlessConsumer.overAmqp091(connectionFactory, applier, options, properties.consumer().queueType(),
+                    registered, deadLetterTtl, builder -> {
                         builder.observations(registry);
                         history.ifAvailable(builder::history);   // orderless.history.enabled: record, then apply
                         return factory == null ? builder : builder.container(factory::createListenerContainer);

@@ -5,6 +5,7 @@ import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.amqp.QueueTopology;
 import dev.orderless.apply.GuardedApplier;
+import dev.orderless.boot.internal.RunningConsumer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Optional;
@@ -12,6 +13,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,9 +22,11 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * The {@link OperationConsumer} as a Spring bean, on the application's own {@link ConnectionFactory}.
- * Starting declares the queue and its dead-letter queue ({@link QueueTopology}: quorum on RabbitMQ,
- * classic elsewhere, or as {@code orderless.consumer.queue-type} says) and starts consuming. If the broker
+ * The consumer as a Spring bean: the {@link OperationConsumer} on the application's own {@link ConnectionFactory},
+ * or with {@code orderless.consumer.protocol=amqp-1.0} the AMQP 1.0 one ({@code orderless-rabbit-amqp10}, RabbitMQ
+ * 4). Starting declares the queue and its dead-letter queue ({@link QueueTopology}: quorum on RabbitMQ,
+ * classic elsewhere, or as {@code orderless.consumer.queue-type} says; always quorum over AMQP 1.0) and starts
+ * consuming. If the broker
  * does not answer, the application starts anyway: the consumer says so at WARN, its health is DOWN with
  * the reason, and it tries again every {@value #RETRY_SECONDS} s. A queue that exists with other
  * arguments fails the start, naming it.
@@ -36,29 +40,64 @@ public final class OrderlessConsumer implements SmartLifecycle {
     static final long RETRY_SECONDS = 5;
 
     private final ConnectionFactory connectionFactory;
-    private final GuardedApplier applier;
     private final ConsumerOptions options;
     private final OrderlessProperties.QueueType queueType;
-    private final MeterRegistry meters;
-    private final UnaryOperator<OperationConsumer.Builder> wiring;
+    private final OrderlessProperties.Protocol protocol;
+    private final Supplier<RunningConsumer> starter;
     private final Optional<Duration> deadLetterTtl;
-    private volatile Optional<OperationConsumer> consuming = Optional.empty();
+    private volatile Optional<RunningConsumer> consuming = Optional.empty();
     private final QueueDepth deadLetterDepth;
     private Optional<ScheduledExecutorService> retrying = Optional.empty();
     private volatile Optional<String> waiting = Optional.empty();
     private boolean started;
 
-    OrderlessConsumer(ConnectionFactory connectionFactory, GuardedApplier applier, ConsumerOptions options,
-                      OrderlessProperties.QueueType queueType, MeterRegistry meters,
-                      Optional<Duration> deadLetterTtl, UnaryOperator<OperationConsumer.Builder> wiring) {
+    /**
+     * @param connectionFactory where the queues are declared (and, over AMQP 0-9-1, consumed)
+     * @param starter           starts the consumer once its queues are declared
+     */
+    OrderlessConsumer(ConnectionFactory connectionFactory, ConsumerOptions options,
+                      OrderlessProperties.QueueType queueType, OrderlessProperties.Protocol protocol,
+                      Optional<Duration> deadLetterTtl, Supplier<RunningConsumer> starter) {
+        if (protocol == OrderlessProperties.Protocol.AMQP_1_0 && queueType == OrderlessProperties.QueueType.CLASSIC) {
+            throw new InvalidConfigurationException("orderless.consumer.protocol=amqp-1.0 needs a quorum queue (only"
+                    + " a quorum queue dead-letters with the consumer's reason): set orderless.consumer.queue-type to"
+                    + " auto or quorum");
+        }
         this.deadLetterTtl = deadLetterTtl;
-        this.wiring = wiring;
+        this.starter = starter;
         this.connectionFactory = connectionFactory;
-        this.applier = applier;
         this.options = options;
         this.queueType = queueType;
-        this.meters = meters;
+        this.protocol = protocol;
         this.deadLetterDepth = new QueueDepth(connectionFactory, options.deadLetterQueue());
+    }
+
+    /** The consumer over AMQP 0-9-1: {@code wiring} adds what the application has (observations, history, container). */
+    static OrderlessConsumer overAmqp091(ConnectionFactory connectionFactory, GuardedApplier applier,
+                                         ConsumerOptions options, OrderlessProperties.QueueType queueType,
+                                         MeterRegistry meters, Optional<Duration> deadLetterTtl,
+                                         UnaryOperator<OperationConsumer.Builder> wiring) {
+        return new OrderlessConsumer(connectionFactory, options, queueType, OrderlessProperties.Protocol.AMQP_0_9_1,
+                deadLetterTtl, () -> {
+                    OperationConsumer consumer = wiring.apply(OperationConsumer.builder(connectionFactory, applier)
+                            .options(options).meters(meters)).start();
+                    return new RunningConsumer() {
+                        @Override
+                        public boolean isRunning() {
+                            return consumer.isRunning();
+                        }
+
+                        @Override
+                        public int holding() {
+                            return consumer.holding();
+                        }
+
+                        @Override
+                        public void close() {
+                            consumer.close();
+                        }
+                    };
+                });
     }
 
     public ConsumerOptions options() {
@@ -105,7 +144,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
             boolean quorum = switch (queueType) {
                 case QUORUM -> true;
                 case CLASSIC -> false;
-                case AUTO -> QueueTopology.isRabbitMq(connectionFactory);
+                case AUTO -> protocol == OrderlessProperties.Protocol.AMQP_1_0 || QueueTopology.isRabbitMq(connectionFactory);
             };
             if (deadLetterTtl.isPresent() && !quorum) {
                 log.warn("orderless.consumer.dead-letter-ttl is not declared on '{}': letters park by age only on"
@@ -113,8 +152,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
                         + " older than the grace", options.deadLetterQueue());
             }
             QueueTopology.declare(connectionFactory, options.queue(), options.deadLetterQueue(), quorum, deadLetterTtl);
-            consuming = Optional.of(wiring.apply(OperationConsumer.builder(connectionFactory, applier).options(options)
-                    .meters(meters)).start());
+            consuming = Optional.of(starter.get());
             if (waiting.isPresent()) {
                 log.info("consumer on '{}' started: the broker answers again", options.queue());
             }
@@ -144,7 +182,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
     public synchronized void stop() {
         retrying.ifPresent(ScheduledExecutorService::shutdownNow);
         retrying = Optional.empty();
-        consuming.ifPresent(OperationConsumer::close);
+        consuming.ifPresent(RunningConsumer::close);
         consuming = Optional.empty();
         started = false;
     }
@@ -155,14 +193,19 @@ public final class OrderlessConsumer implements SmartLifecycle {
         return started;
     }
 
-    /** True while its listener container consumes. Never waits for a start in progress. */
+    /** True while it consumes. Never waits for a start in progress. */
     public boolean isConsuming() {
-        return consuming.map(OperationConsumer::isRunning).orElse(false);
+        return consuming.map(RunningConsumer::isRunning).orElse(false);
+    }
+
+    /** The protocol it consumes with. */
+    public OrderlessProperties.Protocol protocol() {
+        return protocol;
     }
 
     /** Messages held now, retried after a failure (0 while not consuming). */
     public int holding() {
-        return consuming.map(OperationConsumer::holding).orElse(0);
+        return consuming.map(RunningConsumer::holding).orElse(0);
     }
 
     /** Why it is not consuming though started, if so. */

@@ -20,6 +20,8 @@ final class OrderlessConsumerHealth implements HealthIndicator {
         Health.Builder health = consumer.isConsuming() ? Health.up() : Health.down();
         consumer.waitingFor().ifPresent(why -> health.withDetail("waitingFor", why));
         health.withDetail("queue", consumer.options().queue())
+                .withDetail("protocol", consumer.protocol() == OrderlessProperties.Protocol.AMQP_1_0 ? "amqp-1.0"
+                        : "amqp-0-9-1")
                 .withDetail("concurrency", consumer.options().concurrency())
                 .withDetail("batchSize", consumer.options().batchSize())
                 .withDetail("deadLetterQueue", consumer.options().deadLetterQueue())

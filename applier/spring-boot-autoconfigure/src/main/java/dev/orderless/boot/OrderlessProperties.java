@@ -190,6 +190,12 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
     public enum QueueType { AUTO, QUORUM, CLASSIC }
 
     /**
+     * How the consumer talks to the broker: AMQP 0-9-1 ({@code amqp-0-9-1}, the default, any RabbitMQ), or AMQP 1.0
+     * ({@code amqp-1.0}: RabbitMQ 4 and {@code orderless-rabbit-amqp10}; the broker dead-letters poison itself).
+     */
+    public enum Protocol { AMQP_0_9_1, AMQP_1_0 }
+
+    /**
      * {@code <prefix>.backoff.*}: the pauses between retries ({@link dev.orderless.Backoff}), the same three
      * properties wherever something retries; anything unset keeps the default of what retries.
      *
@@ -318,6 +324,8 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
      * @param queueType           auto (quorum on RabbitMQ, classic elsewhere, asked when the consumer starts),
      *                            quorum or classic (also declared by Boot's {@code RabbitAdmin} on every
      *                            connection)
+     * @param protocol            amqp-0-9-1 (default) or amqp-1.0 (RabbitMQ 4, with orderless-rabbit-amqp10 on the
+     *                            class path: the broker dead-letters poison itself, exactly once)
      * @param deadLetterQueue     default: the queue's name + {@code .dlq}
      * @param concurrency         competing consumers (threads)
      * @param prefetch            unacked messages per consumer
@@ -332,7 +340,8 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
      *                            parked or purged
      */
     public record Consumer(@DefaultValue("true") boolean enabled, String queue, String deadLetterQueue,
-                           @DefaultValue("auto") QueueType queueType, Integer concurrency, Integer prefetch,
+                           @DefaultValue("auto") QueueType queueType, @DefaultValue("amqp-0-9-1") Protocol protocol,
+                           Integer concurrency, Integer prefetch,
                            Integer batchSize, Duration batchReceiveTimeout, @DefaultValue BackoffProperties backoff,
                            Duration maxHold, Duration shutdownTimeout, Duration deadLetterTtl) {
 

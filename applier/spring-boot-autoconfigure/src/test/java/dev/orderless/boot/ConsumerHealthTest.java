@@ -45,7 +45,7 @@ class ConsumerHealthTest {
             acceptor.start();
             CachingConnectionFactory cf = new CachingConnectionFactory("127.0.0.1", blackHole.getLocalPort());
             cf.getRabbitConnectionFactory().setHandshakeTimeout(4000);
-            OrderlessConsumer consumer = new OrderlessConsumer(cf, GuardedApplier.create(db.getCollection("entities",
+            OrderlessConsumer consumer = OrderlessConsumer.overAmqp091(cf, GuardedApplier.create(db.getCollection("entities",
                     BsonDocument.class), CollectionSchema.builder().register("name").build()),
                     ConsumerOptions.ofDefaults("health"), OrderlessProperties.QueueType.CLASSIC, new SimpleMeterRegistry(),
                     Optional.empty(), builder -> builder);

@@ -1,0 +1,99 @@
+package dev.orderless.boot.internal;
+
+import com.rabbitmq.client.amqp.AmqpException;
+import com.rabbitmq.client.amqp.Connection;
+import com.rabbitmq.client.amqp.Environment;
+import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.amqp.ConsumerOptions;
+import dev.orderless.amqp10.Amqp10Consumer;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.history.History;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.springframework.amqp.AmqpConnectException;
+import org.springframework.boot.amqp.autoconfigure.RabbitConnectionDetails;
+
+/**
+ * {@code orderless.consumer.protocol=amqp-1.0}: the {@link Amqp10Consumer} on a connection of its own, opened
+ * from Spring Boot's RabbitMQ connection details ({@code spring.rabbitmq.host}, {@code port}, {@code username},
+ * {@code password}, {@code virtual-host}, or {@code addresses}: the first one). Only loaded when chosen, so that
+ * {@code orderless-rabbit-amqp10} stays optional.
+ */
+public final class Amqp10Transport {
+    /** The class that tells whether {@code orderless-rabbit-amqp10} is on the class path. */
+    public static final String CONSUMER_CLASS = "dev.orderless.amqp10.Amqp10Consumer";
+
+    private Amqp10Transport() {
+    }
+
+    /** The first message along {@code e}'s causes: the client's own is often empty. */
+    private static String why(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t.getMessage() != null && !t.getMessage().isBlank()) {
+                return t.getClass().getSimpleName() + ": " + t.getMessage();
+            }
+        }
+        return e.getClass().getSimpleName();
+    }
+
+    /** What starts the consumer, once its queues are declared. */
+    public static Supplier<RunningConsumer> starter(RabbitConnectionDetails details, GuardedApplier applier,
+                                                    ConsumerOptions options, MeterRegistry meters,
+                                                    ObservationRegistry observations, Optional<History> history) {
+        if (details.getSslBundle() != null) {
+            throw new InvalidConfigurationException("orderless.consumer.protocol=amqp-1.0 does not take"
+                    + " spring.rabbitmq.ssl yet: use amqp-0-9-1 over TLS, or a plain connection");
+        }
+        return () -> {
+            RabbitConnectionDetails.Address address = details.getFirstAddress();
+            Environment environment = new AmqpEnvironmentBuilder().connectionSettings()
+                    .host(address.host()).port(address.port())
+                    // unset, as Spring Boot's own RabbitMQ connection takes them: guest / guest
+                    .username(details.getUsername() == null ? "guest" : details.getUsername())
+                    .password(details.getPassword() == null ? "guest" : details.getPassword())
+                    .virtualHost(details.getVirtualHost() == null ? "/" : details.getVirtualHost())
+                    .environmentBuilder().build();
+            Connection connection;
+            try {
+                connection = environment.connectionBuilder().name("orderless-" + options.queue()).build();
+            } catch (AmqpException e) {
+                environment.close();
+                // as the AMQP 0-9-1 side says it: the broker does not answer, and the bean tries again
+                throw new AmqpConnectException("AMQP 1.0 connection to " + address.host() + ":" + address.port()
+                        + " failed (" + why(e) + "); RabbitMQ speaks AMQP 1.0 from version 4 on", e);
+            }
+            try {
+                Amqp10Consumer.Builder builder = Amqp10Consumer.builder(connection, applier).options(options)
+                        .meters(meters).observations(observations);
+                history.ifPresent(builder::history);
+                Amqp10Consumer consumer = builder.start();
+                return new RunningConsumer() {
+                    @Override
+                    public boolean isRunning() {
+                        return consumer.isRunning();
+                    }
+
+                    @Override
+                    public int holding() {
+                        return consumer.holding();
+                    }
+
+                    @Override
+                    public void close() {
+                        try {
+                            consumer.close();
+                        } finally {
+                            environment.close();   // and its connection
+                        }
+                    }
+                };
+            } catch (RuntimeException e) {
+                environment.close();
+                throw e;
+            }
+        };
+    }
+}
