@@ -36,7 +36,9 @@ class GracefulShutdownTest {
             double ackedByFirst = fixture.acked();
             // the broker requeues what was unacked when the channels close; a quorum queue does so asynchronously
             Awaitility.await("acked + queued = published: nothing lost or half-done").atMost(Duration.ofSeconds(30))
-                    .until(() -> ackedByFirst + fixture.messagesIn(fixture.queue) == delivered.size());
+                    .untilAsserted(() -> assertThat(ackedByFirst + fixture.messagesIn(fixture.queue))
+                            .as("%.0f acked + %d queued", ackedByFirst, fixture.messagesIn(fixture.queue))
+                            .isEqualTo(delivered.size()));
             assertThat(fixture.acked()).as("nothing acked after close").isEqualTo(ackedByFirst);
             System.out.printf("[shutdown] seed %d: %d messages; stopped after %.0f acked, %d back in the queue%n",
                     seed, delivered.size(), ackedByFirst, fixture.messagesIn(fixture.queue));
