@@ -5,6 +5,7 @@ import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.amqp.QueueTopology;
 import dev.orderless.apply.GuardedApplier;
+import dev.orderless.boot.internal.ConsumerStarter;
 import dev.orderless.boot.internal.RunningConsumer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -13,7 +14,6 @@ import java.util.OptionalLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +43,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
     private final ConsumerOptions options;
     private final OrderlessProperties.QueueType queueType;
     private final OrderlessProperties.Protocol protocol;
-    private final Supplier<RunningConsumer> starter;
+    private final ConsumerStarter starter;
     private final Optional<Duration> deadLetterTtl;
     private volatile Optional<RunningConsumer> consuming = Optional.empty();
     private final QueueDepth deadLetterDepth;
@@ -57,7 +57,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
      */
     OrderlessConsumer(ConnectionFactory connectionFactory, ConsumerOptions options,
                       OrderlessProperties.QueueType queueType, OrderlessProperties.Protocol protocol,
-                      Optional<Duration> deadLetterTtl, Supplier<RunningConsumer> starter) {
+                      Optional<Duration> deadLetterTtl, ConsumerStarter starter) {
         if (protocol == OrderlessProperties.Protocol.AMQP_1_0 && queueType == OrderlessProperties.QueueType.CLASSIC) {
             throw new InvalidConfigurationException("orderless.consumer.protocol=amqp-1.0 needs a quorum queue (only"
                     + " a quorum queue dead-letters with the consumer's reason): set orderless.consumer.queue-type to"
@@ -152,7 +152,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
                         + " older than the grace", options.deadLetterQueue());
             }
             QueueTopology.declare(connectionFactory, options.queue(), options.deadLetterQueue(), quorum, deadLetterTtl);
-            consuming = Optional.of(starter.get());
+            consuming = Optional.of(starter.start());
             if (waiting.isPresent()) {
                 log.info("consumer on '{}' started: the broker answers again", options.queue());
             }
@@ -182,9 +182,13 @@ public final class OrderlessConsumer implements SmartLifecycle {
     public synchronized void stop() {
         retrying.ifPresent(ScheduledExecutorService::shutdownNow);
         retrying = Optional.empty();
-        consuming.ifPresent(RunningConsumer::close);
-        consuming = Optional.empty();
-        started = false;
+        try {
+            consuming.ifPresent(RunningConsumer::close);
+        } finally {
+            consuming = Optional.empty();
+            starter.close();
+            started = false;
+        }
     }
 
     /** True from start to stop, also while waiting for the broker, so that stopping the context stops it. */

@@ -12,7 +12,6 @@ import dev.orderless.history.History;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.Optional;
-import java.util.function.Supplier;
 import org.springframework.amqp.AmqpConnectException;
 import org.springframework.boot.amqp.autoconfigure.RabbitConnectionDetails;
 
@@ -39,60 +38,76 @@ public final class Amqp10Transport {
         return e.getClass().getSimpleName();
     }
 
-    /** What starts the consumer, once its queues are declared. */
-    public static Supplier<RunningConsumer> starter(RabbitConnectionDetails details, GuardedApplier applier,
-                                                    ConsumerOptions options, MeterRegistry meters,
-                                                    ObservationRegistry observations, Optional<History> history) {
+    /**
+     * What starts the consumer, once its queues are declared. One environment (the client's threads) serves every
+     * attempt until one connects, and the consumer after: an environment per attempt left a thread behind each
+     * time the broker did not answer.
+     */
+    public static ConsumerStarter starter(RabbitConnectionDetails details, GuardedApplier applier,
+                                          ConsumerOptions options, MeterRegistry meters,
+                                          ObservationRegistry observations, Optional<History> history) {
         if (details.getSslBundle() != null) {
             throw new InvalidConfigurationException("orderless.consumer.protocol=amqp-1.0 does not take"
                     + " spring.rabbitmq.ssl yet: use amqp-0-9-1 over TLS, or a plain connection");
         }
-        return () -> {
-            RabbitConnectionDetails.Address address = details.getFirstAddress();
-            Environment environment = new AmqpEnvironmentBuilder().connectionSettings()
-                    .host(address.host()).port(address.port())
-                    // unset, as Spring Boot's own RabbitMQ connection takes them: guest / guest
-                    .username(details.getUsername() == null ? "guest" : details.getUsername())
-                    .password(details.getPassword() == null ? "guest" : details.getPassword())
-                    .virtualHost(details.getVirtualHost() == null ? "/" : details.getVirtualHost())
-                    .environmentBuilder().build();
-            Connection connection;
-            try {
-                connection = environment.connectionBuilder().name("orderless-" + options.queue()).build();
-            } catch (AmqpException e) {
-                environment.close();
-                // as the AMQP 0-9-1 side says it: the broker does not answer, and the bean tries again
-                throw new AmqpConnectException("AMQP 1.0 connection to " + address.host() + ":" + address.port()
-                        + " failed (" + why(e) + "); RabbitMQ speaks AMQP 1.0 from version 4 on", e);
-            }
-            try {
-                Amqp10Consumer.Builder builder = Amqp10Consumer.builder(connection, applier).options(options)
-                        .meters(meters).observations(observations);
-                history.ifPresent(builder::history);
-                Amqp10Consumer consumer = builder.start();
-                return new RunningConsumer() {
-                    @Override
-                    public boolean isRunning() {
-                        return consumer.isRunning();
-                    }
+        return new ConsumerStarter() {
+            private Optional<Environment> environment = Optional.empty();
 
-                    @Override
-                    public int holding() {
-                        return consumer.holding();
-                    }
-
-                    @Override
-                    public void close() {
-                        try {
-                            consumer.close();
-                        } finally {
-                            environment.close();   // and its connection
+            @Override
+            public synchronized RunningConsumer start() {
+                RabbitConnectionDetails.Address address = details.getFirstAddress();
+                Environment env = environment.orElseGet(() -> new AmqpEnvironmentBuilder().connectionSettings()
+                        .host(address.host()).port(address.port())
+                        // unset, as Spring Boot's own RabbitMQ connection takes them: guest / guest
+                        .username(details.getUsername() == null ? "guest" : details.getUsername())
+                        .password(details.getPassword() == null ? "guest" : details.getPassword())
+                        .virtualHost(details.getVirtualHost() == null ? "/" : details.getVirtualHost())
+                        .environmentBuilder().build());
+                environment = Optional.of(env);
+                Connection connection;
+                try {
+                    connection = env.connectionBuilder().name("orderless-" + options.queue()).build();
+                } catch (AmqpException e) {
+                    // as the AMQP 0-9-1 side says it: the broker does not answer, and the bean tries again
+                    throw new AmqpConnectException("AMQP 1.0 connection to " + address.host() + ":" + address.port()
+                            + " (virtual host '" + (details.getVirtualHost() == null ? "/" : details.getVirtualHost())
+                            + "') failed (" + why(e) + "); RabbitMQ speaks AMQP 1.0 from version 4 on", e);
+                }
+                try {
+                    Amqp10Consumer.Builder builder = Amqp10Consumer.builder(connection, applier).options(options)
+                            .meters(meters).observations(observations);
+                    history.ifPresent(builder::history);
+                    Amqp10Consumer consumer = builder.start();
+                    return new RunningConsumer() {
+                        @Override
+                        public boolean isRunning() {
+                            return consumer.isRunning();
                         }
-                    }
-                };
-            } catch (RuntimeException e) {
-                environment.close();
-                throw e;
+
+                        @Override
+                        public int holding() {
+                            return consumer.holding();
+                        }
+
+                        @Override
+                        public void close() {
+                            try {
+                                consumer.close();
+                            } finally {
+                                connection.close();
+                            }
+                        }
+                    };
+                } catch (RuntimeException e) {
+                    connection.close();
+                    throw e;
+                }
+            }
+
+            @Override
+            public synchronized void close() {
+                environment.ifPresent(Environment::close);
+                environment = Optional.empty();
             }
         };
     }
