@@ -40,8 +40,22 @@ import org.springframework.amqp.rabbit.core.RabbitAdmin;
 final class ConsumerBatchBenchmark {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
-    /** What one run measured. */
-    record Run(double opsPerSecond, double roundTripsPerOp, double cpuMicrosPerOp) {
+    /**
+     * What one run measured. {@code cpuMicrosPerOp} is the consumer threads' CPU per message;
+     * {@code clientCpuMicrosPerOp} is every Java thread's in this JVM but the embedded MongoDB server's
+     * ({@code mongo-server-*}): the consumers, the AMQP client's I/O, the MongoDB driver, the JIT.
+     */
+    record Run(double opsPerSecond, double roundTripsPerOp, double cpuMicrosPerOp, double clientCpuMicrosPerOp) {
+    }
+
+    /** Starts consumers on {@code options.queue()} that count their outcomes in {@code meters}. */
+    @FunctionalInterface
+    interface Starter {
+        Started start(GuardedApplier applier, ConsumerOptions options, SimpleMeterRegistry meters);
+    }
+
+    /** Running consumers, and the prefix of their threads' names. */
+    record Started(AutoCloseable consumer, String threads) {
     }
 
     private final CachingConnectionFactory cf;
@@ -65,23 +79,35 @@ final class ConsumerBatchBenchmark {
     Run measure(MongoDatabase db, int consumers, int batchSize, int prefetch, int messages,
                 java.util.Optional<java.util.function.Function<GuardedApplier, dev.orderless.history.History>> history) {
         String queue = "orderless.bench.batch." + System.nanoTime();
+        ConsumerOptions options = ConsumerOptions.ofDefaults(queue).withConcurrency(consumers);
+        options = batchSize > 1 ? options.withBatch(batchSize, Duration.ofMillis(20)).withPrefetch(prefetch)
+                : options.perMessage().withPrefetch(prefetch);
+        return measure(db, options, messages, (a, o, meters) -> {
+            OperationConsumer.Builder builder = OperationConsumer.builder(cf, a).options(o).meters(meters);
+            history.ifPresent(h -> builder.history(h.apply(a)));
+            return new Started(builder.start(), "orderless-" + o.queue());
+        });
+    }
+
+    /** {@code messages} published to {@code options.queue()} (declared here), drained by the consumers {@code starter} starts. */
+    Run measure(MongoDatabase db, ConsumerOptions options, int messages, Starter starter) {
+        String queue = options.queue();
         QueueTopology.declare(cf, queue, queue + ".dlq");
         publish(queue, messages);
         String collection = "consume" + System.nanoTime();
         GuardedApplier applier = GuardedApplier.create(db.getCollection(collection, BsonDocument.class),
                 Enrollment.STUDENT_SCHEMA);
-        ConsumerOptions options = ConsumerOptions.ofDefaults(queue).withConcurrency(consumers);
-        options = batchSize > 1 ? options.withBatch(batchSize, Duration.ofMillis(20)).withPrefetch(prefetch)
-                : options.perMessage().withPrefetch(prefetch);
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        double[] from = new double[4];
-        double[] to = new double[4];
-        OperationConsumer.Builder builder = OperationConsumer.builder(cf, applier).options(options).meters(meters);
-        history.ifPresent(h -> builder.history(h.apply(applier)));
-        try (OperationConsumer consumer = builder.start()) {
-            String threads = "orderless-" + queue;
-            sample(from, meters, threads, messages / 10);
-            sample(to, meters, threads, messages);
+        double[] from = new double[5];
+        double[] to = new double[5];
+        Started started = starter.start(applier, options, meters);
+        try (AutoCloseable consumer = started.consumer()) {
+            sample(from, meters, started.threads(), messages / 10);
+            sample(to, meters, started.threads(), messages);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("consumers on " + queue + " did not close", e);
         } finally {
             RabbitAdmin admin = new RabbitAdmin(cf);
             admin.deleteQueue(queue);
@@ -89,10 +115,14 @@ final class ConsumerBatchBenchmark {
             db.getCollection(collection).drop();
         }
         double done = to[0] - from[0];
-        return new Run(done / ((to[1] - from[1]) / 1e9), (to[2] - from[2]) / done, (to[3] - from[3]) / 1e3 / done);
+        return new Run(done / ((to[1] - from[1]) / 1e9), (to[2] - from[2]) / done, (to[3] - from[3]) / 1e3 / done,
+                (to[4] - from[4]) / 1e3 / done);
     }
 
-    /** Waits for {@code atLeast} outcomes, then records {messages, nanoTime, commands, consumer thread CPU ns}. */
+    /**
+     * Waits for {@code atLeast} outcomes, then records {messages, nanoTime, commands, consumer thread CPU ns, client
+     * CPU ns}.
+     */
     private void sample(double[] into, SimpleMeterRegistry meters, String threads, int atLeast) {
         Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(2))
                 .until(() -> outcomes(meters) >= atLeast);
@@ -100,6 +130,7 @@ final class ConsumerBatchBenchmark {
         into[1] = System.nanoTime();
         into[2] = commands.sum();
         into[3] = cpu(threads);
+        into[4] = clientCpu();
     }
 
     private static double outcomes(SimpleMeterRegistry meters) {
@@ -111,6 +142,20 @@ final class ConsumerBatchBenchmark {
         long total = 0;
         for (Thread thread : Thread.getAllStackTraces().keySet()) {
             if (thread.getName().startsWith(prefix)) {
+                total += Math.max(0, THREADS.getThreadCpuTime(thread.getId()));
+            }
+        }
+        return total;
+    }
+
+    /**
+     * CPU time of every live Java thread but the embedded MongoDB server's and Awaitility's poller (which samples):
+     * what the client side spent.
+     */
+    static long clientCpu() {
+        long total = 0;
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (!thread.getName().startsWith("mongo-server-") && !thread.getName().startsWith("awaitility")) {
                 total += Math.max(0, THREADS.getThreadCpuTime(thread.getId()));
             }
         }

@@ -26,13 +26,20 @@ final class ConsumeCommand extends DemoCommand {
             description = "Record every action in the students' history before applying it (see 'history').")
     boolean history;
 
+    @Option(names = "--protocol", paramLabel = "PROTOCOL", order = 5, defaultValue = "amqp-0-9-1",
+            converter = Protocol.Converter.class, completionCandidates = Protocol.Values.class,
+            description = "amqp-0-9-1, or amqp-1.0 (RabbitMQ 4: the broker dead-letters poison itself, exactly once)"
+                    + " (default: ${DEFAULT-VALUE}).")
+    Protocol protocol;
+
     @Mixin
     Connections connections;
 
     @Override
     public Integer call() throws Exception {
         DemoOptions options = connections.required(
-                DemoOptions.ofDefaults("consume").withConsumers(consumers, exitWhenIdle).withHistory(history), cli.env,
+                DemoOptions.ofDefaults("consume").withConsumers(consumers, exitWhenIdle).withHistory(history)
+                        .withProtocol(protocol), cli.env,
                 true);
         try (Wiring wiring = Wiring.connect(options)) {
             return ProcessCommands.consume(wiring, cli.out, relay);

@@ -34,6 +34,9 @@ import org.springframework.core.env.MapPropertySource;
  * orderless.consumer.dead-letter-queue=&lt;queue&gt;.dlq
  * orderless.consumer.concurrency=&lt;--consumers&gt;
  * orderless.history.enabled=true                     (consume --history only: students_history)
+ * orderless.consumer.protocol=amqp-1.0               (consume --protocol amqp-1.0 only, with
+ * spring.rabbitmq.host, port, username, password,   the AMQP URI's parts, decoded, for the AMQP 1.0
+ * virtual-host                                       connection)
  * </pre>
  */
 final class DemoBoot {
@@ -60,6 +63,28 @@ final class DemoBoot {
     private DemoBoot() {
     }
 
+    /**
+     * Spring Boot's RabbitMQ properties for an AMQP URI, decoded as the URI scheme says (the virtual host is the
+     * path without its slash, percent-decoded: {@code /%2F} is "/"). Not {@code spring.rabbitmq.addresses}:
+     * Boot takes an address's virtual host as written.
+     */
+    static Map<String, Object> connectionDetails(java.net.URI uri) {
+        Map<String, Object> properties = new java.util.LinkedHashMap<>();
+        properties.put("spring.rabbitmq.host", uri.getHost());
+        properties.put("spring.rabbitmq.port", uri.getPort() < 0 ? ("amqps".equals(uri.getScheme()) ? 5671 : 5672)
+                : uri.getPort());
+        if (uri.getUserInfo() != null) {
+            String[] user = uri.getUserInfo().split(":", 2);
+            properties.put("spring.rabbitmq.username", user[0]);
+            if (user.length > 1) {
+                properties.put("spring.rabbitmq.password", user[1]);
+            }
+        }
+        String path = uri.getPath() == null ? "" : uri.getPath();
+        properties.put("spring.rabbitmq.virtual-host", path.length() <= 1 ? "/" : path.substring(1));
+        return properties;
+    }
+
     /** The consumers of {@code consume}, started; closing the context stops them gracefully. */
     static ConfigurableApplicationContext consume(Wiring w, MeterRegistry meters) {
         Map<String, Object> properties = common(w);
@@ -68,6 +93,11 @@ final class DemoBoot {
         properties.put("orderless.consumer.concurrency", w.options.consumers());
         if (w.options.history()) {
             properties.put("orderless.history.enabled", "true");   // the consumer records before it applies
+        }
+        if (w.options.protocol() == Protocol.AMQP_1_0) {
+            properties.put("orderless.consumer.protocol", "amqp-1.0");
+            // where the AMQP 1.0 connection goes: Boot's connection details, from the same URI
+            properties.putAll(connectionDetails(java.net.URI.create(w.rabbitUri())));
         }
         return run(new SpringApplicationBuilder(App.class), properties, w, meters, true);
     }

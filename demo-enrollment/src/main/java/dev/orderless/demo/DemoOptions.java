@@ -17,15 +17,18 @@ import java.util.Optional;
  * @param queue         --queue; the dead-letter queue is queue + ".dlq"
  * @param outbox        --outbox: record the actions in the outbox for a relay to publish
  * @param history       --history: consumers record every action in the students' history before applying it
+ * @param protocol      --protocol: how consume and publish talk to RabbitMQ
  */
 record DemoOptions(String command, int students, int classes, int ops, int consumers, long seed, boolean shuffle,
                    double duplicateRate, int poison, Optional<String> mongo, Optional<String> rabbit, String database,
-                   String queue, int exitWhenIdleSeconds, int waitSeconds, boolean outbox, boolean history) {
+                   String queue, int exitWhenIdleSeconds, int waitSeconds, boolean outbox, boolean history,
+                   Protocol protocol) {
 
     DemoOptions {
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(mongo, "mongo");
         Objects.requireNonNull(rabbit, "rabbit");
+        Objects.requireNonNull(protocol, "protocol");
         range("--students", students, 1, 1_000_000);
         range("--classes", classes, 1, 10_000);
         range("--ops", ops, 0, 10_000_000);
@@ -48,43 +51,48 @@ record DemoOptions(String command, int students, int classes, int ops, int consu
     /** The defaults every command starts from (what {@code --help} shows). */
     static DemoOptions ofDefaults(String command) {
         return new DemoOptions(command, 200, 20, 5000, 4, 1, false, 0, 0, Optional.empty(), Optional.empty(),
-                Enrollment.DATABASE, Enrollment.QUEUE, 0, 60, false, false);
+                Enrollment.DATABASE, Enrollment.QUEUE, 0, 60, false, false, Protocol.AMQP_0_9_1);
     }
 
     DemoOptions withBackends(Optional<String> mongo, Optional<String> rabbit) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol);
     }
 
     DemoOptions withPlace(String database, String queue) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol);
     }
 
     DemoOptions withWorkload(int students, int classes, int ops, long seed, boolean shuffle, double duplicateRate,
                              int poison) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol);
     }
 
     DemoOptions withConsumers(int consumers, int exitWhenIdleSeconds) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol);
     }
 
     DemoOptions withWait(int waitSeconds) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol);
     }
 
     DemoOptions withOutbox(boolean outbox) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol);
     }
 
     DemoOptions withHistory(boolean history) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol);
+    }
+
+    DemoOptions withProtocol(Protocol protocol) {
+        return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol);
     }
 
     String deadLetterQueue() {

@@ -26,7 +26,8 @@ final class ProcessCommands {
 
     static int consume(Wiring w, PrintStream out, boolean relay) throws Exception {
         DemoOptions o = w.options;
-        out.println("consume: " + o.consumers() + " consumers" + (relay ? " and an outbox relay" : "")
+        out.println("consume: " + o.consumers() + " consumers" + (o.protocol() == Protocol.AMQP_1_0 ? " over AMQP 1.0" : "")
+                + (relay ? " and an outbox relay" : "")
                 + (o.exitWhenIdleSeconds() > 0
                 ? ", exiting after " + o.exitWhenIdleSeconds() + " s idle with an empty queue" : ", until stopped"));
         out.println(w.describe());
@@ -83,18 +84,20 @@ final class ProcessCommands {
         w.journal.recordPublished(ops, messages.size(), o.poison());
         long started = System.nanoTime();
         java.util.concurrent.atomic.AtomicInteger sent = new java.util.concurrent.atomic.AtomicInteger();
-        try (Progress progress = new Progress(out, () -> "  publishing with confirms to '" + o.queue() + "': "
+        try (Progress progress = new Progress(out, () -> "  publishing " + (o.protocol() == Protocol.AMQP_1_0
+                ? "over AMQP 1.0" : "with confirms") + " to '" + o.queue() + "': "
                 + Progress.rate(sent.get(), messages.size(), started))) {
-            dev.orderless.publish.ConfirmingPublisher publisher = w.publisher(PublisherOptions.ofDefaults());
-            int window = publisher.options().window();
+            PublisherOptions publishing = PublisherOptions.ofDefaults();
+            dev.orderless.publish.OperationPublisher publisher = w.operationPublisher(publishing);
+            int window = publishing.window();
             for (int from = 0; from < messages.size(); from += window) {
                 // window by window, so progress shows confirmed messages as they come
                 publisher.publishRaw(messages.subList(from, Math.min(messages.size(), from + window)));
                 sent.set(Math.min(messages.size(), from + window));
             }
         }
-        out.printf("PUBLISHED messages=%d actions=%d poison=%d queue=%s%n", messages.size(), ops.size(), o.poison(),
-                o.queue());
+        out.printf("PUBLISHED messages=%d actions=%d poison=%d queue=%s protocol=%s%n", messages.size(), ops.size(),
+                o.poison(), o.queue(), o.protocol());
         return 0;
     }
 

@@ -29,7 +29,9 @@ import dev.orderless.outbox.Outbox;
 import dev.orderless.outbox.OutboxOptions;
 import dev.orderless.outbox.OutboxRelay;
 import dev.orderless.outbox.RelayOptions;
+import dev.orderless.amqp10.Amqp10Publisher;
 import dev.orderless.publish.ConfirmingPublisher;
+import dev.orderless.publish.OperationPublisher;
 import dev.orderless.publish.PublisherOptions;
 import dev.orderless.stamp.MongoCounterStamper;
 import dev.orderless.stamp.Stamper;
@@ -73,6 +75,9 @@ final class Wiring implements AutoCloseable {
     private final Optional<CachingConnectionFactory> rabbit;
     /** One watcher per connection factory, made before its first connection: the broker says "blocked" once. */
     private final Optional<BrokerBlocking> blocking;
+    /** {@code --protocol amqp-1.0}: the AMQP 1.0 client's environment and connection, opened when connecting. */
+    private Optional<com.rabbitmq.client.amqp.Environment> amqp10 = Optional.empty();
+    private Optional<com.rabbitmq.client.amqp.Connection> amqp10Connection = Optional.empty();
 
     private Wiring(DemoOptions options, MongoBackend mongoBackend, Optional<RabbitBackend> rabbitBackend) {
         this.options = options;
@@ -130,6 +135,9 @@ final class Wiring implements AutoCloseable {
             }
             wiring = new Wiring(options, mongo, rabbit);
             wiring.checkReachable();
+            if (options.protocol() == Protocol.AMQP_1_0 && rabbit.isPresent()) {
+                wiring.connectAmqp10();
+            }
             return wiring;
         } catch (RuntimeException e) {
             if (wiring != null) {
@@ -174,6 +182,44 @@ final class Wiring implements AutoCloseable {
                         + " its user, password and virtual host", e);
             }
         });
+    }
+
+    /**
+     * Opens the AMQP 1.0 connection ({@code --protocol amqp-1.0}), so that a broker without AMQP 1.0 (RabbitMQ 3)
+     * is one line now, not a consumer that retries for ever.
+     */
+    private void connectAmqp10() {
+        String uri = rabbitUri();
+        com.rabbitmq.client.amqp.Environment environment = new com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder()
+                .connectionSettings().uri(uri).environmentBuilder().build();
+        amqp10 = Optional.of(environment);
+        try {
+            amqp10Connection = Optional.of(environment.connectionBuilder().name("orderless-demo-" + options.command())
+                    .build());
+        } catch (com.rabbitmq.client.amqp.AmqpException e) {
+            Throwable cause = e;
+            while ((cause.getMessage() == null || cause.getMessage().isBlank()) && cause.getCause() != null
+                    && cause.getCause() != cause) {
+                cause = cause.getCause();
+            }
+            throw new TransientException("RabbitMQ at " + Uris.redacted(uri) + " does not take an AMQP 1.0 connection ("
+                    + (cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage())
+                    + "): --protocol amqp-1.0 needs RabbitMQ 4 or later; use --protocol amqp-0-9-1 with RabbitMQ 3", e);
+        }
+    }
+
+    /** The AMQP URI, as given. */
+    String rabbitUri() {
+        return rabbitBackend.orElseThrow(() -> new InvalidConfigurationException("'" + options.command()
+                + "' was started without an AMQP broker")).uri().toString();
+    }
+
+    /** The publisher {@code --protocol} asks for: confirms over AMQP 0-9-1, the accepted outcome over AMQP 1.0. */
+    OperationPublisher operationPublisher(PublisherOptions publisherOptions) {
+        if (options.protocol() == Protocol.AMQP_1_0) {
+            return Amqp10Publisher.toQueue(amqp10Connection.orElseThrow(), options.queue(), publisherOptions);
+        }
+        return publisher(publisherOptions);
     }
 
     /** Not the driver's message: it may quote the password. */
@@ -280,6 +326,7 @@ final class Wiring implements AutoCloseable {
             rabbit.ifPresent(f -> abort(f.getPublisherConnectionFactory()));
         }
         blocking.ifPresent(BrokerBlocking::close);
+        amqp10.ifPresent(com.rabbitmq.client.amqp.Environment::close);   // and its connection
         rabbit.ifPresent(CachingConnectionFactory::destroy);
         client.close();
         rabbitBackend.ifPresent(RabbitBackend::close);
