@@ -28,7 +28,7 @@ final class ConsumeCommand extends DemoCommand {
 
     @Option(names = "--protocol", paramLabel = "PROTOCOL", order = 5, defaultValue = "amqp-0-9-1",
             converter = Protocol.Converter.class, completionCandidates = Protocol.Values.class,
-            description = "amqp-0-9-1, or amqp-1.0 (RabbitMQ 4: the broker dead-letters poison itself, exactly once)"
+            description = "amqp-0-9-1, or amqp-1.0 (RabbitMQ 4: the broker dead-letters poison itself, once whenever a consumer dies)"
                     + " (default: ${DEFAULT-VALUE}).")
     Protocol protocol;
 

@@ -4,12 +4,14 @@ import com.rabbitmq.client.amqp.Consumer;
 import com.rabbitmq.client.amqp.Message;
 import dev.orderless.amqp.internal.DeadLetterFields;
 import dev.orderless.amqp.internal.Delivery;
+import java.io.IOException;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 
 /**
  * A delivery of the AMQP 1.0 client, settled with the outcomes RabbitMQ understands: {@code accepted},
@@ -29,12 +31,22 @@ final class ContextDelivery implements Delivery {
     private final String queue;
     private final Clock clock;
     private final AtomicBoolean settled = new AtomicBoolean();
+    private final BooleanSupplier onItsLink;
 
-    ContextDelivery(Consumer.Context context, Message message, String queue, Clock clock) {
+    /** @param onItsLink false once the link it came on was lost: it cannot be settled any more */
+    ContextDelivery(Consumer.Context context, Message message, String queue, Clock clock, BooleanSupplier onItsLink) {
         this.context = context;
         this.message = message;
         this.queue = queue;
         this.clock = clock;
+        this.onItsLink = onItsLink;
+    }
+
+    /** The client settles a delivery of a lost link silently as nothing: say so instead. */
+    private void requireItsLink() throws IOException {
+        if (!onItsLink.getAsBoolean()) {
+            throw new IOException("its link was lost since it came (the broker has put it back in '" + queue + "')");
+        }
     }
 
     @Override
@@ -53,14 +65,16 @@ final class ContextDelivery implements Delivery {
     }
 
     @Override
-    public void accept() {
+    public void accept() throws IOException {
+        requireItsLink();
         if (settled.compareAndSet(false, true)) {
             context.accept();
         }
     }
 
     @Override
-    public void requeue() {
+    public void requeue() throws IOException {
+        requireItsLink();
         if (settled.compareAndSet(false, true)) {
             context.requeue();
         }
@@ -70,13 +84,34 @@ final class ContextDelivery implements Delivery {
     void requeueIfUnsettled() {
         try {
             requeue();
-        } catch (RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
+            // the link is gone: the broker puts every unsettled message back by itself
+        }
+    }
+
+    /**
+     * Hands it back as failed, if nothing settled it yet ({@code modified} with delivery-failed): the broker counts
+     * it towards the queue's delivery limit, so a message that keeps failing this way ends dead-lettered by the
+     * broker instead of coming back for ever.
+     */
+    void failIfUnsettled() {
+        try {
+            requireItsLink();
+            if (settled.compareAndSet(false, true)) {
+                context.requeue(Map.of(), true);
+            }
+        } catch (IOException | RuntimeException e) {
             // the link is gone: the broker puts every unsettled message back by itself
         }
     }
 
     @Override
     public CompletionStage<Void> deadLetter(String kind, String reason) {
+        try {
+            requireItsLink();
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         if (!settled.compareAndSet(false, true)) {
             return CompletableFuture.failedFuture(new IllegalStateException("already settled"));
         }

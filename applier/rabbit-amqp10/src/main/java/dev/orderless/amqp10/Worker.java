@@ -32,8 +32,8 @@ final class Worker {
     private static final Logger log = LoggerFactory.getLogger(Worker.class);
     private static final long IDLE_POLL_MILLIS = 100;
 
-    /** A delivery as the client handed it over. */
-    private record Received(Consumer.Context context, Message message) {
+    /** A delivery as the client handed it over, and the link's generation then. */
+    private record Received(Consumer.Context context, Message message, int generation) {
     }
 
     private final ConsumerOptions options;
@@ -46,6 +46,12 @@ final class Worker {
     private volatile boolean stopping;
     /** What the client says of the link: recovering after a cut, or closed for good. */
     private volatile Resource.State linkState = Resource.State.OPENING;
+    /**
+     * One more each time the link is lost (recovering or closed). A delivery of an earlier generation can no longer
+     * be settled: the broker put it back when the link went, and the client drops such a settlement without a word,
+     * so {@link ContextDelivery} refuses it first and the apply logic counts it as not settled.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger generation = new java.util.concurrent.atomic.AtomicInteger();
 
     Worker(Connection connection, ConsumerOptions options, ApplyingHandler single, int index, Clock clock) {
         this.options = options;
@@ -56,7 +62,7 @@ final class Worker {
         this.link = connection.consumerBuilder()
                 .queue(options.queue())
                 .initialCredits(options.prefetch())
-                .messageHandler((context, message) -> received.add(new Received(context, message)))
+                .messageHandler((context, message) -> received.add(new Received(context, message, generation.get())))
                 .listeners(this::linkChanged)
                 .build();
         thread.start();
@@ -68,6 +74,10 @@ final class Worker {
     }
 
     private void linkChanged(Resource.Context change) {
+        if (change.currentState() == Resource.State.RECOVERING || change.currentState() == Resource.State.CLOSED) {
+            generation.incrementAndGet();
+            received.clear();   // back in the queue already: the broker released them with the link
+        }
         linkState = change.currentState();
         if (change.currentState() == Resource.State.CLOSED && !stopping) {
             log.error("AMQP 1.0 consumer of '{}': the client closed {}'s link ({}); it no longer consumes",
@@ -154,12 +164,19 @@ final class Worker {
             }
         } catch (Exception e) {
             log.error("AMQP 1.0 consumer of '{}': a batch of {} failed unexpectedly ({}); what it had not settled goes"
-                    + " back to the queue", options.queue(), deliveries.size(), e.toString(), e);
-            deliveries.forEach(ContextDelivery::requeueIfUnsettled);
+                    + " back to the queue as failed (towards its delivery limit)", options.queue(), deliveries.size(),
+                    e.toString(), e);
+            deliveries.forEach(ContextDelivery::failIfUnsettled);
+            try {
+                Thread.sleep(options.backoff().pause(1).toMillis());   // not a redelivery loop at full speed
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
     private ContextDelivery delivery(Received r) {
-        return new ContextDelivery(r.context(), r.message(), options.queue(), clock);
+        return new ContextDelivery(r.context(), r.message(), options.queue(), clock,
+                () -> r.generation() == generation.get());
     }
 }

@@ -174,6 +174,8 @@ class Amqp10ConsumerTest {
             fixture.assertConverged(history);
             assertThat(fixture.messagesIn(fixture.deadLetterQueue)).as("dead letters, counting copies")
                     .isEqualTo(poison);
+            // a settlement on a link that was gone is not counted: the client drops it without a word
+            assertThat(fixture.deadLettered()).as("counted as dead-lettered").isEqualTo(poison);
         }
     }
 

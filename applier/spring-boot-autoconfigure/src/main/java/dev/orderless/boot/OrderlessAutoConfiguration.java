@@ -258,6 +258,14 @@ public class OrderlessAutoConfiguration {
                             + " dev.orderless:orderless-rabbit-amqp10 on the class path: add that dependency, or set"
                             + " orderless.consumer.protocol=amqp-0-9-1");
                 }
+                if (binder.bind("spring.rabbitmq.ssl.enabled", Boolean.class).orElse(false)
+                        || binder.bind("spring.rabbitmq.ssl.bundle", String.class).isBound()
+                        || binder.bind("spring.rabbitmq.addresses", String.class).map(a -> a.contains("amqps://"))
+                        .orElse(false)) {
+                    throw new InvalidConfigurationException("orderless.consumer.protocol=amqp-1.0 does not take TLS yet"
+                            + " (spring.rabbitmq.ssl.enabled, spring.rabbitmq.ssl.bundle or an amqps:// address in"
+                            + " spring.rabbitmq.addresses): use orderless.consumer.protocol=amqp-0-9-1 over TLS");
+                }
                 RabbitConnectionDetails details = rabbitDetails.getIfAvailable(() -> {
                     throw new InvalidConfigurationException("orderless.consumer.protocol=amqp-1.0 found no RabbitMQ"
                             + " connection details: set spring.rabbitmq.host (or addresses), port, username, password");

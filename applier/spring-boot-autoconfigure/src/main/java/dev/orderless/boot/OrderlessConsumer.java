@@ -104,28 +104,48 @@ public final class OrderlessConsumer implements SmartLifecycle {
         return options;
     }
 
+    /**
+     * Starts consuming, or, if the broker does not answer, starts anyway and tries again every
+     * {@value #RETRY_SECONDS} s (a bad configuration throws). The same watch restarts a consumer that stopped
+     * consuming on its own (a consumer thread or link that ended for good), so that it never stays down in silence
+     * until the process restarts.
+     */
     @Override
     public synchronized void start() {
         if (started) {
             return;
         }
         started = true;
-        if (!tryStart()) {
-            ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread thread = new Thread(r, "orderless-consumer-start-" + options.queue());
-                thread.setDaemon(true);
-                return thread;
-            });
-            executor.scheduleWithFixedDelay(this::retry, RETRY_SECONDS, RETRY_SECONDS, TimeUnit.SECONDS);
-            retrying = Optional.of(executor);
-        }
+        tryStart();
+        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "orderless-consumer-watch-" + options.queue());
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.scheduleWithFixedDelay(this::watch, RETRY_SECONDS, RETRY_SECONDS, TimeUnit.SECONDS);
+        retrying = Optional.of(executor);
     }
 
-    private synchronized void retry() {
+    /** Every {@value #RETRY_SECONDS} s: starts the consumer if it is not consuming, restarting one that stopped. */
+    private synchronized void watch() {
         try {
-            if (started && consuming.isEmpty() && tryStart()) {
-                retrying.ifPresent(ScheduledExecutorService::shutdown);
-                retrying = Optional.empty();
+            if (!started) {
+                return;
+            }
+            Optional<RunningConsumer> current = consuming;
+            if (current.isPresent() && !current.get().isRunning()) {
+                String why = "it stopped consuming on its own (a consumer thread or its link ended); restarting it";
+                log.error("consumer on '{}': {}", options.queue(), why);
+                consuming = Optional.empty();
+                waiting = Optional.of(why);
+                try {
+                    current.get().close();
+                } catch (RuntimeException e) {
+                    log.warn("consumer on '{}': closing the stopped consumer failed ({})", options.queue(), e.toString());
+                }
+            }
+            if (consuming.isEmpty()) {
+                tryStart();
             }
         } catch (RuntimeException e) {
             // an exception would end the schedule in silence: say it (once per reason), and keep trying
@@ -154,7 +174,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
             QueueTopology.declare(connectionFactory, options.queue(), options.deadLetterQueue(), quorum, deadLetterTtl);
             consuming = Optional.of(starter.start());
             if (waiting.isPresent()) {
-                log.info("consumer on '{}' started: the broker answers again", options.queue());
+                log.info("consumer on '{}' started after: {}", options.queue(), waiting.get());
             }
             waiting = Optional.empty();
             return true;

@@ -325,7 +325,7 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
      *                            quorum or classic (also declared by Boot's {@code RabbitAdmin} on every
      *                            connection)
      * @param protocol            amqp-0-9-1 (default) or amqp-1.0 (RabbitMQ 4, with orderless-rabbit-amqp10 on the
-     *                            class path: the broker dead-letters poison itself, exactly once)
+     *                            class path: the broker dead-letters poison itself, once whenever a consumer dies)
      * @param deadLetterQueue     default: the queue's name + {@code .dlq}
      * @param concurrency         competing consumers (threads)
      * @param prefetch            unacked messages per consumer

@@ -61,6 +61,17 @@ class ProtocolBootTest {
     }
 
     @Test
+    void amqp_1_0_over_tls_fails_the_start_naming_the_property_it_does_not_take_yet() {
+        for (String tls : new String[] {"spring.rabbitmq.ssl.enabled=true",
+                "spring.rabbitmq.addresses=amqps://broker.example:5671"}) {
+            runner.withPropertyValues("orderless.consumer.protocol=amqp-1.0", tls)
+                    .run(context -> assertThat(context).getFailure().rootCause()
+                            .hasMessageContaining("orderless.consumer.protocol=amqp-1.0 does not take TLS yet")
+                            .hasMessageContaining("spring.rabbitmq.ssl.enabled"));
+        }
+    }
+
+    @Test
     void amqp_1_0_without_its_artifact_fails_the_start_saying_which_to_add() {
         runner.withClassLoader(new FilteredClassLoader("dev.orderless.amqp10"))
                 .withPropertyValues("orderless.consumer.protocol=amqp-1.0")

@@ -98,6 +98,11 @@ public final class Amqp10Transport {
                             }
                         }
                     };
+                } catch (AmqpException e) {
+                    connection.close();
+                    // the broker did not answer in time, or the queue has no leader yet: the bean tries again
+                    throw new AmqpConnectException("AMQP 1.0 consumer on '" + options.queue() + "' not started ("
+                            + why(e) + ")", e);
                 } catch (RuntimeException e) {
                     connection.close();
                     throw e;
