@@ -57,6 +57,8 @@ public final class Amqp10Consumer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Amqp10Consumer.class);
     static final String DEAD_LETTER_EXCHANGE = "x-dead-letter-exchange";
     static final String DEAD_LETTER_ROUTING_KEY = "x-dead-letter-routing-key";
+    /** What closing the links may take beyond {@link ConsumerOptions#shutdownTimeout()}: a broker answers in ms. */
+    private static final long LINK_CLOSE_MILLIS = 2_000;
 
     private final ConsumerOptions options;
     private final List<Worker> workers;
@@ -107,7 +109,35 @@ public final class Amqp10Consumer implements AutoCloseable {
         for (Worker worker : workers) {
             worker.finish(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
         }
+        closeLinks(options.queue(), workers, Math.max(LINK_CLOSE_MILLIS, (deadline - System.nanoTime()) / 1_000_000));
         log.info("AMQP 1.0 consumer on '{}' stopped", options.queue());
+    }
+
+    /**
+     * Closes every link side by side and waits for them up to {@code timeoutMillis}: a link whose broker does not
+     * answer is left to its connection (closing it puts back whatever it held), not waited on for a minute each.
+     */
+    private static void closeLinks(String queue, List<Worker> workers, long timeoutMillis) {
+        List<Thread> closing = new ArrayList<>();
+        for (Worker worker : workers) {
+            Thread thread = new Thread(worker::closeLink, worker.name() + "-close");
+            thread.setDaemon(true);
+            thread.start();
+            closing.add(thread);
+        }
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+        for (Thread thread : closing) {
+            try {
+                thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (thread.isAlive()) {
+                log.warn("AMQP 1.0 consumer on '{}': {} did not close within {} ms (the broker does not answer); closing"
+                        + " the connection puts back what it held", queue, thread.getName(), timeoutMillis);
+            }
+        }
     }
 
     /** Collects the parts; {@link #start()} checks the queues and starts the consumers. */
@@ -181,6 +211,7 @@ public final class Amqp10Consumer implements AutoCloseable {
                 stop.countDown();
                 workers.forEach(Worker::signalStop);
                 workers.forEach(w -> w.finish(options.shutdownTimeout().toMillis()));
+                closeLinks(options.queue(), workers, LINK_CLOSE_MILLIS);
                 throw e;
             }
             log.info("consuming '{}' over AMQP 1.0 with {} consumers, prefetch {}, {}, dead-lettered by the broker to"

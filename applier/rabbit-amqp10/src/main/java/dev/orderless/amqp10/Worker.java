@@ -95,9 +95,10 @@ final class Worker {
     }
 
     /**
-     * Waits for the thread up to {@code timeoutMillis}, hands back whatever it still held, and closes the link (the
-     * broker puts back anything else unsettled). Nothing here waits on the broker's answer: on a connection that
-     * died, asking the broker to pause the link would wait for an echo that never comes.
+     * Waits for the thread up to {@code timeoutMillis} and hands back whatever it still held; {@link #closeLink()}
+     * then closes the link (the broker puts back anything else unsettled). Nothing here waits on the broker's
+     * answer: on a connection that died, asking the broker to pause the link would wait for an echo that never
+     * comes.
      */
     void finish(long timeoutMillis) {
         signalStop();
@@ -114,11 +115,22 @@ final class Worker {
         for (Received r = received.poll(); r != null; r = received.poll()) {
             delivery(r).requeueIfUnsettled();
         }
+    }
+
+    /**
+     * Closes the link. The client waits for the broker's detach (up to a minute on a connection that stopped
+     * answering), so {@link Amqp10Consumer#close()} closes the links side by side, each on a thread of its own.
+     */
+    void closeLink() {
         try {
             link.close();
         } catch (RuntimeException e) {
             log.debug("closing the link of {}: {}", thread.getName(), e.toString());
         }
+    }
+
+    String name() {
+        return thread.getName();
     }
 
     private void run() {

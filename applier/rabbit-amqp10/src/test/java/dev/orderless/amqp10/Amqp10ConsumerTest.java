@@ -22,6 +22,7 @@ import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.TcpProxy;
 import dev.orderless.testing.rabbit.OnRabbitMq4;
 import dev.orderless.testing.rabbit.RabbitExtension;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -176,6 +177,28 @@ class Amqp10ConsumerTest {
                     .isEqualTo(poison);
             // a settlement on a link that was gone is not counted: the client drops it without a word
             assertThat(fixture.deadLettered()).as("counted as dead-lettered").isEqualTo(poison);
+        }
+    }
+
+    @Test
+    void close_on_a_connection_that_stopped_answering_returns_after_the_shutdown_timeout_not_a_minute_per_link(
+            ConnectionFactory admin, MongoDatabase db, RabbitBackend rabbit) throws Exception {
+        URI uri = rabbit.uri();
+        try (Amqp10Fixture fixture = new Amqp10Fixture(admin, db, "amqp10-close");
+             TcpProxy proxy = TcpProxy.start(uri.getHost(), uri.getPort() < 0 ? 5672 : uri.getPort())) {
+            Amqp10Extension.Open proxied = Amqp10Extension.open(URI.create(uri.getScheme() + "://" + uri.getRawUserInfo()
+                    + "@127.0.0.1:" + proxy.port() + uri.getRawPath()));
+            try {
+                Amqp10Consumer consumer = fixture.start(proxied.connection(), fixture.options(3)
+                        .withShutdownTimeout(Duration.ofSeconds(2)));
+                proxy.latency(Duration.ofMinutes(10));   // the broker no longer answers: a detach would wait a minute
+                // bounded, not timed: three links closed one after another waited up to 3 minutes
+                org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30), consumer::close);
+                assertThat(consumer.isRunning()).isFalse();
+            } finally {
+                proxy.cut();
+                proxied.close();
+            }
         }
     }
 
