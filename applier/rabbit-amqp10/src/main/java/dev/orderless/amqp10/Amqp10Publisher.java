@@ -26,11 +26,13 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>Send up to {@link PublisherOptions#window()} messages, each with the operation's message-id. While
  *       RabbitMQ blocks publishing (a resource alarm) it grants no credit: a send waits at most the confirm
- *       timeout, then counts as not taken.
+ *       timeout, then it and the rest of the window count as not taken; the window has one deadline.
  *   <li>Wait for every outcome, {@link PublisherOptions#confirmTimeout()} for the whole window. Accepted: done.
  *       Rejected, released, timed out, or not sent: not taken.
  *   <li>Send what was not taken again after a pause ({@link PublisherOptions#backoff()}), up to
- *       {@link PublisherOptions#maxAttempts()} sends; then throw {@link PublishFailedException} listing it.
+ *       {@link PublisherOptions#maxAttempts()} sends, on a new link if the client closed the last one; then
+ *       throw {@link PublishFailedException} listing it. A message accepted after the timeout is sent again: a
+ *       duplicate, which consumers tell as such by its {@code (entity, seq)}.
  * </ol>
  * One publisher per instance, on the caller's connection; {@link #close()} closes the publisher, not the
  * connection.
@@ -38,13 +40,15 @@ import org.slf4j.LoggerFactory;
 public final class Amqp10Publisher implements OperationPublisher, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Amqp10Publisher.class);
 
-    private final Publisher publisher;
+    private final Connection connection;
+    /** Rebuilt when the client closed it (it gives a publisher up when its link fails for good). */
+    private Link link;
     private final String queue;
     private final PublisherOptions options;
     private final Envelope envelope = new Envelope();
 
-    private Amqp10Publisher(Publisher publisher, String queue, PublisherOptions options) {
-        this.publisher = publisher;
+    private Amqp10Publisher(Connection connection, String queue, PublisherOptions options) {
+        this.connection = connection;
         this.queue = queue;
         this.options = options;
     }
@@ -54,9 +58,24 @@ public final class Amqp10Publisher implements OperationPublisher, AutoCloseable 
         if (connection == null || queue == null || queue.isBlank() || options == null) {
             throw new InvalidConfigurationException("AMQP 1.0 publisher: connection, queue and options are required");
         }
+        Amqp10Publisher created = new Amqp10Publisher(connection, queue, options);
+        created.link = created.open();
+        return created;
+    }
+
+    /** A publisher of the client, and whether the client has closed it (set from the client's thread). */
+    private record Link(Publisher publisher, java.util.concurrent.atomic.AtomicBoolean closed) {
+    }
+
+    private Link open() {
+        java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
         Publisher publisher = connection.publisherBuilder().queue(queue).publishTimeout(options.confirmTimeout())
-                .build();
-        return new Amqp10Publisher(publisher, queue, options);
+                .listeners(change -> {
+                    if (change.currentState() == com.rabbitmq.client.amqp.Resource.State.CLOSED) {
+                        closed.set(true);
+                    }
+                }).build();
+        return new Link(publisher, closed);
     }
 
     public PublisherOptions options() {
@@ -80,8 +99,8 @@ public final class Amqp10Publisher implements OperationPublisher, AutoCloseable 
     }
 
     @Override
-    public void close() {
-        publisher.close();
+    public synchronized void close() {
+        link.publisher().close();
     }
 
     /** One message to send: its id, its body, and the operation it carries (none for raw bodies). */
@@ -96,7 +115,7 @@ public final class Amqp10Publisher implements OperationPublisher, AutoCloseable 
     private record Sent(Outgoing message, CompletableFuture<Optional<String>> outcome) {
     }
 
-    private void publish(List<Outgoing> outgoing) {
+    private synchronized void publish(List<Outgoing> outgoing) {
         for (int from = 0; from < outgoing.size(); from += options.window()) {
             List<Outgoing> window = outgoing.subList(from, Math.min(outgoing.size(), from + options.window()));
             try {
@@ -118,8 +137,19 @@ public final class Amqp10Publisher implements OperationPublisher, AutoCloseable 
         for (int attempt = 1; ; attempt++) {
             long deadline = System.nanoTime() + options.confirmTimeout().toNanos();
             List<Sent> sent = new ArrayList<>(pending.size());
+            String notSent = reopenIfClosed();
             for (Outgoing next : pending) {
-                sent.add(send(next));
+                // one deadline for the window: once a send found no credit in time (a blocked broker) or the link
+                // gone, the rest of the window is not sent this attempt, instead of each waiting as long again
+                if (notSent.isEmpty() && System.nanoTime() - deadline < 0) {
+                    Sent s = send(next);
+                    sent.add(s);
+                    notSent = s.outcome().getNow(Optional.empty()).filter(reason -> reason.startsWith("not sent"))
+                            .orElse("");
+                } else {
+                    sent.add(new Sent(next, CompletableFuture.completedFuture(Optional.of(notSent.isEmpty()
+                            ? "not sent: the window's confirm timeout passed" : notSent))));
+                }
             }
             List<Outgoing> notTaken = new ArrayList<>();
             String lastReason = "";
@@ -158,7 +188,7 @@ public final class Amqp10Publisher implements OperationPublisher, AutoCloseable 
     private Sent send(Outgoing message) {
         CompletableFuture<Optional<String>> outcome = new CompletableFuture<>();
         try {
-            publisher.publish(publisher.message(message.body()).messageId(message.id())
+            link.publisher().publish(link.publisher().message(message.body()).messageId(message.id())
                     .contentType("application/json").durable(true), context -> {
                         Publisher.Status status = context.status();
                         outcome.complete(status == Publisher.Status.ACCEPTED ? Optional.empty()
@@ -169,6 +199,26 @@ public final class Amqp10Publisher implements OperationPublisher, AutoCloseable 
             outcome.complete(Optional.of("not sent: " + e.getMessage()));
         }
         return new Sent(message, outcome);
+    }
+
+    /** A new link if the client closed the last one; empty, or why nothing can be sent this attempt. */
+    private String reopenIfClosed() {
+        if (!link.closed().get()) {
+            return "";
+        }
+        try {
+            Link fresh = open();
+            try {
+                link.publisher().close();
+            } catch (RuntimeException e) {
+                log.debug("closing the publisher of '{}' that the client closed: {}", queue, e.toString());
+            }
+            link = fresh;
+            log.info("AMQP 1.0 publisher to '{}': its link was closed; publishing on a new one", queue);
+            return "";
+        } catch (RuntimeException e) {
+            return "not sent: no link to '" + queue + "' (" + e.getMessage() + ")";
+        }
     }
 
     private static Optional<String> await(CompletableFuture<Optional<String>> outcome, long deadline) {
