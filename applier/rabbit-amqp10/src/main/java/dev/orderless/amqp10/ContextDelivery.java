@@ -50,6 +50,11 @@ final class ContextDelivery implements Delivery {
     }
 
     @Override
+    public Message message() {
+        return message;
+    }
+
+    @Override
     public byte[] body() {
         byte[] body = message.body();
         return body == null ? new byte[0] : body;

@@ -35,6 +35,11 @@ final class ChannelDelivery implements Delivery {
     }
 
     @Override
+    public Message message() {
+        return message;
+    }
+
+    @Override
     public Optional<String> header(String name) {
         return Optional.ofNullable(message.getMessageProperties().getHeader(name)).map(Object::toString);
     }

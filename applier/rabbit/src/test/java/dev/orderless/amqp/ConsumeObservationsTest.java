@@ -82,6 +82,9 @@ class ConsumeObservationsTest {
         List<Observation.Context> consumes = recorded.named(ConsumeObservations.CONSUME);
         assertThat(consumes).extracting(c -> c.getLowCardinalityKeyValue("orderless.outcome").getValue())
                 .containsOnly("applied");
+        // what a handler written for Spring AMQP's listeners expects to find: the message it received
+        assertThat(consumes).allSatisfy(c -> assertThat(((io.micrometer.observation.transport.ReceiverContext<?>) c)
+                .getCarrier()).isInstanceOf(org.springframework.amqp.core.Message.class));
         Map<String, Long> perMessage = consumes.stream().collect(Collectors.groupingBy(
                 c -> c.getHighCardinalityKeyValue("orderless.entity").getValue() + "@"
                         + c.getHighCardinalityKeyValue("orderless.seq").getValue(), Collectors.counting()));

@@ -92,9 +92,10 @@ public final class ConsumeObservations {
         }
     }
 
-    private static ReceiverContext<Delivery> receiving(Delivery delivery) {
-        ReceiverContext<Delivery> context = new ReceiverContext<>((carrier, key) -> carrier.header(key).orElse(null));
-        context.setCarrier(delivery);
+    /** The carrier is the protocol's message ({@link Delivery#message()}); its headers are read through the delivery. */
+    private static ReceiverContext<Object> receiving(Delivery delivery) {
+        ReceiverContext<Object> context = new ReceiverContext<>((carrier, key) -> delivery.header(key).orElse(null));
+        context.setCarrier(delivery.message());
         context.setRemoteServiceName("RabbitMQ");
         return context;
     }

@@ -14,6 +14,13 @@ import java.util.concurrent.CompletionStage;
 public interface Delivery {
     byte[] body();
 
+    /**
+     * The protocol's own message: Spring AMQP's {@code Message} over AMQP 0-9-1, the RabbitMQ AMQP 1.0 client's
+     * {@code Message} over AMQP 1.0. It is the carrier of the {@code orderless.consume} observation, so that an
+     * observation handler sees what it would see in a listener of that protocol.
+     */
+    Object message();
+
     /** A header (0-9-1) or application property or annotation (1.0) the publisher set, as text: the trace context. */
     Optional<String> header(String name);
 
