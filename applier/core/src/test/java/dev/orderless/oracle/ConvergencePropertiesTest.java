@@ -109,10 +109,10 @@ class ConvergencePropertiesTest {
             assertThat(results).extracting(BatchResult::op).containsExactlyElementsOf(batch);
             for (BatchResult result : results) {
                 if (result instanceof BatchResult.Done done) {
-                    count(property, done.outcome());
+                    count(property, done.op(), done.outcome(), applier);
                 } else if (result instanceof BatchResult.Failed failed && failed.error() instanceof TransientException) {
                     TRANSIENT_RETRIES.increment();
-                    count(property, applyAsAConsumerWould(applier, result.op()));
+                    count(property, result.op(), applyAsAConsumerWould(applier, result.op()), applier);
                 } else {
                     throw new AssertionError("a good op was not applied: " + result);
                 }
@@ -164,10 +164,10 @@ class ConvergencePropertiesTest {
             throws Exception {
         ConcurrentLinkedQueue<Operation> queue = new ConcurrentLinkedQueue<>(delivered);
         if (threads == 1) {
-            queue.forEach(op -> count(property, applyAsAConsumerWould(applier, op)));
+            queue.forEach(op -> count(property, op, applyAsAConsumerWould(applier, op), applier));
             return;
         }
-        Workers.drain(threads, queue, op -> count(property, applyAsAConsumerWould(applier, op)));
+        Workers.drain(threads, queue, op -> count(property, op, applyAsAConsumerWould(applier, op), applier));
     }
 
     /**
@@ -189,9 +189,14 @@ class ConvergencePropertiesTest {
         }
     }
 
-    private static void count(String property, Outcome outcome) {
-        assertThat(outcome).as("no collisions or horizon in unique-seq histories without compaction")
-                .isIn(Outcome.APPLIED, Outcome.SUPERSEDED, Outcome.DUPLICATE);
+    private static void count(String property, Operation op, Outcome outcome, GuardedApplier applier) {
+        if (outcome == Outcome.SEQ_COLLISION || outcome == Outcome.BEYOND_HORIZON) {
+            // what the applier saw is gone by now; the document as it is after, to tell the story
+            BsonDocument now = applier.reads().find(com.mongodb.client.model.Filters.eq("_id", op.entity())).first();
+            assertThat(outcome).as("no collisions or horizon in unique-seq histories without compaction: %s; the"
+                    + " document after: %s", op, now == null ? "none" : now.toJson())
+                    .isIn(Outcome.APPLIED, Outcome.SUPERSEDED, Outcome.DUPLICATE);
+        }
         COUNTS.computeIfAbsent(property, p -> {
             Map<Outcome, LongAdder> m = new EnumMap<>(Outcome.class);
             for (Outcome o : Outcome.values()) {
