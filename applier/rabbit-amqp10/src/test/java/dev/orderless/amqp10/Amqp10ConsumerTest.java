@@ -175,8 +175,10 @@ class Amqp10ConsumerTest {
             fixture.assertConverged(history);
             assertThat(fixture.messagesIn(fixture.deadLetterQueue)).as("dead letters, counting copies")
                     .isEqualTo(poison);
-            // a settlement on a link that was gone is not counted: the client drops it without a word
-            assertThat(fixture.deadLettered()).as("counted as dead-lettered").isEqualTo(poison);
+            // every letter counted; a settlement sent as its connection died may be counted too (AMQP 1.0 does not
+            // acknowledge a consumer's settlement, and the client drops one on a closed link without a word): the
+            // dead-letter queue's count is the exact one
+            assertThat(fixture.deadLettered()).as("counted as dead-lettered").isGreaterThanOrEqualTo(poison);
         }
     }
 
