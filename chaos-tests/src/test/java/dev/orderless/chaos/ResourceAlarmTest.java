@@ -40,7 +40,7 @@ import org.springframework.amqp.rabbit.core.RabbitAdmin;
 
 /**
  * RabbitMQ blocks publishers (a disk alarm, raised for real with rabbitmqctl): consumers keep applying
- * and acking, dead letters are held rather than sent into the block, a publisher fails within its
+ * and acking, dead letters are not confirmed into the block (held, once the broker said so), a publisher fails within its
  * confirm timeout with a specific exception, and after the alarm every poison message is in the
  * dead-letter queue exactly once. Runs only against a real RabbitMQ on this machine.
  */
@@ -106,7 +106,11 @@ class ResourceAlarmTest {
             assertThat(demoRun.exit()).as(demoRun.err()).isEqualTo(1);
             assertThat(demoRun.err()).contains("error: broker is blocking publishers: low on disk");
             held = gauge(meters, "orderless.consume.dead_letters.held");
-            assertThat(held).as("dead letters held, the rest sent just before the block").isPositive();
+            // how many are held at this moment races with the broker's word: RabbitMQ says "blocked" once a
+            // connection publishes into the block, so letters handed in before the word arrives are sent and wait for
+            // their confirms instead (19 of 20 held as a rule; 0 once in CI, under load). Either way none is
+            // confirmed during the block (above) and each is in the dead-letter queue once after it (below)
+            assertThat(held).as("dead letters held").isBetween(0.0, (double) POISON);
 
             alarm.close();
             Awaitility.await("the held dead letters sent once the alarm cleared").atMost(Duration.ofMinutes(1))
