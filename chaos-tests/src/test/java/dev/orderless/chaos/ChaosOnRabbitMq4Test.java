@@ -25,9 +25,11 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 
 /**
- * The chaos scenarios that involve the broker, on RabbitMQ 4.0 (CONTRIBUTING.md says why these): consumers
- * killed, connections cut, poison, a resource alarm; and the AMQP 1.0 consumer's, killed with poison about. It runs beside the classes on RabbitMQ 3.x
- * ({@link Execution} concurrent; they share no broker and no queue), its scenarios one after another.
+ * The chaos scenarios on RabbitMQ 4.0 (CONTRIBUTING.md says why these): those that involve the broker (consumers
+ * killed, connections cut, poison, a resource alarm), which {@link ChaosSuiteTest} runs on 3.x as well; the AMQP
+ * 1.0 consumer's, killed with poison about; and those about MongoDB and the view, which run here instead of on
+ * 3.x wherever a RabbitMQ 4 is. It runs beside the classes on RabbitMQ 3.x ({@link Execution} concurrent; they
+ * share no broker and no queue), its scenarios one after another.
  */
 @OnRabbitMq4
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
@@ -82,6 +84,58 @@ class ChaosOnRabbitMq4Test {
                     assertThat(verdict.deadLetteredTwice()).as("poison dead-lettered more than once").isZero();
                     return ", each dead-lettered once";
                 });
+    }
+
+    // the scenarios about MongoDB and the view run here where RabbitMQ 4 is, beside the broker's on 3.x (the budget)
+
+    @Test
+    @Order(6)
+    void shuffled_order(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        ChaosSuiteTest.shuffledOrder(SCENARIOS, m, r, cf, db);
+    }
+
+    @Test
+    @Order(7)
+    void duplicates(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        ChaosSuiteTest.duplicates(SCENARIOS, m, r, cf, db);
+    }
+
+    @Test
+    @Order(8)
+    void mongodb_connection_cut_and_restored(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        ChaosSuiteTest.mongoDbCut(SCENARIOS, m, r, cf, db);
+    }
+
+    @Test
+    @Order(9)
+    void view_feeder_paused_past_its_lease(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        ChaosSuiteTest.feederPausedPastLease(SCENARIOS, m, r, cf, db);
+    }
+
+    @Test
+    @Order(10)
+    void source_documents_deleted_and_malformed(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
+        ChaosSuiteTest.sourcesDeletedAndMalformed(SCENARIOS, m, r, cf, db);
+    }
+
+    @Test
+    @Order(11)
+    void feeders_in_four_segments_over_two_processes(MongoBackend m, RabbitBackend r, ConnectionFactory cf,
+                                                     MongoDatabase db) {
+        ChaosSuiteTest.fourSegmentsTwoFeeders(SCENARIOS, m, r, cf, db);
+    }
+
+    @Test
+    @Order(12)
+    void consumers_killed_between_record_and_apply(MongoBackend m, RabbitBackend r, ConnectionFactory cf,
+                                                   MongoDatabase db) {
+        ChaosSuiteTest.killedBetweenRecordAndApply(SCENARIOS, m, r, cf, db);
+    }
+
+    @Test
+    @Order(13)
+    void its_share_covered_at_least_10000_operations() {
+        assertThat(SCENARIOS.totalOps()).isGreaterThanOrEqualTo(10_000);
     }
 
     static String amqp10ConsumersKilled(ChaosRig rig, List<Operation> ops) {

@@ -25,20 +25,20 @@ class DemoAmqp10Test {
         String database = MongoBackend.freshDatabaseName("demo");
         Map<String, String> env = Map.of("MONGODB_URI", mongo.connectionString(), "RABBITMQ_URI", rabbit.uri().toString());
         try {
-            CliRun publish = CliRun.of(env, "publish", "--protocol", "amqp-1.0", "--ops", "1000", "--students", "40",
-                    "--shuffle", "--duplicate-rate", "0.2", "--poison", "9", "--database", database, "--queue", queue);
+            CliRun publish = CliRun.of(env, "publish", "--protocol", "amqp-1.0", "--ops", "300", "--students", "20",
+                    "--shuffle", "--duplicate-rate", "0.2", "--poison", "4", "--database", database, "--queue", queue);
             assertThat(publish.out()).contains("protocol=amqp-1.0");
             assertThat(publish.exit()).as(publish.err()).isZero();
 
             CliRun consume = CliRun.of(env, "consume", "--protocol", "amqp-1.0", "--consumers", "2",
-                    "--exit-when-idle", "2", "--database", database, "--queue", queue);
+                    "--exit-when-idle", "1", "--database", database, "--queue", queue);
             assertThat(consume.out()).contains("over AMQP 1.0");
             assertThat(consume.exit()).as(consume.err()).isZero();
 
             CliRun verify = CliRun.of(env, "verify", "--database", database, "--queue", queue, "--wait", "30");
-            assertThat(verify.result()).contains("converged=true", "diverged=0", "dead_lettered=9", "lost=0");
+            assertThat(verify.result()).contains("converged=true", "diverged=0", "dead_lettered=4", "lost=0");
             assertThat(new RabbitAdmin(cf).getQueueInfo(queue + ".dlq").getMessageCount())
-                    .as("letters, counting copies").isEqualTo(9);
+                    .as("letters, counting copies").isEqualTo(4);
         } finally {
             new RabbitAdmin(cf).deleteQueue(queue);
             new RabbitAdmin(cf).deleteQueue(queue + ".dlq");

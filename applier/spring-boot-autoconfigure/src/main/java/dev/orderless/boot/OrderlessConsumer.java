@@ -50,6 +50,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
     private Optional<ScheduledExecutorService> retrying = Optional.empty();
     private volatile Optional<String> waiting = Optional.empty();
     private boolean started;
+    private Duration watchInterval = Duration.ofSeconds(RETRY_SECONDS);
 
     /**
      * @param connectionFactory where the queues are declared (and, over AMQP 0-9-1, consumed)
@@ -122,8 +123,14 @@ public final class OrderlessConsumer implements SmartLifecycle {
             thread.setDaemon(true);
             return thread;
         });
-        executor.scheduleWithFixedDelay(this::watch, RETRY_SECONDS, RETRY_SECONDS, TimeUnit.SECONDS);
+        executor.scheduleWithFixedDelay(this::watch, watchInterval.toMillis(), watchInterval.toMillis(),
+                TimeUnit.MILLISECONDS);
         retrying = Optional.of(executor);
+    }
+
+    /** How often the watch looks, before {@link #start()}: {@value #RETRY_SECONDS} s unless a test asks otherwise. */
+    synchronized void watchEvery(Duration interval) {
+        this.watchInterval = interval;
     }
 
     /** Every {@value #RETRY_SECONDS} s: starts the consumer if it is not consuming, restarting one that stopped. */

@@ -55,6 +55,7 @@ class ConsumerWatchTest {
                     started.add(consumer);
                     return consumer;
                 });
+        bean.watchEvery(Duration.ofMillis(200));   // the schedule's length is not what is tested
         try {
             bean.start();
             assertThat(started).hasSize(1);
@@ -63,7 +64,7 @@ class ConsumerWatchTest {
             started.get(0).running.set(false);   // its thread or link ended for good
             assertThat(bean.isConsuming()).as("health sees it at once").isFalse();
 
-            Awaitility.await("the watch starts another").atMost(Duration.ofSeconds(3 * OrderlessConsumer.RETRY_SECONDS))
+            Awaitility.await("the watch starts another").atMost(Duration.ofSeconds(10))
                     .until(() -> started.size() == 2 && bean.isConsuming());
             assertThat(started.get(0).closed).as("the stopped one was closed").isTrue();
             assertThat(bean.waitingFor()).isEmpty();
