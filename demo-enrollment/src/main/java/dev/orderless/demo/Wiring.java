@@ -202,9 +202,10 @@ final class Wiring implements AutoCloseable {
                     && cause.getCause() != cause) {
                 cause = cause.getCause();
             }
-            throw new TransientException("RabbitMQ at " + Uris.redacted(uri) + " does not take an AMQP 1.0 connection ("
-                    + (cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage())
-                    + "): --protocol amqp-1.0 needs RabbitMQ 4 or later; use --protocol amqp-0-9-1 with RabbitMQ 3", e);
+            throw new TransientException("the AMQP broker at " + Uris.redacted(uri) + " does not take an AMQP 1.0"
+                    + " connection (" + (cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage())
+                    + "): --protocol amqp-1.0 needs RabbitMQ 4 or later (not RabbitMQ 3, not serve's embedded broker);"
+                    + " use --protocol amqp-0-9-1 with those", e);
         }
     }
 

@@ -99,6 +99,24 @@ class CliTest {
     }
 
     @Test
+    @ExtendWith(dev.orderless.testing.MongoExtension.class)
+    void amqp_1_0_against_a_broker_without_it_fails_in_one_line_saying_what_it_needs(
+            dev.orderless.backends.MongoBackend mongo) throws Exception {
+        // serve's embedded broker, the likeliest mistake (RabbitMQ 3 answers the same way: CI's RABBITMQ_URI may be 4)
+        try (dev.orderless.backends.rabbit.EmbeddedQpid broker = dev.orderless.backends.rabbit.EmbeddedQpid.start(0)) {
+            DemoProcess.Finished publish = DemoProcess.run(30, Map.of(), log("publish-amqp10-refused"), "publish",
+                    "--protocol", "amqp-1.0", "--mongo", mongo.connectionString(), "--rabbit", broker.uri().toString(),
+                    "--ops", "10");
+            System.out.printf("[cli] publish --protocol amqp-1.0 to the embedded broker: exit %d: %s%n", publish.exit(),
+                    publish.lines());
+            assertThat(publish.exit()).isEqualTo(1);
+            assertThat(publish.lines()).anyMatch(l -> l.startsWith("error: the AMQP broker at ")
+                    && l.contains("needs RabbitMQ 4 or later")).noneMatch(l -> l.contains(" WARN "));
+            assertThat(publish.hasStackTrace()).isFalse();
+        }
+    }
+
+    @Test
     void a_misspelt_option_is_answered_with_the_one_meant() {
         assertOneLineError(CliRun.of(Map.of(), "run", "--opps", "10"), "did you mean --ops?");
     }
