@@ -27,7 +27,7 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 /**
  * The chaos scenarios on RabbitMQ 4.0 (CONTRIBUTING.md says why these): those that involve the broker (consumers
  * killed, connections cut, poison, a resource alarm), which {@link ChaosSuiteTest} runs on 3.x as well; the AMQP
- * 1.0 consumer's, killed with poison about; and those about MongoDB and the view, which run here instead of on
+ * 1.0 consumer's, killed with poison about; and five about MongoDB and the view, which run here instead of on
  * 3.x wherever a RabbitMQ 4 is. It runs beside the classes on RabbitMQ 3.x ({@link Execution} concurrent; they
  * share no broker and no queue), its scenarios one after another.
  */
@@ -86,7 +86,7 @@ class ChaosOnRabbitMq4Test {
                 });
     }
 
-    // the scenarios about MongoDB and the view run here where RabbitMQ 4 is, beside the broker's on 3.x (the budget)
+    // five scenarios about MongoDB and the view run here where RabbitMQ 4 is, beside the broker's on 3.x (the budget)
 
     @Test
     @Order(6)
@@ -113,23 +113,10 @@ class ChaosOnRabbitMq4Test {
     }
 
     @Test
-    @Order(10)
-    void source_documents_deleted_and_malformed(MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db) {
-        ChaosSuiteTest.sourcesDeletedAndMalformed(SCENARIOS, m, r, cf, db);
-    }
-
-    @Test
     @Order(11)
     void feeders_in_four_segments_over_two_processes(MongoBackend m, RabbitBackend r, ConnectionFactory cf,
                                                      MongoDatabase db) {
         ChaosSuiteTest.fourSegmentsTwoFeeders(SCENARIOS, m, r, cf, db);
-    }
-
-    @Test
-    @Order(12)
-    void consumers_killed_between_record_and_apply(MongoBackend m, RabbitBackend r, ConnectionFactory cf,
-                                                   MongoDatabase db) {
-        ChaosSuiteTest.killedBetweenRecordAndApply(SCENARIOS, m, r, cf, db);
     }
 
     @Test
