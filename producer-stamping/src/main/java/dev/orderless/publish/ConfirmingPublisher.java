@@ -4,13 +4,14 @@ import dev.orderless.InvalidConfigurationException;
 import dev.orderless.amqp.BrokerBlocking;
 import dev.orderless.apply.Operation;
 import dev.orderless.message.Envelope;
+import dev.orderless.publish.internal.Outgoing;
+import dev.orderless.publish.internal.Windows;
 import io.micrometer.observation.Observation;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -202,9 +203,7 @@ public final class ConfirmingPublisher implements OperationPublisher {
     /** Publishes every operation and returns once the broker confirmed all of them. */
     @Override
     public void publishAll(List<? extends Operation> ops) {
-        List<Outgoing> outgoing = new ArrayList<>(ops.size());
-        ops.forEach(op -> outgoing.add(new Outgoing(MessageIds.of(op), envelope.encode(op), Optional.of(op))));
-        publish(outgoing);
+        Windows.publish(Outgoing.of(ops, envelope), options.window(), this::publishWindow);
     }
 
     /**
@@ -213,43 +212,7 @@ public final class ConfirmingPublisher implements OperationPublisher {
      */
     @Override
     public void publishRaw(List<byte[]> bodies) {
-        List<Outgoing> outgoing = new ArrayList<>(bodies.size());
-        for (int i = 0; i < bodies.size(); i++) {
-            outgoing.add(new Outgoing("raw-" + i, bodies.get(i), Optional.empty()));
-        }
-        publish(outgoing);
-    }
-
-    /** One message to send: a correlation id, its body, and the operation it carries (none for raw bodies). */
-    private record Outgoing(String id, byte[] body, Optional<Operation> op) {
-        @Override
-        public String toString() {
-            return op.map(Operation::toString).orElse(id);
-        }
-    }
-
-    /** Window by window; once one fails, the windows after it are reported as not sent, never as taken. */
-    private void publish(List<Outgoing> outgoing) {
-        for (int from = 0; from < outgoing.size(); from += options.window()) {
-            int to = Math.min(outgoing.size(), from + options.window());
-            try {
-                publishWindow(new ArrayList<>(outgoing.subList(from, to)));
-            } catch (PublishFailedException e) {
-                if (to == outgoing.size()) {
-                    throw e;
-                }
-                throw withUnsent(e, outgoing.subList(to, outgoing.size()));
-            }
-        }
-    }
-
-    private static PublishFailedException withUnsent(PublishFailedException e, List<Outgoing> unsent) {
-        List<Operation> failed = new ArrayList<>(e.failed());
-        failed.addAll(ops(unsent));
-        String message = e.getMessage() + "; the " + unsent.size() + " operation(s) after that window were not sent";
-        return e instanceof BrokerBlockedException b
-                ? new BrokerBlockedException(b.brokerReason(), message, failed)
-                : new PublishFailedException(message, failed, e.refused());
+        Windows.publish(Outgoing.raw(bodies), options.window(), this::publishWindow);
     }
 
     private void publishWindow(List<Outgoing> pending) {
@@ -298,7 +261,7 @@ public final class ConfirmingPublisher implements OperationPublisher {
                     failed.addAll(refused.keySet());
                     throw new PublishFailedException(notTaken.size() + " operation(s) not taken by the broker after "
                             + attempt + " attempts (last reason: " + lastReason + "); first: " + notTaken.get(0)
-                            + refusedSuffix(refused), ops(failed), refusals(refused));
+                            + refusedSuffix(refused), Outgoing.ops(failed), refusals(refused));
                 }
                 case RESEND -> {
                     log.warn("{} operation(s) not taken by the broker ({}); sending them again, attempt {} of {}",
@@ -314,7 +277,7 @@ public final class ConfirmingPublisher implements OperationPublisher {
         Map.Entry<Outgoing, String> first = refused.entrySet().iterator().next();
         return new PublishFailedException(refused.size() + " operation(s) could not be sent at all (the message"
                 + " itself, not the broker); first: " + first.getKey() + ": " + first.getValue(),
-                ops(List.copyOf(refused.keySet())), refusals(refused));
+                Outgoing.ops(List.copyOf(refused.keySet())), refusals(refused));
     }
 
     private static String refusedSuffix(Map<Outgoing, String> refused) {
@@ -352,12 +315,9 @@ public final class ConfirmingPublisher implements OperationPublisher {
         return new BrokerBlockedException(reason, "broker is blocking publishers: " + reason + "; "
                 + notConfirmed.size() + " operation(s) not confirmed within " + options.confirmTimeout().toMillis()
                 + " ms (first: " + (notConfirmed.isEmpty() ? "none" : notConfirmed.get(0)) + "); they were not"
-                + " dropped: publish them again once the alarm clears", ops(notConfirmed));
+                + " dropped: publish them again once the alarm clears", Outgoing.ops(notConfirmed));
     }
 
-    private static List<Operation> ops(List<Outgoing> outgoing) {
-        return outgoing.stream().map(Outgoing::op).flatMap(Optional::stream).filter(Objects::nonNull).toList();
-    }
 
     /**
      * Sends one message, unless the message itself cannot be sent: then it is refused before it touches

@@ -5,10 +5,11 @@ import com.rabbitmq.client.amqp.Publisher;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.apply.Operation;
 import dev.orderless.message.Envelope;
-import dev.orderless.publish.MessageIds;
 import dev.orderless.publish.OperationPublisher;
 import dev.orderless.publish.PublishFailedException;
 import dev.orderless.publish.PublisherOptions;
+import dev.orderless.publish.internal.Outgoing;
+import dev.orderless.publish.internal.Windows;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -83,19 +84,13 @@ public final class Amqp10Publisher implements OperationPublisher, AutoCloseable 
     }
 
     @Override
-    public void publishAll(List<? extends Operation> ops) {
-        List<Outgoing> outgoing = new ArrayList<>(ops.size());
-        ops.forEach(op -> outgoing.add(new Outgoing(MessageIds.of(op), envelope.encode(op), Optional.of(op))));
-        publish(outgoing);
+    public synchronized void publishAll(List<? extends Operation> ops) {
+        Windows.publish(Outgoing.of(ops, envelope), options.window(), this::publishWindow);
     }
 
     @Override
-    public void publishRaw(List<byte[]> bodies) {
-        List<Outgoing> outgoing = new ArrayList<>(bodies.size());
-        for (int i = 0; i < bodies.size(); i++) {
-            outgoing.add(new Outgoing("raw-" + i, bodies.get(i), Optional.empty()));
-        }
-        publish(outgoing);
+    public synchronized void publishRaw(List<byte[]> bodies) {
+        Windows.publish(Outgoing.raw(bodies), options.window(), this::publishWindow);
     }
 
     @Override
@@ -103,34 +98,8 @@ public final class Amqp10Publisher implements OperationPublisher, AutoCloseable 
         link.publisher().close();
     }
 
-    /** One message to send: its id, its body, and the operation it carries (none for raw bodies). */
-    private record Outgoing(String id, byte[] body, Optional<Operation> op) {
-        @Override
-        public String toString() {
-            return op.map(Operation::toString).orElse(id);
-        }
-    }
-
     /** One send and its outcome: the reason it was not taken, or empty once accepted. */
     private record Sent(Outgoing message, CompletableFuture<Optional<String>> outcome) {
-    }
-
-    private synchronized void publish(List<Outgoing> outgoing) {
-        for (int from = 0; from < outgoing.size(); from += options.window()) {
-            List<Outgoing> window = outgoing.subList(from, Math.min(outgoing.size(), from + options.window()));
-            try {
-                publishWindow(new ArrayList<>(window));
-            } catch (PublishFailedException e) {
-                int to = from + window.size();
-                if (to == outgoing.size()) {
-                    throw e;
-                }
-                List<Operation> failed = new ArrayList<>(e.failed());
-                outgoing.subList(to, outgoing.size()).forEach(o -> o.op().ifPresent(failed::add));
-                throw new PublishFailedException(e.getMessage() + "; the " + (outgoing.size() - to)
-                        + " message(s) after that window were not sent", failed);
-            }
-        }
     }
 
     private void publishWindow(List<Outgoing> pending) {
@@ -164,11 +133,9 @@ public final class Amqp10Publisher implements OperationPublisher, AutoCloseable 
                 return;
             }
             if (attempt >= options.maxAttempts()) {
-                List<Operation> failed = new ArrayList<>();
-                notTaken.forEach(o -> o.op().ifPresent(failed::add));
                 throw new PublishFailedException(notTaken.size() + " message(s) not taken by RabbitMQ (queue '" + queue
                         + "') after " + attempt + " attempts (last reason: " + lastReason + "); first: "
-                        + notTaken.get(0), failed);
+                        + notTaken.get(0), Outgoing.ops(notTaken));
             }
             log.warn("{} message(s) not taken by RabbitMQ (queue '{}': {}); sending them again, attempt {} of {}",
                     notTaken.size(), queue, lastReason, attempt + 1, options.maxAttempts());
@@ -176,10 +143,8 @@ public final class Amqp10Publisher implements OperationPublisher, AutoCloseable 
                 Thread.sleep(options.backoff().pause(attempt).toMillis());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                List<Operation> failed = new ArrayList<>();
-                notTaken.forEach(o -> o.op().ifPresent(failed::add));
                 throw new PublishFailedException("interrupted before sending " + notTaken.size() + " message(s) again",
-                        failed);
+                        Outgoing.ops(notTaken));
             }
             pending = notTaken;
         }

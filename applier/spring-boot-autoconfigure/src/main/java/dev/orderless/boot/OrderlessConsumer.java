@@ -82,22 +82,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
                 deadLetterTtl, () -> {
                     OperationConsumer consumer = wiring.apply(OperationConsumer.builder(connectionFactory, applier)
                             .options(options).meters(meters)).start();
-                    return new RunningConsumer() {
-                        @Override
-                        public boolean isRunning() {
-                            return consumer.isRunning();
-                        }
-
-                        @Override
-                        public int holding() {
-                            return consumer.holding();
-                        }
-
-                        @Override
-                        public void close() {
-                            consumer.close();
-                        }
-                    };
+                    return RunningConsumer.of(consumer::isRunning, consumer::holding, consumer::close);
                 });
     }
 

@@ -78,26 +78,13 @@ public final class Amqp10Transport {
                             .meters(meters).observations(observations);
                     history.ifPresent(builder::history);
                     Amqp10Consumer consumer = builder.start();
-                    return new RunningConsumer() {
-                        @Override
-                        public boolean isRunning() {
-                            return consumer.isRunning();
+                    return RunningConsumer.of(consumer::isRunning, consumer::holding, () -> {
+                        try {
+                            consumer.close();
+                        } finally {
+                            connection.close();
                         }
-
-                        @Override
-                        public int holding() {
-                            return consumer.holding();
-                        }
-
-                        @Override
-                        public void close() {
-                            try {
-                                consumer.close();
-                            } finally {
-                                connection.close();
-                            }
-                        }
-                    };
+                    });
                 } catch (AmqpException e) {
                     connection.close();
                     // the broker did not answer in time, or the queue has no leader yet: the bean tries again

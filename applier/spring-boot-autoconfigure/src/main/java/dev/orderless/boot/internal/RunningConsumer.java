@@ -11,4 +11,25 @@ public interface RunningConsumer extends AutoCloseable {
     /** Stops it and closes what it opened. */
     @Override
     void close();
+
+    /** A consumer seen through its three methods; {@code close} stops it and closes what it opened. */
+    static RunningConsumer of(java.util.function.BooleanSupplier running, java.util.function.IntSupplier holding,
+                              Runnable close) {
+        return new RunningConsumer() {
+            @Override
+            public boolean isRunning() {
+                return running.getAsBoolean();
+            }
+
+            @Override
+            public int holding() {
+                return holding.getAsInt();
+            }
+
+            @Override
+            public void close() {
+                close.run();
+            }
+        };
+    }
 }
