@@ -21,6 +21,12 @@ import java.util.Set;
  * document.
  */
 public final class EmbeddedMongo implements MongoBackend {
+    /**
+     * The server's threads (netty event loops, started as connections come): each connection has one of its own
+     * until there are more, so that a {@link #pause held} command holds no other connection. (mongo-java-server
+     * alone has two per core, shared by every connection.)
+     */
+    static final int SERVER_THREADS = 32;
     private final IndexedMemoryBackend backend;
     private final MongoServer server;
     private final String connectionString;
@@ -31,12 +37,9 @@ public final class EmbeddedMongo implements MongoBackend {
         server.enableOplog();
         InetSocketAddress address;
         try {
-            if (port == 0) {
-                address = server.bind();
-            } else {
-                server.bind("127.0.0.1", port);
-                address = new InetSocketAddress("127.0.0.1", port);
-            }
+            server.bind(port == 0 ? new InetSocketAddress("localhost", 0) : new InetSocketAddress("127.0.0.1", port),
+                    1, SERVER_THREADS);
+            address = server.getLocalAddress();
         } catch (Exception e) {   // netty throws java.net.BindException unchecked
             server.shutdownNow();
             throw new IllegalStateException("embedded MongoDB cannot listen on 127.0.0.1:" + port
@@ -80,6 +83,23 @@ public final class EmbeddedMongo implements MongoBackend {
      */
     public long documentsExamined(String database, String collection) {
         return backend.documentsExamined(database, collection);
+    }
+
+    /**
+     * Arms a pause: the first command that matches {@code point} is held there until the returned
+     * {@link Pause} is released (or closed, or {@link PausePoint#holdAtMost()} passes). A test forces an
+     * interleaving with it instead of hoping for one: an update held until a concurrent read has returned
+     * ({@link PausePoint#before}), or a read's result held while another write lands
+     * ({@link PausePoint#after}). Reads return snapshots taken under the collection's lock, as on MongoDB, so a
+     * read held after it ran returns the document as it was when it ran.
+     *
+     * <p>The command waits on the server thread that serves its connection. Each connection has one of its own
+     * until the server has more than {@value #SERVER_THREADS}; beyond that a command whose thread serves another
+     * open connection is not held, and {@link Pause#awaitHeld} says so. So pause on a server of the test's own
+     * ({@link #start()}), not on one a whole test run shares.
+     */
+    public Pause pause(PausePoint point) {
+        return backend.pause(point);
     }
 
     /** Oplog entries that change-stream polls have read since the start; what the streams cost. */

@@ -7,17 +7,37 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.oplog.Oplog;
+import io.netty.channel.Channel;
 
 /**
  * mongo-java-server's in-memory backend whose databases are {@link IndexedMemoryDatabase}s: filters that
  * pin {@code _id} are served from the {@code _id} index, as on MongoDB, and the documents examined are
  * counted per collection. Its oplog, once enabled, is an {@link IndexedOplog}: a change stream's poll and
- * update lookup cost the same whatever the size of the oplog and of the collection. The hooks are the
+ * update lookup cost the same whatever the size of the oplog and of the collection. Every command passes its
+ * {@link Pauses}, where a test can hold it ({@link EmbeddedMongo#pause}). The hooks are the
  * chain backend → database → collection and index, and the backend's oplog, through mongo-java-server's
  * protected factory methods; {@code EmbeddedMongoTest} and {@code EmbeddedChangeStreamTest} fail if an
  * upgrade breaks them.
  */
 final class IndexedMemoryBackend extends MemoryBackend {
+    private final Pauses pauses = new Pauses();
+
+    /** Every command passes the {@link Pauses} before the server runs it and after, before its reply is sent. */
+    @Override
+    public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
+        pauses.before(channel, command, query);
+        return pauses.after(channel, command, query, super.handleCommand(channel, databaseName, command, query));
+    }
+
+    @Override
+    public void handleClose(Channel channel) {
+        pauses.closed(channel);
+        super.handleClose(channel);
+    }
+
+    Pause pause(PausePoint point) {
+        return pauses.arm(point);
+    }
 
     @Override
     public MemoryDatabase openOrCreateDatabase(String databaseName) {
