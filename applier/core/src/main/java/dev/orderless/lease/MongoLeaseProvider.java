@@ -99,7 +99,6 @@ public final class MongoLeaseProvider implements LeaseProvider {
                             set(LeaseFields.EXPIRES_AT, Date.from(now.plus(options.ttl()))),
                             set(LeaseFields.ACQUIRED_AT, Date.from(now)),
                             inc(LeaseFields.FENCE, 1L)),
-                    // the projection also makes mongo-java-server copy the result (see RESULTS_READ_LIVE)
                     new FindOneAndUpdateOptions().upsert(true).returnDocument(ReturnDocument.AFTER)
                             .projection(include(LeaseFields.FENCE, LeaseFields.POSITION)));
             long fence = acquired.getNumber(LeaseFields.FENCE).longValue();

@@ -4,7 +4,6 @@ import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.QueryResult;
-import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.wire.bson.BsonEncoder;
 import io.netty.buffer.ByteBuf;
@@ -14,7 +13,8 @@ import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * mongo-java-server's in-memory collection, counting the documents its query path examines: the
+ * mongo-java-server's in-memory collection, with reads that return snapshots ({@link SnapshotMemoryCollection}),
+ * counting the documents its query path examines: the
  * candidates an index gave, or every document when it scans (even where a limit stops the scan early).
  * For finds, updates and deletes that is the figure MongoDB reports as {@code totalDocsExamined} in
  * {@code explain}. mongo-java-server's aggregations (the driver's {@code countDocuments} among them) read
@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.LongAdder;
  * current: about a sixth of the server's time for a write to a view document of a thousand entries.
  * {@link #getDataSize} computes the same figure when {@code collStats} or {@code validate} asks.
  */
-final class CountingMemoryCollection extends MemoryCollection {
+final class CountingMemoryCollection extends SnapshotMemoryCollection {
     private final LongAdder examined = new LongAdder();
 
     CountingMemoryCollection(MongoDatabase database, String collectionName, CollectionOptions options,

@@ -17,12 +17,6 @@ public enum KnownDifference {
     /** A change stream on a whole database delivers no events (watch a collection instead). */
     NO_DATABASE_WATCH,
     /**
-     * Results are encoded from the stored document after the server's lock is released: under concurrent
-     * writes, {@code findOneAndUpdate} without a projection can return a later state (two callers of
-     * {@code $inc} see the same value), and a find can fail to encode. A projection copies the result.
-     */
-    RESULTS_READ_LIVE,
-    /**
      * A resume token the server never issued is accepted, and the stream starts at its oldest entry;
      * MongoDB refuses it (InvalidResumeToken / ChangeStreamHistoryLost), which is what makes a feeder
      * rebuild. The rebuild path therefore cannot be driven end to end on this backend.

@@ -343,15 +343,8 @@ public abstract class MongoConformanceContract {
     }
 
     @Test
-    void concurrent_increments_with_findOneAndUpdate_without_a_projection() throws Exception {
-        long duplicates = concurrentIncrements(false);
-        if (differs(KnownDifference.RESULTS_READ_LIVE)) {
-            // not asserted: it depends on timing; reported so the difference stays visible
-            System.out.println("[conformance] findOneAndUpdate without projection: " + duplicates
-                    + " of 8000 values returned twice");
-        } else {
-            assertThat(duplicates).isZero();
-        }
+    void concurrent_increments_with_findOneAndUpdate_without_a_projection_return_each_value_once() throws Exception {
+        assertThat(concurrentIncrements(false)).as("values returned twice").isZero();
     }
 
     private long concurrentIncrements(boolean projected) throws Exception {
@@ -380,6 +373,61 @@ public abstract class MongoConformanceContract {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * Two writers {@code $inc} three counters together, one of them nested, with a large field between them so
+     * that a reply takes a while to encode; four readers read the document. Every version the writers made has
+     * the three equal, so a read that finds them unequal returned a document that never existed. (The embedded
+     * server used to encode a reply from the stored document after releasing its lock while an update wrote
+     * the next version into it field by field: 1,178 such reads in 28,592 through the demo's server.)
+     */
+    @Test
+    void a_read_never_returns_a_document_that_never_existed() throws Exception {
+        String filler = "x".repeat(200_000);
+        docs.insertOne(doc("torn").append("a", new BsonInt64(0)).append("filler", new BsonString(filler))
+                .append("b", new BsonInt64(0)).append("n", new BsonDocument("c", new BsonInt64(0))));
+        int readers = 4;
+        int readsEach = 500;
+        AtomicInteger readersLeft = new AtomicInteger(readers);
+        List<String> torn = new CopyOnWriteArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(readers + 2);
+        List<java.util.concurrent.Future<?>> work = new ArrayList<>();
+        try {
+            for (int w = 0; w < 2; w++) {
+                work.add(pool.submit(() -> {
+                    while (readersLeft.get() > 0) {
+                        docs.updateOne(eq("_id", "torn"), combine(inc("a", 1L), inc("b", 1L), inc("n.c", 1L)));
+                    }
+                    return null;
+                }));
+            }
+            for (int r = 0; r < readers; r++) {
+                work.add(pool.submit(() -> {
+                    try {
+                        for (int i = 0; i < readsEach; i++) {
+                            BsonDocument read = docs.find(eq("_id", "torn")).first();
+                            long a = read.getInt64("a").getValue();
+                            long b = read.getInt64("b").getValue();
+                            long c = read.getDocument("n").getInt64("c").getValue();
+                            if (a != b || b != c) {
+                                torn.add("a=" + a + " b=" + b + " n.c=" + c);
+                            }
+                        }
+                    } finally {
+                        readersLeft.decrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            for (var w : work) {
+                w.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            readersLeft.set(0);
+            pool.shutdownNow();
+        }
+        assertThat(torn).as("reads of a document that never existed, of " + readers * readsEach).isEmpty();
     }
 
     @Test
