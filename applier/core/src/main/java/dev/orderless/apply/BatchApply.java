@@ -132,7 +132,7 @@ final class BatchApply {
         // a write was chosen from
         try (MongoCursor<BsonDocument> documents = applier.reads().find(in(StoredFields.ID, ids)).iterator()) {
             while (documents.hasNext()) {
-                BsonDocument doc = documents.next();
+                BsonDocument doc = loop.inspected(documents.next());
                 List<Integer> mine = byEntity.remove(doc.getString(StoredFields.ID).getValue());
                 if (mine != null) {
                     mine.forEach(i -> decide(i, doc, writes));

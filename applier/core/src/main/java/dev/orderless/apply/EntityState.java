@@ -1,10 +1,13 @@
 package dev.orderless.apply;
 
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The observable state of one entity: what two documents must agree on to be "the same", whatever
@@ -24,6 +27,8 @@ import org.bson.BsonValue;
  */
 public record EntityState(String entity, long floor, Map<String, Map<String, Element>> live,
                           Map<String, Map<String, Long>> tombstones, Map<String, Register> registers) {
+
+    private static final Logger log = LoggerFactory.getLogger(EntityState.class);
 
     /** A live element: the seq that added it and its attributes. */
     public record Element(long seq, BsonDocument attrs) {
@@ -54,23 +59,39 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
         tombstones = Collections.unmodifiableMap(above);
     }
 
-    /** Reads the observable state out of a stored document. */
+    /**
+     * Reads the observable state out of a stored document. An element with more than one entry across its live
+     * and tombstone arrays (an invariant nothing orderless writes breaks; see {@link DuplicateEntries}) is read
+     * as its entry with the highest seq, live or tombstone, and logged at ERROR naming the entity and the
+     * element, never read as whichever entry comes last.
+     */
     public static EntityState of(BsonDocument doc, CollectionSchema schema) {
         Map<String, Map<String, Element>> live = new TreeMap<>();
         Map<String, Map<String, Long>> tombstones = new TreeMap<>();
+        String entity = doc.getString(StoredFields.ID).getValue();
         for (SetField set : schema.sets()) {
             Map<String, Element> elements = new TreeMap<>();
+            Map<String, Long> removed = new TreeMap<>();
             for (BsonValue value : Stored.array(doc, set.field())) {
                 BsonDocument entry = value.asDocument();
-                elements.put(entry.getString(set.key()).getValue(),
-                        new Element(Stored.seqOf(entry), Stored.attrsOf(entry, set.key())));
+                String key = entry.getString(set.key()).getValue();
+                long seq = Stored.seqOf(entry);
+                if (!elements.containsKey(key) || elements.get(key).seq() < seq) {
+                    elements.put(key, new Element(seq, Stored.attrsOf(entry, set.key())));
+                }
             }
-            live.put(set.field(), elements);
-            Map<String, Long> removed = new TreeMap<>();
             for (BsonValue value : Stored.array(doc, set.tombstones())) {
                 BsonDocument entry = value.asDocument();
-                removed.put(entry.getString(set.key()).getValue(), Stored.seqOf(entry));
+                String key = entry.getString(set.key()).getValue();
+                long seq = Stored.seqOf(entry);
+                Element alive = elements.get(key);
+                if (alive != null && alive.seq() >= seq) {
+                    continue;   // live at a higher seq: this tombstone is the older entry
+                }
+                elements.remove(key);
+                removed.merge(key, seq, Math::max);
             }
+            live.put(set.field(), elements);
             tombstones.put(set.field(), removed);
         }
         Map<String, Register> registers = new TreeMap<>();
@@ -80,8 +101,11 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
                 registers.put(register, new Register(seq, doc.get(register)));
             }
         }
-        return new EntityState(doc.getString(StoredFields.ID).getValue(), Stored.floor(doc), live, tombstones,
-                registers);
+        List<DuplicateEntries.Duplicate> duplicates = DuplicateEntries.in(doc, schema);
+        if (!duplicates.isEmpty()) {
+            log.error(DuplicateEntries.describe("a document", entity, duplicates));
+        }
+        return new EntityState(entity, Stored.floor(doc), live, tombstones, registers);
     }
 
     /** The observable state of every document in {@code documents}, by {@code _id}. */

@@ -97,7 +97,10 @@ public final class GuardedApplier {
         }
         this.loop = new WriteLoop(collection, reads, name, options.maxAttempts(), Counter.builder("orderless.apply.retries")
                 .description("guarded writes that matched nothing and were followed by a read")
-                .tag("collection", name).register(options.meters()));
+                .tag("collection", name).register(options.meters()), schema,
+                Counter.builder("orderless.apply.invariant.broken")
+                        .description("documents read with an element that has more than one entry (written from outside)")
+                        .tag("collection", name).register(options.meters()));
         CollectionChecks.codecs(collection);
         try {
             checkCollection();

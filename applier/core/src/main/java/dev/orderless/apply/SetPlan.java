@@ -90,6 +90,15 @@ final class SetPlan implements WritePlan {
             return done(Outcome.SEQ_COLLISION);
         }
         Optional<BsonDocument> inTarget = Stored.entry(doc, to, set.key(), element);
+        Optional<BsonDocument> inOther = Stored.entry(doc, from, set.key(), element);
+        if (inTarget.isPresent() && inOther.isPresent()) {
+            // both arrays hold it (broken from outside; see DuplicateEntries): it is where its highest seq is
+            if (Stored.seqOf(inTarget.get()) >= Stored.seqOf(inOther.get())) {
+                inOther = Optional.empty();
+            } else {
+                inTarget = Optional.empty();
+            }
+        }
         if (inTarget.isPresent()) {
             long existing = Stored.seqOf(inTarget.get());
             if (existing < seq) {
@@ -100,7 +109,6 @@ final class SetPlan implements WritePlan {
             }
             return done(Outcome.SUPERSEDED);
         }
-        Optional<BsonDocument> inOther = Stored.entry(doc, from, set.key(), element);
         if (inOther.isPresent()) {
             long existing = Stored.seqOf(inOther.get());
             if (existing < seq) {

@@ -75,17 +75,22 @@ final class Stored {
         return value != null && value.isArray() ? value.asArray() : new BsonArray();
     }
 
-    /** The entry whose key is {@code element} in array {@code field}. */
+    /**
+     * The entry whose key is {@code element} in array {@code field}; of several (an invariant broken from outside,
+     * see {@link DuplicateEntries}), the one with the highest seq.
+     */
     static Optional<BsonDocument> entry(BsonDocument doc, String field, String key, String element) {
+        BsonDocument found = null;
         for (BsonValue value : array(doc, field)) {
             if (value.isDocument()) {
                 BsonValue k = value.asDocument().get(key);
-                if (k != null && k.isString() && k.asString().getValue().equals(element)) {
-                    return Optional.of(value.asDocument());
+                if (k != null && k.isString() && k.asString().getValue().equals(element)
+                        && (found == null || seqOf(value.asDocument()) > seqOf(found))) {
+                    found = value.asDocument();
                 }
             }
         }
-        return Optional.empty();
+        return Optional.ofNullable(found);
     }
 
     /** An entry's attributes: everything but its key, seq and timestamp. */

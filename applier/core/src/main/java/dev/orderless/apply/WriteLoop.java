@@ -10,29 +10,53 @@ import dev.orderless.CannotApplyException;
 import dev.orderless.TransientException;
 import dev.orderless.internal.MongoErrors;
 import io.micrometer.core.instrument.Counter;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The write-read loop of one operation (see {@link GuardedApplier} for the algorithm): send the plan's
  * write; if it matched nothing, read the document and let the plan decide the outcome or the next write.
  */
 final class WriteLoop {
+    private static final Logger log = LoggerFactory.getLogger(WriteLoop.class);
     private final MongoCollection<BsonDocument> collection;
     private final MongoCollection<BsonDocument> reads;
     private final String name;
     private final int maxAttempts;
     private final Counter retries;
+    private final CollectionSchema schema;
+    private final Counter brokenInvariants;
 
     WriteLoop(MongoCollection<BsonDocument> collection, MongoCollection<BsonDocument> reads, String name, int maxAttempts,
-              Counter retries) {
+              Counter retries, CollectionSchema schema, Counter brokenInvariants) {
         this.collection = collection;
         this.reads = reads;
         this.name = name;
         this.maxAttempts = maxAttempts;
         this.retries = retries;
+        this.schema = schema;
+        this.brokenInvariants = brokenInvariants;
+    }
+
+    /**
+     * {@code doc}, read to decide an op, checked for elements with more than one entry ({@link DuplicateEntries}):
+     * each such document is logged at ERROR and counted in {@code orderless.apply.invariant.broken}; the plans
+     * read such an element as its highest seq.
+     */
+    BsonDocument inspected(BsonDocument doc) {
+        if (doc != null) {
+            List<DuplicateEntries.Duplicate> duplicates = DuplicateEntries.in(doc, schema);
+            if (!duplicates.isEmpty()) {
+                brokenInvariants.increment();
+                log.error(DuplicateEntries.describe(name, String.valueOf(doc.get(StoredFields.ID)), duplicates));
+            }
+        }
+        return doc;
     }
 
     /**
@@ -141,7 +165,7 @@ final class WriteLoop {
 
     private Optional<BsonDocument> read(Operation op) {
         try {
-            return Optional.ofNullable(reads.find(eq(StoredFields.ID, op.entity())).first());
+            return Optional.ofNullable(inspected(reads.find(eq(StoredFields.ID, op.entity())).first()));
         } catch (RuntimeException e) {
             throw MongoErrors.translate(describe(op), e);
         }
