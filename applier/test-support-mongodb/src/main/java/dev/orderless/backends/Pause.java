@@ -36,6 +36,7 @@ public final class Pause implements AutoCloseable {
     private volatile BsonDocument command;
     private volatile String refusal;
     private volatile boolean timedOut;
+    private volatile RuntimeException conditionFailed;
 
     Pause(PausePoint point, Runnable disarm) {
         this.point = point;
@@ -56,8 +57,10 @@ public final class Pause implements AutoCloseable {
     public BsonDocument awaitHeld(Duration timeout) {
         try {
             if (!held.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                RuntimeException failed = conditionFailed;
                 throw new IllegalStateException("no command was held " + point + " within " + timeout
-                        + ": check the command's name and collection, and that the code under test sends it");
+                        + (failed == null ? ": check the command's name and collection, and that the code under test"
+                        + " sends it" : ": its condition threw " + failed + " on a command it was asked about"), failed);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -97,6 +100,16 @@ public final class Pause implements AutoCloseable {
     public void close() {
         disarm.run();
         release();
+    }
+
+    /** True if {@code command} satisfies the point's condition; a condition that throws does not match. */
+    boolean accepts(BsonDocument command) {
+        try {
+            return point.condition().test(command);
+        } catch (RuntimeException e) {
+            conditionFailed = e;   // named by awaitHeld, if nothing is held
+            return false;
+        }
     }
 
     /** The first matching command claims the pause; later ones pass. */

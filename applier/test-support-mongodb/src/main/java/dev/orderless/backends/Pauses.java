@@ -88,7 +88,7 @@ final class Pauses {
             if (document == null) {
                 document = bson(query);
             }
-            if (!point.condition().test(document) || !pause.claim()) {
+            if (!pause.accepts(document) || !pause.claim()) {
                 continue;
             }
             armed.remove(pause);

@@ -1,0 +1,238 @@
+package dev.orderless.apply;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import dev.orderless.backends.EmbeddedMongo;
+import dev.orderless.backends.Pause;
+import dev.orderless.backends.PausePoint;
+import dev.orderless.oracle.ReferenceModel;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every point where the applier writes what it decided from a read, with another write forced in between
+ * ({@link EmbeddedMongo#pause}): the read held after it ran, or the write decided from it held at the server's
+ * door, while a competing consumer's write lands. The guard makes the stale write miss, a new read decides
+ * again, and the document ends as the oracle's; each outcome is the one the sequential order gives. One
+ * {@code apply} ({@link WriteLoop}) and each round of a batch ({@link BatchApply}).
+ */
+class ApplyInterleavingsTest {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final ReferenceModel ORACLE = new ReferenceModel(Students.SCHEMA);
+    private static final AtomicInteger STUDENTS = new AtomicInteger();
+
+    private static EmbeddedMongo mongo;
+    private static MongoClient client;
+    private static ExecutorService threads;
+    private static MongoCollection<BsonDocument> students;
+    /** The consumer whose write the test holds, counting its writes that missed in {@link #meters}. */
+    private GuardedApplier held;
+    private SimpleMeterRegistry meters;
+    /** A competing consumer, writing while the other is held. */
+    private static GuardedApplier other;
+    private String student;
+
+    @BeforeAll
+    static void start() {
+        mongo = EmbeddedMongo.start();   // a server of its own: a held command holds no other test's connection
+        client = MongoClients.create(mongo.connectionString());
+        students = Students.collection(client.getDatabase("apply_interleavings"));
+        other = GuardedApplier.create(students, Students.SCHEMA);
+        threads = Executors.newCachedThreadPool();
+    }
+
+    @AfterAll
+    static void stop() {
+        threads.shutdownNow();
+        client.close();
+        mongo.close();
+    }
+
+    @BeforeEach
+    void aStudent() {
+        student = "student-" + STUDENTS.incrementAndGet();
+        meters = new SimpleMeterRegistry();
+        held = GuardedApplier.create(students, Students.SCHEMA, ApplierOptions.ofDefaults().withMeters(meters));
+    }
+
+    // one apply
+
+    @Test
+    void a_delete_whose_read_is_held_while_a_remove_lands_reads_again_and_keeps_the_removes_tombstone() throws Exception {
+        List<Operation> before = List.of(Students.enroll(student, 100, "a"), Students.enroll(student, 400, "b"));
+        before.forEach(held::apply);
+        Operation delete = Students.leave(student, 500);
+        Operation remove = Students.unenroll(student, 510, "b");
+
+        Future<Outcome> deleted;
+        try (Pause read = mongo.pause(PausePoint.after("find", "students").where(names(student)))) {
+            deleted = threads.submit(() -> held.apply(delete));
+            read.awaitHeld(WAIT);                                        // the delete read: b live, _v 2
+            assertThat(other.apply(remove)).isEqualTo(Outcome.APPLIED);  // _v 3
+        }
+        assertThat(deleted.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Outcome.APPLIED);
+        assertThat(missed()).as("writes of the held consumer that missed").isEqualTo(1);
+        assertConverged(before, delete, remove);
+    }
+
+    @Test
+    void a_delete_whose_compare_and_set_is_held_while_an_add_above_it_lands_reads_again_and_keeps_the_add() throws Exception {
+        List<Operation> before = List.of(Students.enroll(student, 100, "a"));
+        before.forEach(held::apply);
+        Operation delete = Students.leave(student, 500);
+        Operation add = Students.enroll(student, 600, "c");
+
+        Future<Outcome> deleted;
+        try (Pause cas = mongo.pause(PausePoint.before("update", "students").where(names(student)).where(filterHas("_v")))) {
+            deleted = threads.submit(() -> held.apply(delete));
+            cas.awaitHeld(WAIT);                                         // decided from _v 1
+            assertThat(other.apply(add)).isEqualTo(Outcome.APPLIED);     // _v 2
+        }
+        assertThat(deleted.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Outcome.APPLIED);
+        assertThat(missed()).as("writes of the held consumer that missed").isEqualTo(1);
+        assertConverged(before, delete, add);
+    }
+
+    @Test
+    void an_add_whose_refresh_is_held_while_a_remove_above_it_lands_is_superseded() throws Exception {
+        List<Operation> before = List.of(Students.enroll(student, 200, "b", "old title"));
+        before.forEach(held::apply);
+        Operation add = Students.enroll(student, 300, "b", "new title");   // b live below it: a refresh in place
+        Operation remove = Students.unenroll(student, 400, "b");
+
+        Future<Outcome> added;
+        try (Pause refresh = mongo.pause(PausePoint.before("update", "students").where(names(student))
+                .where(updateHas("classes.$")))) {
+            added = threads.submit(() -> held.apply(add));
+            refresh.awaitHeld(WAIT);                                     // decided from b@200 live
+            assertThat(other.apply(remove)).isEqualTo(Outcome.APPLIED);
+        }
+        assertThat(added.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Outcome.SUPERSEDED);
+        assertThat(missed()).as("writes of the held consumer that missed").isEqualTo(2);
+        assertConverged(before, add, remove);
+    }
+
+    // a batch, round by round
+
+    @Test
+    void a_batch_whose_blind_first_round_is_held_while_a_remove_above_its_add_lands_finds_the_add_superseded() throws Exception {
+        Operation add = Students.enroll(student, 300, "b");
+        Operation rename = Students.rename(student, 301, "Ada");
+        Operation remove = Students.unenroll(student, 400, "b");
+
+        Future<List<BatchResult>> batch;
+        try (Pause bulk = mongo.pause(PausePoint.before("update", "students").where(names(student)))) {
+            batch = threads.submit(() -> held.applyAll(List.of(add, rename)));
+            bulk.awaitHeld(WAIT);                                        // both blind writes, unsent
+            assertThat(other.apply(remove)).isEqualTo(Outcome.APPLIED);
+        }
+        assertThat(outcomes(batch)).containsExactly(Outcome.SUPERSEDED, Outcome.APPLIED);
+        assertThat(missed()).as("writes of the held consumer that missed").isEqualTo(1);
+        assertConverged(List.of(), add, rename, remove);
+    }
+
+    @Test
+    void a_batch_whose_second_round_read_is_held_while_an_add_lands_decides_again_in_a_third_round() throws Exception {
+        List<Operation> before = List.of(Students.enroll(student, 100, "a"));
+        before.forEach(held::apply);
+        Operation delete = Students.leave(student, 500);   // a delete reads first: its read is round two's
+        Operation rename = Students.rename(student, 450, "Ada");
+        Operation add = Students.enroll(student, 600, "c");
+
+        Future<List<BatchResult>> batch;
+        try (Pause read = mongo.pause(PausePoint.after("find", "students").where(names(student)))) {
+            batch = threads.submit(() -> held.applyAll(List.of(rename, delete)));
+            read.awaitHeld(WAIT);                                        // round two's read: _v 2
+            assertThat(other.apply(add)).isEqualTo(Outcome.APPLIED);     // _v 3
+        }
+        assertThat(outcomes(batch)).containsExactly(Outcome.APPLIED, Outcome.APPLIED);
+        assertThat(missed()).as("writes of the held consumer that missed").isEqualTo(1);
+        assertConverged(before, rename, delete, add);
+    }
+
+    @Test
+    void a_batch_whose_compare_and_set_is_held_while_a_remove_lands_decides_again_in_a_third_round() throws Exception {
+        List<Operation> before = List.of(Students.enroll(student, 100, "a"), Students.enroll(student, 200, "c"));
+        before.forEach(held::apply);
+        Operation delete = Students.leave(student, 500);
+        Operation remove = Students.unenroll(student, 700, "c");
+
+        Future<List<BatchResult>> batch;
+        try (Pause cas = mongo.pause(PausePoint.before("update", "students").where(names(student)).where(filterHas("_v")))) {
+            batch = threads.submit(() -> held.applyAll(List.of(delete)));
+            cas.awaitHeld(WAIT);                                         // round two's write, decided from _v 2
+            assertThat(other.apply(remove)).isEqualTo(Outcome.APPLIED);
+        }
+        assertThat(outcomes(batch)).containsExactly(Outcome.APPLIED);
+        assertThat(missed()).as("writes of the held consumer that missed").isEqualTo(1);
+        assertConverged(before, delete, remove);
+    }
+
+    @Test
+    void a_batch_whose_second_round_refresh_is_held_while_a_remove_lands_finds_its_add_superseded() throws Exception {
+        List<Operation> before = List.of(Students.enroll(student, 200, "b", "old title"));
+        before.forEach(held::apply);
+        Operation add = Students.enroll(student, 300, "b", "new title");
+        Operation rename = Students.rename(student, 310, "Ada");
+        Operation remove = Students.unenroll(student, 400, "b");
+
+        Future<List<BatchResult>> batch;
+        try (Pause refresh = mongo.pause(PausePoint.before("update", "students").where(names(student))
+                .where(updateHas("classes.$")))) {
+            batch = threads.submit(() -> held.applyAll(List.of(add, rename)));
+            refresh.awaitHeld(WAIT);                                     // round two: the blind move missed
+            assertThat(other.apply(remove)).isEqualTo(Outcome.APPLIED);
+        }
+        assertThat(outcomes(batch)).containsExactly(Outcome.SUPERSEDED, Outcome.APPLIED);
+        assertThat(missed()).as("writes of the held consumer that missed").isEqualTo(2);
+        assertConverged(before, add, rename, remove);
+    }
+
+    private long missed() {
+        return (long) meters.counter("orderless.apply.retries", "collection", "students").count();
+    }
+
+    private void assertConverged(List<Operation> before, Operation... after) {
+        List<Operation> history = new java.util.ArrayList<>(before);
+        history.addAll(List.of(after));
+        BsonDocument stored = students.find(new BsonDocument("_id", new BsonString(student))).first();
+        assertThat(EntityState.of(stored, Students.SCHEMA)).isEqualTo(ORACLE.replay(history).get(student));
+    }
+
+    private static List<Outcome> outcomes(Future<List<BatchResult>> batch) throws Exception {
+        return batch.get(WAIT.toSeconds(), TimeUnit.SECONDS).stream()
+                .map(result -> ((BatchResult.Done) result).outcome()).toList();
+    }
+
+    private static Predicate<BsonDocument> names(String student) {
+        return command -> command.toJson().contains("\"" + student + "\"");
+    }
+
+    /** An update command one of whose statements filters on {@code field}. */
+    private static Predicate<BsonDocument> filterHas(String field) {
+        return command -> command.getArray("updates").stream()
+                .anyMatch(statement -> statement.asDocument().getDocument("q").toJson().contains("\"" + field + "\""));
+    }
+
+    /** An update command one of whose statements writes {@code path}. */
+    private static Predicate<BsonDocument> updateHas(String path) {
+        return command -> command.getArray("updates").stream()
+                .anyMatch(statement -> statement.asDocument().toJson().contains("\"" + path + "\""));
+    }
+}
