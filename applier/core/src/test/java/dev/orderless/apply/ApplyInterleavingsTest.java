@@ -80,13 +80,15 @@ class ApplyInterleavingsTest {
         Operation delete = Students.leave(student, 500);
         Operation remove = Students.unenroll(student, 510, "b");
 
+        // tag::forced-interleaving[]
         Future<Outcome> deleted;
         try (Pause read = mongo.pause(PausePoint.after("find", "students").where(names(student)))) {
-            deleted = threads.submit(() -> held.apply(delete));
-            read.awaitHeld(WAIT);                                        // the delete read: b live, _v 2
-            assertThat(other.apply(remove)).isEqualTo(Outcome.APPLIED);  // _v 3
-        }
+            deleted = threads.submit(() -> held.apply(delete));          // a delete reads, then compares and sets
+            read.awaitHeld(WAIT);                                        // it read b live, at _v 2
+            assertThat(other.apply(remove)).isEqualTo(Outcome.APPLIED);  // another consumer: b removed, _v 3
+        }                                                                // the read's reply goes on
         assertThat(deleted.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Outcome.APPLIED);
+        // end::forced-interleaving[]
         assertThat(missed()).as("writes of the held consumer that missed").isEqualTo(1);
         assertConverged(before, delete, remove);
     }

@@ -14,11 +14,17 @@ import java.util.function.Function;
  * <p>The seed comes from the system property {@code orderless.seed} when set (to replay a failure),
  * else it is drawn at random; it is printed either way.
  *
+ * <p>The system property {@value #MIN_TRIES} raises every property's tries to at least that many: the
+ * {@code soak} profile sets it, to run the property tests far longer than the test run does, outside CI.
+ *
  * <p>Written here rather than taken from jqwik: from 1.10 jqwik's licence carries a usage clause.
  *
  * @param <T> one element of a generated input list
  */
 public final class PropertyCheck<T> {
+    /** System property: the fewest tries any property runs (the {@code soak} profile sets it). */
+    public static final String MIN_TRIES = "orderless.minTries";
+
     /** The checked code: throws (an AssertionError, typically) when the property does not hold. */
     @FunctionalInterface
     public interface Check<T> {
@@ -31,7 +37,7 @@ public final class PropertyCheck<T> {
 
     private PropertyCheck(String name, int tries, Function<Random, List<T>> generator) {
         this.name = name;
-        this.tries = tries;
+        this.tries = Math.max(tries, Integer.getInteger(MIN_TRIES, 0));
         this.generator = generator;
     }
 
