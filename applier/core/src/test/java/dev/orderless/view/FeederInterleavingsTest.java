@@ -90,6 +90,35 @@ class FeederInterleavingsTest {
     }
 
     /**
+     * Feeder a's claim wins the free lease, and its reply is held after the server ran it; a's lease expires
+     * meanwhile and b takes it over. When the reply reaches a, the lease it won has already expired by a's own
+     * clock: a does not go active on it (it would show ACTIVE beside b, with a stale fence), it stays standby.
+     */
+    @Test
+    void a_claim_whose_reply_is_held_until_another_feeder_took_the_lease_over_leaves_the_feeder_standby() {
+        SimpleMeterRegistry metersA = new SimpleMeterRegistry();
+
+        try (Pause claimA = mongo.pause(PausePoint.after("findAndModify", "leases").where(claimBy("feeder-a")))) {
+            ViewFeeder a = feeder("feeder-a", metersA);
+            claimA.awaitHeld(WAIT);              // a owns the lease, and does not know it yet
+            ViewFeeder b = feeder("feeder-b", new SimpleMeterRegistry());
+            clock.advance(TTL.plusSeconds(1));   // a's lease expires before a hears it won
+            Awaitility.await("b takes over").atMost(WAIT).until(() -> b.state() == ViewFeeder.State.ACTIVE);
+
+            try (Pause claimAgain = mongo.pause(PausePoint.before("findAndModify", "leases").where(claimBy("feeder-a")))) {
+                claimA.release();                // the reply reaches a
+                claimAgain.awaitHeld(WAIT);      // a is back to claiming as a standby
+
+                assertThat(acquired(metersA)).as("a never went active on the lease it won too late").isZero();
+                assertThat(a.state()).isEqualTo(ViewFeeder.State.STANDBY);
+                assertThat(a.fences()).isEmpty();
+                assertThat(b.state()).isEqualTo(ViewFeeder.State.ACTIVE);
+                assertThat(b.fence()).hasValue(2);
+            }
+        }
+    }
+
+    /**
      * Feeder a commits its position, and the commit is held before the server runs it; meanwhile a's lease
      * expires, b takes it over, replays what a had not committed, and commits positions of its own. When a's
      * commit runs, its owner and fence no longer match: it changes nothing, b's position stays, and a learns
