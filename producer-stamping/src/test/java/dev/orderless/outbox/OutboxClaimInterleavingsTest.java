@@ -22,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -81,18 +82,11 @@ class OutboxClaimInterleavingsTest {
     void a_relay_whose_read_of_due_entries_is_held_while_another_claims_them_claims_none_of_them() throws Exception {
         List<BsonValue> recorded = record(5);
 
-        Future<List<BsonDocument>> claimA;
-        List<BsonDocument> batchB;
-        try (Pause readA = mongo.pause(PausePoint.after("find", "outbox"))) {
-            claimA = threads.submit(() -> relayA.claim("a:1", 10, NOW, NOW.plus(CLAIM_TTL)));
-            readA.awaitHeld(WAIT);                     // a read all five as due; the answer has not reached it
-            batchB = relayB.claim("b:1", 10, NOW, NOW.plus(CLAIM_TTL));
-            readA.release();
-        }
-        List<BsonDocument> batchA = claimA.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        // a read all five as due; the answer has not reached it when b claims
+        Batches batches = bClaimsWhileAIsHeld(PausePoint.after("find", "outbox"), 10, 10);
 
-        assertThat(ids(batchB)).containsExactlyElementsOf(recorded);
-        assertThat(ids(batchA)).as("a's batch: it read them all as due, b claimed them first").isEmpty();
+        assertThat(ids(batches.b())).containsExactlyElementsOf(recorded);
+        assertThat(ids(batches.a())).as("a's batch: it read them all as due, b claimed them first").isEmpty();
         assertThat(storedClaims()).as("each entry's claim, and its claims so far")
                 .isEqualTo(claims(recorded, "b:1", "b:1", "b:1", "b:1", "b:1"));
     }
@@ -106,20 +100,32 @@ class OutboxClaimInterleavingsTest {
     void a_relay_whose_claim_is_held_while_another_claims_part_of_its_entries_keeps_only_the_others() throws Exception {
         List<BsonValue> recorded = record(6);
 
-        Future<List<BsonDocument>> claimA;
-        List<BsonDocument> batchB;
-        try (Pause updateA = mongo.pause(PausePoint.before("update", "outbox"))) {
-            claimA = threads.submit(() -> relayA.claim("a:1", 6, NOW, NOW.plus(CLAIM_TTL)));
-            updateA.awaitHeld(WAIT);                   // a read all six as due; its claim is at the server's door
-            batchB = relayB.claim("b:1", 2, NOW, NOW.plus(CLAIM_TTL));
-            updateA.release();
-        }
-        List<BsonDocument> batchA = claimA.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        // a read all six as due; its claim is at the server's door when b claims the two oldest
+        Batches batches = bClaimsWhileAIsHeld(PausePoint.before("update", "outbox"), 6, 2);
 
-        assertThat(ids(batchB)).containsExactlyElementsOf(recorded.subList(0, 2));
-        assertThat(ids(batchA)).containsExactlyInAnyOrderElementsOf(recorded.subList(2, 6));
+        assertThat(ids(batches.b())).containsExactlyElementsOf(recorded.subList(0, 2));
+        assertThat(ids(batches.a())).containsExactlyInAnyOrderElementsOf(recorded.subList(2, 6));
         assertThat(storedClaims()).as("each entry's claim, and its claims so far")
                 .isEqualTo(claims(recorded, "b:1", "b:1", "a:1", "a:1", "a:1", "a:1"));
+    }
+
+    private record Batches(List<BsonDocument> a, List<BsonDocument> b) {
+    }
+
+    /**
+     * Relay a claims up to {@code batchA} entries, and its claim is held at {@code point}; relay b claims up to
+     * {@code batchB} meanwhile; then a's claim goes on. The batch each claimed, which is what each publishes.
+     */
+    private Batches bClaimsWhileAIsHeld(PausePoint point, int batchA, int batchB) throws Exception {
+        Future<List<BsonDocument>> claimA;
+        List<BsonDocument> claimedByB;
+        try (Pause heldA = mongo.pause(point)) {
+            claimA = threads.submit(() -> relayA.claim("a:1", batchA, NOW, NOW.plus(CLAIM_TTL)));
+            heldA.awaitHeld(WAIT);
+            claimedByB = relayB.claim("b:1", batchB, NOW, NOW.plus(CLAIM_TTL));
+            heldA.release();
+        }
+        return new Batches(claimA.get(WAIT.toSeconds(), TimeUnit.SECONDS), claimedByB);
     }
 
     /** Records {@code n} entries, due one second apart up to {@link #NOW}, oldest first; their ids in that order. */
@@ -129,7 +135,7 @@ class OutboxClaimInterleavingsTest {
             relayA.insert(op, envelope.encode(op), NOW.minusSeconds(n - i));
         }
         List<BsonValue> ids = new ArrayList<>();
-        relayA.collection().find().sort(new BsonDocument(OutboxStore.DUE, new org.bson.BsonInt32(1)))
+        relayA.collection().find().sort(new BsonDocument(OutboxStore.DUE, new BsonInt32(1)))
                 .forEach(d -> ids.add(d.get(OutboxStore.ID)));
         return ids;
     }

@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.function.Predicate;
 import org.awaitility.Awaitility;
 import org.bson.BsonDocument;
+import org.bson.BsonNull;
+import org.bson.BsonString;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -228,8 +230,8 @@ class FeederInterleavingsTest {
     /** The lease's findOneAndUpdate by {@code owner}: a claim. */
     private static Predicate<BsonDocument> claimBy(String owner) {
         return command -> command.isDocument("update") && command.getDocument("update").isDocument("$set")
-                && command.getDocument("update").getDocument("$set").get("owner", new org.bson.BsonNull())
-                .equals(new org.bson.BsonString(owner));
+                && command.getDocument("update").getDocument("$set").get("owner", BsonNull.VALUE)
+                .equals(new BsonString(owner));
     }
 
     /** An update of the lease document that stores a position: a commit (not a renewal, not a release). */
