@@ -99,6 +99,14 @@ final class SegmentWorker {
                         e.getMessage());
                 return false;
             }
+            if (acquired.isPresent() && !acquired.get().isHeld()) {
+                // the claim's reply came after the lease it won had expired by this node's clock: another feeder
+                // may own it already, and going active would show two owners (the fence guards the data, not this)
+                log.warn("feeder '{}': won the lease (fence {}) only after it had expired; not taking it",
+                        candidate.resource(parts.options().resource()), acquired.get().fence());
+                acquired.get().abandon();
+                continue;
+            }
             if (acquired.isPresent()) {
                 claims.taken(candidate);
                 segment = Optional.of(candidate);
