@@ -1,7 +1,9 @@
 package dev.orderless.history;
 
 import dev.orderless.InvalidConfigurationException;
+import dev.orderless.apply.StoredFields;
 import dev.orderless.internal.LeasedPasses;
+import dev.orderless.internal.MongoErrors;
 import dev.orderless.lease.LeaseProvider;
 import io.micrometer.core.instrument.Counter;
 import java.time.Clock;
@@ -11,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonString;
 
 /**
@@ -23,8 +26,9 @@ import org.bson.BsonString;
  * consumers run, or to leave half done.
  *
  * <p>Run it from the start of the consumers that record (it may run beside them): Spring Boot does, with
- * {@code orderless.history.enabled=true} (unless {@code orderless.history.baseline.enabled=false}); on an empty
- * collection it completes at once. Until it has passed an entity, a read of that entity answers only if the
+ * {@code orderless.history.enabled=true} (unless {@code orderless.history.baseline.enabled=false}). On an empty
+ * collection it completes at once, with nothing to take in ({@link #completeIfEmpty()} before the consumers
+ * start). Until it has passed an entity, a read of that entity answers only if the
  * records explain its live document, and says it cannot tell otherwise.
  */
 public final class HistoryBaseline {
@@ -95,6 +99,31 @@ public final class HistoryBaseline {
     }
 
     /**
+     * If the live collection is empty, records the baseline complete at once (unless another process holds its
+     * lease): there is nothing to take in, and every entity is recorded from its first operation from now on. Call
+     * it before the consumers start, so that none of their first documents is taken in as if it predated the
+     * history (harmless, but its versions below the document's highest seq would read Unknowable); on a collection
+     * with data, run the baseline beside them instead.
+     *
+     * @return true if the baseline is complete
+     */
+    public boolean completeIfEmpty() {
+        if (!complete && liveIsEmpty()) {
+            runIfDue();
+        }
+        return complete;
+    }
+
+    private boolean liveIsEmpty() {
+        try {
+            return history.live().orElseThrow().find().projection(new BsonDocument(StoredFields.ID, new BsonInt32(1)))
+                    .limit(1).first() == null;
+        } catch (RuntimeException e) {
+            throw MongoErrors.translate("look for documents in the live collection of " + history.name(), e);
+        }
+    }
+
+    /**
      * Runs or resumes the baseline, unless it is complete, another process is running it, or a pass began within
      * the interval; what this pass did.
      */
@@ -107,6 +136,12 @@ public final class HistoryBaseline {
             if (saved.isPresent() && saved.get().isDateTime(COMPLETE)) {
                 complete = true;
                 return Optional.empty();
+            }
+            if (saved.isEmpty() && liveIsEmpty()) {   // nothing to take in: from now on all is recorded from the start
+                if (hold.save(new BsonDocument(COMPLETE, new BsonDateTime(clock.instant().toEpochMilli())))) {
+                    complete = true;
+                }
+                return Optional.of(new BaselinePass(0, 0, 0, 0, true));
             }
             Optional<String> after = saved.filter(p -> p.isString(AFTER)).map(p -> p.getString(AFTER).getValue());
             AtomicReference<String> last = new AtomicReference<>(after.orElse(null));

@@ -79,6 +79,15 @@ class BaselineTest {
         return all;
     }
 
+    /** order-1 consumed without the history, compacted (the tombstone of sku-3, seq 5, dropped), then baselined. */
+    private void compactedThenBaselined() {
+        beforeTheHistory().forEach(applier::apply);
+        // as TombstoneCompactor does after its grace
+        live.updateOne(new BsonDocument("_id", new BsonString("order-1")), BsonDocument.parse(
+                "{$pull: {deleted_items: {sku: 'sku-3'}}, $set: {_gcFloor: {$numberLong: '5'}}}"));
+        history.baseline(() -> true);
+    }
+
     private EntityState liveState() {
         return EntityState.readAll(live.find(), ORDERS).get("order-1");
     }
@@ -205,11 +214,7 @@ class BaselineTest {
 
     @Test
     void where_compaction_had_dropped_tombstones_before_the_baseline_a_state_is_known_only_after_a_delete_above_them() {
-        beforeTheHistory().forEach(applier::apply);
-        // compaction drops the tombstone of sku-3 (seq 5), as TombstoneCompactor would after its grace
-        live.updateOne(new BsonDocument("_id", new BsonString("order-1")), BsonDocument.parse(
-                "{$pull: {deleted_items: {sku: 'sku-3'}}, $set: {_gcFloor: {$numberLong: '5'}}}"));
-        history.baseline(() -> true);
+        compactedThenBaselined();
         recording.apply(status(8, "shipped"));
 
         assertThat(history.asOf("order-1", 8)).as("the tombstone of sku-3 is gone: the history cannot tell it")
@@ -226,10 +231,7 @@ class BaselineTest {
 
     @Test
     void an_add_below_the_compaction_floor_the_baseline_found_cannot_be_judged_and_a_rebuild_leaves_its_entity_out() {
-        beforeTheHistory().forEach(applier::apply);
-        live.updateOne(new BsonDocument("_id", new BsonString("order-1")), BsonDocument.parse(
-                "{$pull: {deleted_items: {sku: 'sku-3'}}, $set: {_gcFloor: {$numberLong: '5'}}}"));
-        history.baseline(() -> true);
+        compactedThenBaselined();
         recording.apply(Operation.add("order-1", 4, "items", "sku-3"));   // a redelivery: its tombstone is gone
 
         assertThat(history.versions("order-1").late()).extracting(Operation::seq).containsExactly(4L);
@@ -347,5 +349,20 @@ class BaselineTest {
         assertThat(records.countDocuments()).isEqualTo(120);
         assertThat(history.options().meters().get("orderless.history.baseline.entities").tag("outcome", "baselined")
                 .counter().count()).isEqualTo(120);
+    }
+
+    @Test
+    void on_an_empty_collection_the_leased_baseline_is_complete_at_once_and_takes_in_nothing_written_after() {
+        HistoryBaseline baseline = HistoryBaseline.create(history, MongoLeaseProvider.create(
+                db.getCollection("leases", BsonDocument.class), LeaseOptions.ofDefaults().withClock(clock)), "a",
+                Duration.ofMinutes(1));
+
+        assertThat(baseline.completeIfEmpty()).isTrue();
+        beforeTheHistory().forEach(recording::apply);   // the consumers, started after
+        clock.advance(Duration.ofMinutes(2));
+
+        assertThat(baseline.runIfDue()).isEmpty();
+        assertThat(history.versions("order-1").baseline()).isFalse();
+        assertThat(history.asOf("order-1", 3).value()).contains(oracle(beforeTheHistory(), 3));
     }
 }
