@@ -24,9 +24,10 @@ final class HistoryExamples {
 
     static Read<EntityState> recordThenAsk(MongoDatabase db) {
         // tag::history[]
-        History history = History.of(db.getCollection("students_history", BsonDocument.class), ReadmeExamples.STUDENTS);
-        GuardedApplier applier = GuardedApplier.create(db.getCollection("students", BsonDocument.class),
-                ReadmeExamples.STUDENTS);
+        MongoCollection<BsonDocument> students = db.getCollection("students", BsonDocument.class);
+        History history = History.of(db.getCollection("students_history", BsonDocument.class), ReadmeExamples.STUDENTS)
+                .withLive(students);   // the history of students: each read checks the live document too
+        GuardedApplier applier = GuardedApplier.create(students, ReadmeExamples.STUDENTS);
         RecordingApplier recording = history.recording(applier);   // a consumer: OperationConsumer.builder(...).history(history)
 
         // the rename to Grace arrives first; the history orders them by seq
