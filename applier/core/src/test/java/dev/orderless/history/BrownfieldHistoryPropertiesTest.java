@@ -9,11 +9,14 @@ import dev.orderless.apply.BatchResult;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
+import dev.orderless.lease.LeaseOptions;
+import dev.orderless.lease.MongoLeaseProvider;
 import dev.orderless.oracle.Histories;
 import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.oracle.Workers;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.PropertyCheck;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,8 +35,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The history turned on for a collection that already has data, as a property (issue 37): for random histories,
  * part of each entity's operations (mostly its earlier ones, some held back, some later ones early) is applied
  * without the history by eight threads in batches with duplicates; then the history is turned on with its
- * documented step, the baseline, which runs while eight threads record and apply the rest, with redeliveries of
- * the old ones and duplicates, and once more among them. Then every {@code asOf} of every entity at every seq is
+ * documented step, the leased {@link HistoryBaseline}, which runs while eight threads record and apply the rest,
+ * with redeliveries of the old ones and duplicates, and a pass of {@link History#baseline} once more among them. Then every {@code asOf} of every entity at every seq is
  * {@code Unknowable} or the sequential oracle's state (never {@code Known} and wrong), is {@code Known} from the
  * entity's horizon on, and equals the live document at its last seq; a rebuild into a new collection is exact or
  * says it is incomplete.
@@ -61,7 +64,7 @@ class BrownfieldHistoryPropertiesTest {
             MongoDatabase db) {
         PropertyCheck.forAll("brownfield: 12..40 ops over 4 entities, part applied without the history, the rest"
                         + " recorded with 30% redeliveries of the old and 20% duplicates beside two baselines, batches of"
-                        + " 1..12, 8 threads", 16, random -> Histories.steps(random, 12, 40, 4))
+                        + " 1..12, 8 threads", 12, random -> Histories.steps(random, 12, 40, 4))
                 .check((steps, trySeed) -> {
                     String name = "b" + TRIES.incrementAndGet();
                     MongoCollection<BsonDocument> live = db.getCollection(name, BsonDocument.class);
@@ -85,12 +88,16 @@ class BrownfieldHistoryPropertiesTest {
                     List<Runnable> withHistory = new ArrayList<>();
                     batches(Histories.delivery(rest, 0.2, random), random).forEach(batch ->
                             withHistory.add(() -> applyAll(recording::applyAll, batch)));
-                    // the documented step, among the first tasks (so beside the consumers), and again later
-                    withHistory.add(random.nextInt(Math.min(3, withHistory.size() + 1)),
-                            () -> BASELINED.add(history.baseline(() -> true).baselined()));
+                    // the documented step among the first tasks (so beside the consumers), and a pass again later
+                    HistoryBaseline baseline = HistoryBaseline.create(history, MongoLeaseProvider.create(
+                            db.getCollection(name + "_leases", BsonDocument.class), LeaseOptions.ofDefaults()),
+                            "p" + name, Duration.ofMinutes(1));
+                    withHistory.add(random.nextInt(Math.min(3, withHistory.size() + 1)), () -> BASELINED.add(
+                            baseline.runIfDue().orElseThrow().baselined()));
                     withHistory.add(random.nextInt(withHistory.size() + 1), () -> history.baseline(() -> true));
                     run(withHistory);
 
+                    assertThat(baseline.complete()).isTrue();
                     check(ops, history, live, db.getCollection(name + "_rebuilt", BsonDocument.class));
                 });
     }
