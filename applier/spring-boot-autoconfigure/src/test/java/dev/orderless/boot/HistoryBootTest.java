@@ -53,13 +53,16 @@ class HistoryBootTest {
 
     @Test
     void enabled_it_keeps_the_entity_collections_history_beside_it_and_every_version_by_default() {
-        runner.withPropertyValues("orderless.history.enabled=true").run(context -> {
+        runner.withPropertyValues("orderless.database=" + MongoBackend.freshDatabaseName("HistoryBootTest"),
+                "orderless.history.enabled=true").run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(History.class).doesNotHaveBean(OrderlessHistoryRetention.class);
             assertThat(context.getBean(History.class).collection().getNamespace().getCollectionName())
                     .isEqualTo("students_history");
             assertThat(context.getBean(OrderlessHistoryHealth.class).health().getStatus()).isEqualTo(Status.UP);
             assertThat(context.getBean(OrderlessHistoryHealth.class).health().getDetails())
                     .containsEntry("retention", "every version kept");
+            assertThat(context.getBean(OrderlessHistoryBaseline.class).complete())
+                    .as("an empty collection: complete before any consumer could start").isTrue();
         });
     }
 
