@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A pass over a collection at most once per interval across every process that asks, however many there
- * are and however their clocks tick: compaction and history retention. The lease document remembers when
- * the last pass began:
+ * are and however their clocks tick: compaction, history retention and the history baseline. The lease
+ * document remembers when the last pass began, and what a pass keeps of its progress ({@link Hold}):
  *
  * <pre>
  * { _id: "compaction:students", owner, expiresAt, fence, position: { lastRun: ISODate(...) } }
