@@ -33,7 +33,8 @@ import org.springframework.core.env.MapPropertySource;
  * orderless.consumer.queue=&lt;--queue&gt;                (consume only)
  * orderless.consumer.dead-letter-queue=&lt;queue&gt;.dlq
  * orderless.consumer.concurrency=&lt;--consumers&gt;
- * orderless.history.enabled=true                     (consume --history only: students_history)
+ * orderless.history.enabled=true                     (consume --history only: students_history; the
+ *                                                     baseline takes the students already there into it)
  * orderless.consumer.protocol=amqp-1.0               (consume --protocol amqp-1.0 only, with
  * spring.rabbitmq.host, port, username, password,   the AMQP URI's parts, decoded, for the AMQP 1.0
  * virtual-host                                       connection)

@@ -50,13 +50,16 @@ final class HistoryCommand extends DemoCommand {
 
     static void print(Versions versions, PrintStream out) {
         out.printf("%s: %d recorded actions%s%n", versions.entity(), versions.versions().size(), versions.horizon() == 0
-                ? "" : "; everything up to seq " + versions.horizon() + " folded by retention into: " + describe(versions.folded()));
+                ? "" : versions.baseline() ? "; its actions before the history was on are known as the state the"
+                + " baseline took from its document, as of seq " + versions.horizon() + ": " + describe(versions.folded())
+                : "; everything up to seq " + versions.horizon() + " folded by retention into: "
+                + describe(versions.folded()));
         out.printf("%-8s %-24s %-40s %s%n", "seq", "recorded at", "action", "after it: classes | name");
         for (Version v : versions.versions()) {
             out.printf("%-8d %-24s %-40s %s%n", v.seq(), v.recordedAt(), action(v.op()), describe(v.after()));
         }
         if (!versions.late().isEmpty()) {
-            out.printf("and %d action(s) recorded below the retention horizon after it was folded (not in the states above)%n",
+            out.printf("and %d action(s) recorded below the horizon that the states above do not include%n",
                     versions.late().size());
         }
     }

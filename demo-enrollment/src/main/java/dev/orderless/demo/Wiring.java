@@ -20,6 +20,7 @@ import dev.orderless.amqp.QueueTopology;
 import dev.orderless.apply.ApplierOptions;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.history.History;
+import dev.orderless.history.HistoryBaseline;
 import dev.orderless.history.HistoryOptions;
 import dev.orderless.backends.Backends;
 import dev.orderless.backends.MongoBackend;
@@ -256,15 +257,30 @@ final class Wiring implements AutoCloseable {
                         .withConcurrency(options.consumers()))
                 .meters(meters);
         if (options.history()) {
-            builder.history(history(meters));
+            History history = history(meters);
+            baseline(history);
+            builder.history(history);
         }
         return builder.start();
     }
 
-    /** The students' version history ({@code --history}). */
+    /** The students' version history ({@code --history}), checking its reads against the students. */
     History history(MeterRegistry meters) {
         return History.of(db.getCollection(Enrollment.STUDENTS_HISTORY, BsonDocument.class), Enrollment.STUDENT_SCHEMA,
-                HistoryOptions.ofDefaults().withMeters(meters));
+                HistoryOptions.ofDefaults().withMeters(meters)).withLive(students);
+    }
+
+    /**
+     * The history's baseline, as {@code consume --history} runs it through Spring Boot: the students already in
+     * MongoDB taken into the history, once across processes ({@code run} starts from an empty collection, so
+     * at once). A pass another process is running is that one's: reads of the students it has not reached say
+     * they cannot tell until it has.
+     */
+    private void baseline(History history) {
+        HistoryBaseline baseline = HistoryBaseline.create(history,
+                MongoLeaseProvider.create(db.getCollection("leases", BsonDocument.class), LeaseOptions.ofDefaults()),
+                "demo " + ManagementFactory.getRuntimeMXBean().getName(), Duration.ofMinutes(1));
+        baseline.runIfDue();
     }
 
     /** The web application's stamper: a counter per student. */

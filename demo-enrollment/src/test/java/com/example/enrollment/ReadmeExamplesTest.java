@@ -93,6 +93,14 @@ class ReadmeExamplesTest {
     }
 
     @Test
+    void the_baseline_example_answers_from_the_live_state_on_and_says_it_cannot_tell_below_it(MongoDatabase db) {
+        assertThat(HistoryExamples.baselineThenAsk(db, "readme").value()).hasValueSatisfying(state -> {
+            assertThat(state.registers().get("name").value()).isEqualTo(new org.bson.BsonString("Grace"));
+            assertThat(state.live().get("classes")).containsOnlyKeys("CS 101");
+        });
+    }
+
+    @Test
     void the_outbox_example_records_and_its_relay_publishes(MongoDatabase db, ConnectionFactory cf) throws Exception {
         String queue = RabbitExtension.uniqueQueue("readme-outbox");
         new RabbitAdmin(cf).declareQueue(new org.springframework.amqp.core.Queue(queue, true, false, false));

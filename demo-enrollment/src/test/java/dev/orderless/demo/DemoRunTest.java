@@ -2,11 +2,15 @@ package dev.orderless.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.orderless.apply.EntityState;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.backends.rabbit.RabbitBackend;
+import dev.orderless.history.History;
+import dev.orderless.history.Versions;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.rabbit.RabbitExtension;
 import java.util.Map;
+import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
@@ -69,12 +73,17 @@ class DemoRunTest {
     }
 
     @Test
-    void consume_with_history_records_what_it_applies(MongoBackend mongo, RabbitBackend rabbit, ConnectionFactory cf) {
+    void consume_with_history_on_students_consumed_without_it_records_what_it_applies_and_takes_the_students_in(
+            MongoBackend mongo, RabbitBackend rabbit, ConnectionFactory cf) {
         String queue = RabbitExtension.uniqueQueue("demo");
         String database = MongoBackend.freshDatabaseName("demo");
         Map<String, String> env = Map.of("MONGODB_URI", mongo.connectionString(), "RABBITMQ_URI", rabbit.uri().toString());
         try {
-            assertThat(CliRun.of(env, "publish", "--ops", "200", "--students", "10", "--database", database, "--queue",
+            assertThat(CliRun.of(env, "publish", "--ops", "150", "--students", "8", "--database", database, "--queue",
+                    queue).exit()).isZero();
+            assertThat(CliRun.of(env, "consume", "--exit-when-idle", "2", "--database", database, "--queue", queue)
+                    .exit()).isZero();
+            assertThat(CliRun.of(env, "publish", "--ops", "50", "--students", "8", "--database", database, "--queue",
                     queue).exit()).isZero();
 
             CliRun consume = CliRun.of(env, "consume", "--history", "--exit-when-idle", "2", "--database", database,
@@ -82,9 +91,27 @@ class DemoRunTest {
 
             assertThat(consume.exit()).as(consume.err()).isZero();
             try (var client = mongo.newClient()) {
-                assertThat(client.getDatabase(database).getCollection(Enrollment.STUDENTS_HISTORY).countDocuments())
-                        .as("one record per action").isEqualTo(200);
+                var db = client.getDatabase(database);
+                assertThat(db.getCollection(Enrollment.STUDENTS_HISTORY).countDocuments(new BsonDocument("_id.seq",
+                        new BsonDocument("$gt", new org.bson.BsonInt64(0))))).as("one record per action since")
+                        .isEqualTo(50);
+                History history = History.of(db.getCollection(Enrollment.STUDENTS_HISTORY, BsonDocument.class),
+                        Enrollment.STUDENT_SCHEMA).withLive(db.getCollection(Enrollment.STUDENTS, BsonDocument.class));
+                Map<String, EntityState> students = EntityState.readAll(
+                        db.getCollection(Enrollment.STUDENTS, BsonDocument.class).find(), Enrollment.STUDENT_SCHEMA);
+                assertThat(students).hasSize(8);
+                students.forEach((student, document) -> {
+                    Versions versions = history.versions(student);
+                    assertThat(versions.baseline()).as("%s was taken in by the baseline", student).isTrue();
+                    long last = versions.versions().isEmpty() ? versions.horizon()
+                            : versions.versions().get(versions.versions().size() - 1).seq();
+                    assertThat(history.asOf(student, last).value()).as("%s as of seq %d", student, last)
+                            .contains(document);
+                });
             }
+            CliRun printed = CliRun.of(Map.of("MONGODB_URI", mongo.connectionString()), "history", "--student",
+                    "student-3", "--database", database);
+            assertThat(printed.out()).contains("before the history was on are known as the state the baseline took");
         } finally {
             new RabbitAdmin(cf).deleteQueue(queue);
             new RabbitAdmin(cf).deleteQueue(queue + ".dlq");

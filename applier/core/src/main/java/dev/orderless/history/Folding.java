@@ -1,7 +1,6 @@
 package dev.orderless.history;
 
 import static com.mongodb.client.model.Filters.and;
-import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.gt;
 import static com.mongodb.client.model.Filters.lt;
 import static com.mongodb.client.model.Filters.in;
@@ -10,7 +9,6 @@ import static com.mongodb.client.model.Projections.include;
 import static com.mongodb.client.model.Sorts.orderBy;
 import static dev.orderless.history.HistoryFields.AT;
 import static dev.orderless.history.HistoryFields.FOLDED;
-import static dev.orderless.history.HistoryFields.HORIZON;
 import static dev.orderless.history.HistoryFields.ID;
 import static dev.orderless.history.HistoryFields.ID_ENTITY;
 import static dev.orderless.history.HistoryFields.ID_SEQ;
@@ -41,8 +39,8 @@ import org.slf4j.LoggerFactory;
  *       recorded before the cutoff: a later record with a lower seq (a late delivery) keeps everything from
  *       its seq on, so the horizon never passes an operation that is still young.
  *   <li>Fold the records between the old horizon and the new one into the state and write it, guarded by the
- *       old horizon (inserted if there was none): two passes at once fold each entity once, and the loser
- *       leaves it to the winner.
+ *       whole folded record as read (inserted if there was none): two passes at once, or a pass and the baseline,
+ *       fold each entity once, and the loser leaves it to the winner.
  *   <li>Drop the folded records. A crash before this leaves them, and reads skip them (they are at or below the
  *       horizon, which the state covers); the next pass drops them.
  * </ol>
@@ -85,7 +83,7 @@ final class Folding {
                 if (!keepGoing.getAsBoolean()) {
                     return finish(done, folded, late, false);
                 }
-                History.Loaded loaded = history.load(entity);
+                Loaded loaded = history.load(entity);
                 late += loaded.late().size();
                 long drop = fold(loaded, cutoff);
                 if (drop > 0) {
@@ -102,9 +100,11 @@ final class Folding {
     /**
      * Folds what {@code loaded} recorded before {@code cutoff}; returns how many records it dropped. An entity with
      * late records is not folded further: a record is told late from folded by the cutoff of the fold it
-     * followed, and a new fold would move that cutoff past it (it stays late, and its reads unknowable).
+     * followed, and a new fold would move that cutoff past it (it stays late, and its reads unknowable). A state
+     * the baseline took keeps its mark, so that every record at or below its horizon keeps being merged (none is
+     * ever late); the records merged into it are dropped with the fold, and those it cannot judge are kept.
      */
-    private long fold(History.Loaded loaded, Instant cutoff) {
+    private long fold(Loaded loaded, Instant cutoff) {
         if (!loaded.late().isEmpty()) {
             log.warn("{} '{}': {} record(s) below its retention horizon {} arrived after it was folded; reads of it say"
                     + " they cannot tell, and it is folded no further. The retention period is shorter than this"
@@ -125,22 +125,24 @@ final class Folding {
             ids.add(record.get(ID));
             horizon = Records.seqOf(record);
         }
-        if (ops.isEmpty()) {
+        if (ops.isEmpty() && loaded.merged().isEmpty()) {
             return ids.isEmpty() ? 0 : drop(loaded, ids);
         }
+        loaded.merged().forEach(record -> ids.add(record.get(ID)));   // in loaded.folded(): written with it
         EntityState state = history.model().continueFrom(loaded.folded(), ops);
-        BsonDocument foldedRecord = Records.folded(state, horizon, cutoff, history.options().clock().instant());
+        BsonDocument foldedRecord = Records.keepingBaseline(Records.folded(state, horizon, cutoff,
+                history.options().clock().instant()), loaded.baseline());
         try {
-            if (loaded.horizon() == 0) {
+            if (loaded.record().isEmpty()) {
                 records.insertOne(foldedRecord);
-            } else if (records.replaceOne(and(eq(ID, Records.id(loaded.entity(), FOLDED)),
-                    eq(HORIZON, loaded.horizon())), foldedRecord).getMatchedCount() == 0) {
-                return 0;   // another pass folded it meanwhile
+            } else if (records.replaceOne(Records.unchanged(loaded.record().get()), foldedRecord)
+                    .getMatchedCount() == 0) {
+                return 0;   // another pass, or the baseline, changed it meanwhile
             }
             return drop(loaded, ids);
         } catch (MongoException e) {
             if (MongoErrors.isDuplicateKey(e)) {
-                return 0;   // another pass inserted its folded state first
+                return 0;   // another pass, or the baseline, inserted its folded state first
             }
             throw MongoErrors.translate("fold the history of '" + loaded.entity() + "' in " + history.name(), e);
         } catch (RuntimeException e) {
@@ -149,7 +151,7 @@ final class Folding {
     }
 
     /** Drops exactly the records folded: one recorded meanwhile in the same range is late, and kept. */
-    private long drop(History.Loaded loaded, List<BsonValue> ids) {
+    private long drop(Loaded loaded, List<BsonValue> ids) {
         try {
             return records.deleteMany(in(ID, ids)).getDeletedCount();
         } catch (RuntimeException e) {

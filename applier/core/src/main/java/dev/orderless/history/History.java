@@ -24,6 +24,7 @@ import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
+import dev.orderless.apply.StoredFields;
 import dev.orderless.internal.MongoErrors;
 import dev.orderless.oracle.ReferenceModel;
 import io.micrometer.core.instrument.Counter;
@@ -58,10 +59,16 @@ import org.slf4j.LoggerFactory;
  *       records it collided with.
  * </ol>
  * Reading: the state as of seq N is {@link ReferenceModel#continueFrom} of the entity's folded state (if
- * retention folded any) with its recorded operations up to N, so it is the same whatever order they arrived
- * in, and equals the live document's state once every recorded operation was applied. The change stream
- * cannot give this (it shows arrival order and skips versions); the live document cannot (a register keeps
- * only its last value).
+ * retention folded any, or the baseline took one) with its recorded operations up to N, so it is the same
+ * whatever order they arrived in, and equals the live document's state once every recorded operation was
+ * applied. The change stream cannot give this (it shows arrival order and skips versions); the live document
+ * cannot (a register keeps only its last value).
+ *
+ * <p>A collection that had data before the history was turned on: its entities' records do not start from an
+ * empty document, and a state computed from them alone would be wrong. Given the live collection
+ * ({@link #withLive}), a read checks the entity's live document first and says it cannot tell when it shows
+ * state no record accounts for; {@link #baseline} (run once by {@link HistoryBaseline}) takes each live document
+ * into the history as its entity's folded state, after which reads answer from its horizon on.
  *
  * <p>Safe to share between threads. Every MongoDB failure leaves as a {@link TransientException} (read or
  * record again) or an {@link InvalidConfigurationException}, as for the applier.
@@ -72,6 +79,7 @@ public final class History {
 
     private final MongoCollection<BsonDocument> records;
     private final MongoCollection<BsonDocument> reads;
+    private final Optional<MongoCollection<BsonDocument>> live;
     private final CollectionSchema schema;
     private final HistoryOptions options;
     private final ReferenceModel model;
@@ -79,7 +87,8 @@ public final class History {
     private final Map<Recorded, Counter> recorded = new EnumMap<>(Recorded.class);
     private volatile boolean indexed;
 
-    private History(MongoCollection<BsonDocument> records, CollectionSchema schema, HistoryOptions options) {
+    private History(MongoCollection<BsonDocument> records, CollectionSchema schema, HistoryOptions options,
+                    Optional<MongoCollection<BsonDocument>> live) {
         if (records == null || schema == null || options == null) {
             throw new InvalidConfigurationException("history: collection, schema and options are all required");
         }
@@ -90,6 +99,8 @@ public final class History {
         }
         this.records = records;
         this.reads = records.withReadPreference(ReadPreference.primary()).withReadConcern(ReadConcern.LOCAL);
+        // the primary, as the applier reads: a document read there shows nothing whose record a later read misses
+        this.live = live.map(c -> c.withReadPreference(ReadPreference.primary()).withReadConcern(ReadConcern.LOCAL));
         this.schema = schema;
         this.options = options;
         this.model = new ReferenceModel(schema);
@@ -103,11 +114,30 @@ public final class History {
 
     /** The history kept in {@code records} (by convention the source collection's name + {@code "_history"}). */
     public static History of(MongoCollection<BsonDocument> records, CollectionSchema schema) {
-        return new History(records, schema, HistoryOptions.ofDefaults());
+        return new History(records, schema, HistoryOptions.ofDefaults(), Optional.empty());
     }
 
     public static History of(MongoCollection<BsonDocument> records, CollectionSchema schema, HistoryOptions options) {
-        return new History(records, schema, options);
+        return new History(records, schema, options, Optional.empty());
+    }
+
+    /**
+     * This history, knowing the live collection it is the history of: each read then checks the entity's live
+     * document for state no record accounts for (written before the history was on, or by a consumer that does
+     * not record) and says it cannot tell rather than answer without it, a rebuild leaves such an entity out and
+     * says so, and {@link #baseline} can take the live documents into the history. Recommended wherever the live
+     * collection may have had data before the history was turned on.
+     */
+    public History withLive(MongoCollection<BsonDocument> live) {
+        if (live == null) {
+            throw new InvalidConfigurationException("history: the live collection is required");
+        }
+        return new History(records, schema, options, Optional.of(live));
+    }
+
+    /** The live collection this is the history of, if it was given ({@link #withLive}). */
+    public Optional<MongoCollection<BsonDocument>> live() {
+        return live;
     }
 
     /** The conventional name of the history of {@code collection}. */
@@ -228,17 +258,23 @@ public final class History {
             state = model.continueFrom(state, List.of(op));
             versions.add(new Version(op, Records.atOf(record), state));
         }
-        return new Versions(entity, loaded.horizon(), loaded.folded(), versions,
-                loaded.late().stream().map(Records::operationOf).toList());
+        List<Operation> apart = new ArrayList<>();
+        loaded.late().forEach(record -> apart.add(Records.operationOf(record)));
+        loaded.unjudged().forEach(record -> apart.add(Records.operationOf(record)));
+        return new Versions(entity, loaded.horizon(), loaded.folded(), versions, apart, loaded.baseline().isPresent());
     }
 
     /**
      * The state of {@code entity} after every recorded operation with a seq at or below {@code seq}, with the
-     * meaning of the stored document (tombstones included); an entity with none is the empty state.
+     * meaning of the stored document (tombstones included); an entity with none is the empty state. Unknowable
+     * below a retention or baseline horizon, with operations that arrived below a retention horizon after it was
+     * folded, where compaction had dropped tombstones before the baseline and no delete has superseded them, and
+     * (with {@link #withLive}) when the live document holds state no record accounts for.
      */
     public Read<EntityState> asOf(String entity, long seq) {
-        Loaded loaded = load(entity, seq);
-        Optional<String> unknowable = loaded.unknowableAt(seq);
+        Optional<BsonDocument> document = liveDocument(entity);   // first: its applies were recorded before it was read
+        Loaded loaded = load(entity, document.isPresent() ? Long.MAX_VALUE : seq);   // all, to explain the document
+        Optional<String> unknowable = loaded.unknowableAt(seq).or(() -> unexplained(loaded, document));
         if (unknowable.isPresent()) {
             return new Read.Unknowable<>(unknowable.get());
         }
@@ -248,7 +284,9 @@ public final class History {
                 upTo.add(Records.operationOf(record));
             }
         }
-        return new Read.Known<>(model.continueFrom(loaded.folded(), upTo));
+        EntityState state = model.continueFrom(loaded.folded(), upTo);
+        Optional<String> compacted = loaded.unknowableState(state);
+        return compacted.isPresent() ? new Read.Unknowable<>(compacted.get()) : new Read.Known<>(state);
     }
 
     /**
@@ -261,11 +299,13 @@ public final class History {
 
     /**
      * The recorded operations of {@code entity} with {@code fromSeq < seq <= toSeq}, in seq order, each with the
-     * state after it: what took the entity from {@code asOf(fromSeq)} to {@code asOf(toSeq)}.
+     * state after it: what took the entity from {@code asOf(fromSeq)} to {@code asOf(toSeq)}. Unknowable where
+     * {@code asOf(fromSeq)} is.
      */
     public Read<List<Version>> changes(String entity, long fromSeq, long toSeq) {
-        Loaded loaded = load(entity, toSeq);
-        Optional<String> unknowable = loaded.unknowableAt(fromSeq);
+        Optional<BsonDocument> document = liveDocument(entity);
+        Loaded loaded = load(entity, document.isPresent() ? Long.MAX_VALUE : toSeq);
+        Optional<String> unknowable = loaded.unknowableAt(fromSeq).or(() -> unexplained(loaded, document));
         if (unknowable.isPresent()) {
             return new Read.Unknowable<>(unknowable.get());
         }
@@ -274,11 +314,15 @@ public final class History {
         for (BsonDocument record : loaded.above()) {
             if (Records.seqOf(record) <= fromSeq) {
                 before.add(Records.operationOf(record));
-            } else {
+            } else if (Records.seqOf(record) <= toSeq) {
                 within.add(record);
             }
         }
         EntityState state = model.continueFrom(loaded.folded(), before);
+        Optional<String> compacted = loaded.unknowableState(state);   // a floor only rises: the later states too
+        if (compacted.isPresent()) {
+            return new Read.Unknowable<>(compacted.get());
+        }
         List<Version> changes = new ArrayList<>();
         for (BsonDocument record : within) {
             Operation op = Records.operationOf(record);
@@ -286,6 +330,20 @@ public final class History {
             changes.add(new Version(op, Records.atOf(record), state));
         }
         return new Read.Known<>(changes);
+    }
+
+    /**
+     * Takes every live document into the history ({@link #withLive} is required): the state of each entity
+     * that has no baseline yet, or whose live document holds state its history does not account for, becomes its
+     * folded state as of the highest seq the document shows, which reads from then on answer from (and below
+     * which they say they cannot tell). Guarded per entity, so it can run while consumers run, be repeated, or
+     * resume one that stopped. See {@link Baselining}; {@link HistoryBaseline} runs it once across processes,
+     * under a lease.
+     *
+     * @param keepGoing asked between entities; false ends the pass early (what it took stays taken)
+     */
+    public BaselinePass baseline(BooleanSupplier keepGoing) {
+        return new Baselining(this).pass(Optional.empty(), keepGoing, entity -> { });
     }
 
     /**
@@ -351,7 +409,7 @@ public final class History {
                 reads.find(and(eq(ID_ENTITY, entity), gt(ID_SEQ, HistoryFields.FOLDED), lte(ID_SEQ, upTo)))
                         .sort(orderBy(ascending(ID_SEQ))).forEach(all::add);
                 if (Objects.equals(folded, folded(entity))) {
-                    return Loaded.of(entity, all);
+                    return Loaded.of(entity, all, model);
                 }
             } catch (RuntimeException e) {
                 throw MongoErrors.translate("read the history of '" + entity + "' in " + name, e);
@@ -396,10 +454,53 @@ public final class History {
     private Loaded settled(String entity, List<BsonDocument> group) {
         Optional<BsonDocument> scanned = group.stream().filter(Records::isFolded).findFirst();
         try {
-            return Objects.equals(scanned, folded(entity)) ? Loaded.of(entity, group) : load(entity);
+            return Objects.equals(scanned, folded(entity)) ? Loaded.of(entity, group, model) : load(entity);
         } catch (MongoException e) {
             throw MongoErrors.translate("read the history of '" + entity + "' in " + name, e);
         }
+    }
+
+    /** The live document of {@code entity}, if the live collection is known and it has one. */
+    Optional<BsonDocument> liveDocument(String entity) {
+        if (live.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.ofNullable(live.get().find(eq(StoredFields.ID, entity)).first());
+        } catch (RuntimeException e) {
+            throw MongoErrors.translate("read the live document of '" + entity + "' for its history in " + name, e);
+        }
+    }
+
+    /**
+     * Why the records of {@code loaded} (all of them, read after {@code document}) cannot explain the live
+     * document, if they cannot: it shows a seq that no record has and the folded state does not vouch for. Every
+     * operation applied with the history on was recorded before it was applied, so before the document was read;
+     * one it shows and the history lacks was applied without it (before the history was on, or by a consumer that
+     * does not record), and others may be hidden under later ones: no state of the entity can be vouched for.
+     */
+    Optional<String> unexplained(Loaded loaded, Optional<BsonDocument> document) {
+        if (document.isEmpty()) {
+            return Optional.empty();
+        }
+        java.util.Set<Long> recorded = new java.util.HashSet<>();
+        loaded.records().forEach(record -> recorded.add(Records.seqOf(record)));
+        long gcFloor = LiveDocument.gcFloor(document.get());
+        Map<Long, String> unaccounted = new java.util.TreeMap<>();
+        LiveDocument.seqs(document.get(), schema).forEach((seq, where) -> {
+            if (!recorded.contains(seq) && !loaded.vouchesFor(seq, gcFloor)) {
+                unaccounted.put(seq, where);
+            }
+        });
+        if (unaccounted.isEmpty()) {
+            return Optional.empty();
+        }
+        Map.Entry<Long, String> first = unaccounted.entrySet().iterator().next();
+        return Optional.of("the live document of '" + loaded.entity() + "' holds state that no record accounts for ("
+                + first.getValue() + " written by seq " + first.getKey() + (unaccounted.size() > 1 ? ", and "
+                + (unaccounted.size() - 1) + " more" : "") + "): it was applied before the history was on, or by a"
+                + " consumer that does not record, and what it overwrote is not known either; the history's baseline"
+                + " takes the live state in, after which reads from its horizon on answer");
     }
 
     void ensureIndexed() {
@@ -441,56 +542,6 @@ public final class History {
 
     private String describe(Operation op) {
         return "record " + name + " '" + op.entity() + "' seq " + op.seq();
-    }
-
-    /**
-     * One entity's records: its folded state (the empty state if none), the horizon it covers (0 if none), the
-     * records above it in seq order, the records at or below it that arrived after it was folded ({@code late}),
-     * and those it folded but a pass did not get to drop ({@code leftover}, which every read skips).
-     */
-    record Loaded(String entity, EntityState folded, long horizon, List<BsonDocument> above, List<BsonDocument> late,
-                  List<BsonDocument> leftover) {
-        static Loaded of(String entity, List<BsonDocument> all) {
-            EntityState folded = empty(entity);
-            long horizon = 0;
-            Instant cutoff = Instant.MIN;
-            List<BsonDocument> records = new ArrayList<>();
-            for (BsonDocument record : all) {
-                if (Records.isFolded(record)) {
-                    folded = Records.stateOf(record);
-                    horizon = Records.horizonOf(record);
-                    cutoff = Records.cutoffOf(record);
-                } else {
-                    records.add(record);
-                }
-            }
-            List<BsonDocument> above = new ArrayList<>();
-            List<BsonDocument> late = new ArrayList<>();
-            List<BsonDocument> leftover = new ArrayList<>();
-            for (BsonDocument record : records) {
-                if (Records.seqOf(record) > horizon) {
-                    above.add(record);
-                } else {
-                    (Records.atOf(record).isBefore(cutoff) ? leftover : late).add(record);
-                }
-            }
-            return new Loaded(entity, folded, horizon, above, late, leftover);
-        }
-
-        /** Why the state as of {@code seq} cannot be told, if it cannot. */
-        Optional<String> unknowableAt(long seq) {
-            if (!late.isEmpty()) {
-                return Optional.of(late.size() + " operation(s) of '" + entity + "' (first: seq "
-                        + Records.seqOf(late.get(0)) + ") were recorded after retention folded everything up to seq "
-                        + horizon + ": they arrived later than the retention period allows, and no state of this"
-                        + " entity from the history includes them");
-            }
-            if (seq < horizon) {
-                return Optional.of("seq " + seq + " of '" + entity + "' is below its retention horizon " + horizon
-                        + ": the versions before it were folded into one state and dropped");
-            }
-            return Optional.empty();
-        }
     }
 
     static EntityState empty(String entity) {

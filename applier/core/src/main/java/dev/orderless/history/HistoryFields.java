@@ -17,10 +17,18 @@ package dev.orderless.history;
  *            tombstones: { classes: [ {element: "MA 201", seq: 1003} ] },
  *            registers: { name: { seq: 1043, value: "Ada" } } },
  *   at: ISODate(...) }                             // when the pass folded it
+ *
+ * { _id: { entity: "student-17", seq: 0 },         // after the baseline: the live document's state as of horizon
+ *   horizon: 1044, state: { ... }, cutoff: ISODate(...), at: ISODate(...),
+ *   baseline: { horizon: 1044,                     // the highest seq the live document showed when it was taken
+ *               compacted: 0,                      // its _gcFloor then: tombstones up to it were already dropped
+ *               v: 7, at: ISODate(...) } }         // its _v, and when it was taken
  * </pre>
- * Operation seqs are positive, so seq 0 is free for the folded state, and it sorts first. A record at or
- * below the horizon recorded before the cutoff was folded (a pass that stopped before dropping it left it);
- * one recorded after it arrived late.
+ * Operation seqs are positive, so seq 0 is free for the folded state, and it sorts first. Without
+ * {@code baseline}: a record at or below the horizon recorded before the cutoff was folded (a pass that stopped
+ * before dropping it left it); one recorded after it arrived late. With {@code baseline} (a state taken from
+ * the live document, which need not include every operation recorded so far): every record at or below the
+ * horizon is merged into the state when it is read, whenever it was recorded; one already in it changes nothing.
  */
 final class HistoryFields {
     static final String ID = "_id";
@@ -42,6 +50,9 @@ final class HistoryFields {
     static final String LIVE = "live";
     static final String TOMBSTONES = "tombstones";
     static final String REGISTERS = "registers";
+    static final String BASELINE = "baseline";
+    static final String COMPACTED = "compacted";
+    static final String LIVE_VERSION = "v";
 
     static final String ADD = "add";
     static final String REMOVE = "remove";

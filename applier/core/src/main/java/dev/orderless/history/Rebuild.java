@@ -1,5 +1,7 @@
 package dev.orderless.history;
 
+import java.util.List;
+
 /**
  * What a rebuild did.
  *
@@ -11,10 +13,21 @@ package dev.orderless.history;
  *                      into a new collection there are none). Rebuild into a new collection for an exact copy
  * @param refused       refused by the target applier (no progress, too large): listed in the log, not written
  * @param failed        not applied after the rebuild's attempts (MongoDB unavailable): rebuild again
+ * @param unrestored    entities left out, because the history cannot vouch for their state (not written at all,
+ *                      rather than written wrong): their live document holds state no record accounts for (they
+ *                      had operations before the history was on, and the baseline has not taken them), or an
+ *                      operation of theirs is below the compaction floor their live document had when the baseline
+ *                      took it, where the history cannot judge it
+ * @param reasons       why, one line per entity left out (the first 100; each is also logged)
  */
-public record Rebuild(long entities, long operations, long applied, long beyondHorizon, long refused, long failed) {
+public record Rebuild(long entities, long operations, long applied, long beyondHorizon, long refused, long failed,
+                      long unrestored, List<String> reasons) {
+    public Rebuild {
+        reasons = List.copyOf(reasons);
+    }
+
     /** Everything was written or found there already. */
     public boolean complete() {
-        return refused == 0 && failed == 0;
+        return refused == 0 && failed == 0 && unrestored == 0;
     }
 }

@@ -9,6 +9,8 @@ import dev.orderless.apply.Operation;
 import dev.orderless.apply.Outcome;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import org.bson.BsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,9 +20,14 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>For each entity, in entity order: the operations that stand for its folded state, if retention folded
- *       any (an add per live element, a remove per tombstone, an assign per register, a delete at the floor,
- *       each with the seq that wrote it, so each equals the operation it stands for), then every record,
- *       late ones included (the live document received them too).
+ *       any or the baseline took one (an add per live element, a remove per tombstone, an assign per register, a
+ *       delete at the floor, each with the seq that wrote it, so each equals the operation it stands for), then
+ *       every record, late ones included (the live document received them too).
+ *   <li>Except an entity whose state the history cannot vouch for: its live document holds state no record
+ *       accounts for (it had operations before the history was on, and no baseline took it; only where the
+ *       history knows its live collection and the document is there), or an operation of it is below the
+ *       compaction floor the baseline found, on an element it had no entry for. Rather than write a state without
+ *       what it cannot know, the rebuild leaves it out, counts it ({@link Rebuild#unrestored()}) and says why.
  *   <li>Apply them with {@link GuardedApplier#applyAll} in batches of {@link HistoryOptions#rebuildBatch()}.
  *       Guarded: an operation already there is a duplicate or superseded, so a rebuild can run while consumers
  *       run, be repeated, or resume a rebuild that stopped.
@@ -34,6 +41,7 @@ import org.slf4j.LoggerFactory;
 final class Rebuilder {
     private static final Logger log = LoggerFactory.getLogger(Rebuilder.class);
     private static final int ATTEMPTS = 3;
+    private static final int MAX_REASONS = 100;
 
     private final History history;
     private final GuardedApplier target;
@@ -44,6 +52,8 @@ final class Rebuilder {
     private long beyondHorizon;
     private long refused;
     private long failed;
+    private long unrestored;
+    private final List<String> reasons = new ArrayList<>();
 
     Rebuilder(History history, GuardedApplier target) {
         if (target == null) {
@@ -63,14 +73,43 @@ final class Rebuilder {
         return finish();
     }
 
-    private void add(History.Loaded loaded) {
+    private void add(Loaded loaded) {
         entities++;
+        Optional<String> unknown = unrestorable(loaded);
+        if (unknown.isPresent()) {
+            unrestored++;
+            if (reasons.size() < MAX_REASONS) {
+                reasons.add(unknown.get());
+            }
+            log.error("rebuild: '{}' left out of {}: {}", loaded.entity(),
+                    target.reads().getNamespace().getCollectionName(), unknown.get());
+            return;
+        }
         pending.addAll(standingFor(loaded.folded()));
         loaded.late().forEach(record -> pending.add(Records.operationOf(record)));
         loaded.above().forEach(record -> pending.add(Records.operationOf(record)));
         if (pending.size() >= history.options().rebuildBatch()) {
             flush();
         }
+    }
+
+    /**
+     * Why the history cannot vouch for the state of {@code loaded}'s entity, if it cannot: operations it cannot
+     * judge, or a live document it cannot explain. The records were read before the document here, so an
+     * operation recorded and applied in between would look unexplained: the records are read again first.
+     */
+    private Optional<String> unrestorable(Loaded loaded) {
+        if (!loaded.unjudged().isEmpty()) {
+            return Optional.of(loaded.unjudged().size() + " operation(s) of '" + loaded.entity() + "' (first: seq "
+                    + Records.seqOf(loaded.unjudged().get(0)) + ") are below the compaction floor "
+                    + loaded.baseline().map(Baseline::compacted).orElse(0L) + " its live document had when the"
+                    + " baseline took it, on elements it had no entry for: the history cannot judge them");
+        }
+        Optional<BsonDocument> document = history.liveDocument(loaded.entity());
+        if (document.isEmpty() || history.unexplained(loaded, document).isEmpty()) {
+            return Optional.empty();
+        }
+        return history.unexplained(history.load(loaded.entity()), document);
     }
 
     /** Operations whose guarded apply, in any order, gives {@code state}: each with the seq that wrote its part. */
@@ -89,10 +128,11 @@ final class Rebuilder {
 
     private Rebuild finish() {
         flush();
-        Rebuild done = new Rebuild(entities, operations, applied, beyondHorizon, refused, failed);
+        Rebuild done = new Rebuild(entities, operations, applied, beyondHorizon, refused, failed, unrestored, reasons);
         log.info("rebuilt {} entities from {} into {}: {} operations, {} applied, {} beyond the target's compaction"
-                        + " horizon, {} refused, {} failed", entities, history.name(),
-                target.reads().getNamespace().getCollectionName(), operations, applied, beyondHorizon, refused, failed);
+                        + " horizon, {} refused, {} failed, {} entities left out (the history cannot vouch for their"
+                        + " state)", entities, history.name(), target.reads().getNamespace().getCollectionName(),
+                operations, applied, beyondHorizon, refused, failed, unrestored);
         return done;
     }
 

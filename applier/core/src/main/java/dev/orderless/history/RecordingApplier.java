@@ -41,6 +41,11 @@ public final class RecordingApplier {
             throw new InvalidConfigurationException("recording applier: the history's schema " + history.schema()
                     + " is not the applier's " + applier.schema() + "; build both from the same CollectionSchema");
         }
+        if (history.live().isPresent() && !history.live().get().getNamespace().equals(applier.reads().getNamespace())) {
+            throw new InvalidConfigurationException("recording applier: the history is the history of "
+                    + history.live().get().getNamespace() + " and the applier writes " + applier.reads().getNamespace()
+                    + "; give the history the applier's collection (History.withLive)");
+        }
         if (applier.reads().getWriteConcern().getWObject() instanceof String w && w.equals("majority")
                 && !Objects.equals(history.collection().getWriteConcern().getWObject(), "majority")) {
             throw new InvalidConfigurationException("recording applier: the live collection is written with w: majority"

@@ -4,6 +4,8 @@ import static dev.orderless.history.HistoryFields.ADD;
 import static dev.orderless.history.HistoryFields.ASSIGN;
 import static dev.orderless.history.HistoryFields.AT;
 import static dev.orderless.history.HistoryFields.ATTRS;
+import static dev.orderless.history.HistoryFields.BASELINE;
+import static dev.orderless.history.HistoryFields.COMPACTED;
 import static dev.orderless.history.HistoryFields.CUTOFF;
 import static dev.orderless.history.HistoryFields.DELETE;
 import static dev.orderless.history.HistoryFields.ELEMENT;
@@ -14,6 +16,7 @@ import static dev.orderless.history.HistoryFields.FOLDED;
 import static dev.orderless.history.HistoryFields.HORIZON;
 import static dev.orderless.history.HistoryFields.ID;
 import static dev.orderless.history.HistoryFields.LIVE;
+import static dev.orderless.history.HistoryFields.LIVE_VERSION;
 import static dev.orderless.history.HistoryFields.OP;
 import static dev.orderless.history.HistoryFields.REGISTERS;
 import static dev.orderless.history.HistoryFields.REMOVE;
@@ -22,18 +25,23 @@ import static dev.orderless.history.HistoryFields.STATE;
 import static dev.orderless.history.HistoryFields.TOMBSTONES;
 import static dev.orderless.history.HistoryFields.VALUE;
 
+import com.mongodb.client.model.Filters;
 import dev.orderless.OrderlessException;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.Operation;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.bson.BsonArray;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.bson.conversions.Bson;
 
 /** Operations and folded states to and from their stored form ({@link HistoryFields}). */
 final class Records {
@@ -140,6 +148,47 @@ final class Records {
                         .append(TOMBSTONES, tombstones).append(REGISTERS, registers))
                 .append(CUTOFF, new BsonDateTime(cutoff.toEpochMilli()))
                 .append(AT, new BsonDateTime(at.toEpochMilli()));
+    }
+
+    /**
+     * The folded-state record of a state taken from the live document by the baseline (see {@link Baseline}):
+     * {@link #folded} with {@code baseline}, so that reads merge every record at or below its horizon.
+     */
+    static BsonDocument baseline(EntityState state, long horizon, Baseline baseline, Instant at) {
+        return folded(state, horizon, at, at).append(BASELINE, new BsonDocument(HORIZON, new BsonInt64(baseline.horizon()))
+                .append(COMPACTED, new BsonInt64(baseline.compacted())).append(LIVE_VERSION, new BsonInt64(baseline.version()))
+                .append(AT, new BsonDateTime(baseline.at().toEpochMilli())));
+    }
+
+    /** {@code record} (a retention pass's new folded state) with the baseline of {@code from}, if it has one. */
+    static BsonDocument keepingBaseline(BsonDocument record, Optional<Baseline> from) {
+        from.ifPresent(b -> record.append(BASELINE, baseline(History.empty(""), 0, b, b.at()).getDocument(BASELINE)));
+        return record;
+    }
+
+    /**
+     * A filter that matches {@code record} only as it is, every field equal: a write guarded by it is a
+     * compare-and-set of the whole folded state, so two writers that read the same one cannot both replace it.
+     */
+    static Bson unchanged(BsonDocument record) {
+        List<Bson> fields = new ArrayList<>();
+        record.forEach((name, value) -> fields.add(Filters.eq(name, value)));
+        return Filters.and(fields);
+    }
+
+    /** What the baseline that took {@code folded} from the live document found, if one did. */
+    static Optional<Baseline> baselineOf(BsonDocument folded) {
+        if (!folded.isDocument(BASELINE)) {
+            return Optional.empty();
+        }
+        BsonDocument b = folded.getDocument(BASELINE);
+        try {
+            return Optional.of(new Baseline(b.getNumber(HORIZON).longValue(), b.getNumber(COMPACTED).longValue(),
+                    b.getNumber(LIVE_VERSION).longValue(), Instant.ofEpochMilli(b.getDateTime(AT).getValue())));
+        } catch (RuntimeException e) {
+            throw new OrderlessException("history record " + folded.getDocument(ID).toJson() + " has a baseline that"
+                    + " cannot be read (" + e.getMessage() + "); was it written by something other than orderless?", e);
+        }
     }
 
     static Instant cutoffOf(BsonDocument folded) {

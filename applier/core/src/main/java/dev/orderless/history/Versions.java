@@ -8,14 +8,20 @@ import java.util.List;
  * What the history holds of one entity, oldest first.
  *
  * @param entity   the entity
- * @param horizon  every operation with a seq at or below it was folded into {@code folded} by retention and is
- *                 no longer listed; 0 if none was
- * @param folded   the state as of {@code horizon} (empty at 0)
+ * @param horizon  every operation with a seq at or below it is in {@code folded} and is no longer listed; 0 if
+ *                 there is no folded state
+ * @param folded   the state as of {@code horizon} (empty at 0): folded by retention, or taken from the live
+ *                 document by the baseline ({@code baseline}), with the records at or below the horizon merged
  * @param versions every recorded operation above the horizon, in seq order, each with the state after it
- * @param late     operations recorded below the horizon after it was folded: they arrived later than the
- *                 retention period allowed, and the states above do not include them (empty normally)
+ * @param late     operations recorded at or below the horizon that the states above do not include (empty
+ *                 normally): below a retention horizon after it was folded (they arrived later than the retention
+ *                 period allowed), or an add or remove below the compaction floor the live document had when the
+ *                 baseline took it, of an element it had no entry for (the history cannot judge them)
+ * @param baseline the folded state was taken from the live document by the baseline: the entity had operations
+ *                 before the history was on, and its states are known from the horizon on only
  */
-public record Versions(String entity, long horizon, EntityState folded, List<Version> versions, List<Operation> late) {
+public record Versions(String entity, long horizon, EntityState folded, List<Version> versions, List<Operation> late,
+                       boolean baseline) {
     public Versions {
         versions = List.copyOf(versions);
         late = List.copyOf(late);

@@ -9,5 +9,11 @@
  * which the operations arrived; a read that the history can no longer answer (below a retention horizon)
  * says so and never returns a state. {@link dev.orderless.history.RetentionSchedule} folds old records into
  * one state per entity under a lease, at most one pass per interval across processes.
+ *
+ * <p>Turned on for a collection that already has data, the history cannot tell the entities' states from their
+ * records alone: {@link dev.orderless.history.HistoryBaseline} takes each live document into the history (once,
+ * under a lease, beside the consumers), the state as of the highest seq the document shows, and reads answer
+ * from that seq on; until then, a read of an entity whose live document holds state no record accounts for says
+ * so ({@link dev.orderless.history.History#withLive}).
  */
 package dev.orderless.history;

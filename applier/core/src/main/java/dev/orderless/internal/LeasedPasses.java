@@ -16,11 +16,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A pass over a collection at most once per interval across every process that asks, however many there
- * are and however their clocks tick: compaction and history retention. The lease document remembers when
- * the last pass began:
+ * are and however their clocks tick: compaction, history retention and the history baseline. The lease
+ * document remembers when the last pass began, and what a pass keeps of its progress ({@link Hold}):
  *
  * <pre>
  * { _id: "compaction:students", owner, expiresAt, fence, position: { lastRun: ISODate(...) } }
+ * { _id: "history-baseline:students_history", ..., position: { lastRun: ..., progress: { after: "student-9" } } }
  * </pre>
  *
  * {@link #runIfDue}:
@@ -40,6 +41,8 @@ import org.slf4j.LoggerFactory;
 public final class LeasedPasses {
     private static final Logger log = LoggerFactory.getLogger(LeasedPasses.class);
     public static final String LAST_RUN = "lastRun";
+    /** Where a pass keeps its progress for the next ({@link Hold}), beside {@link #LAST_RUN}. */
+    public static final String PROGRESS = "progress";
 
     private final LeaseProvider leases;
     private final String resource;
@@ -94,6 +97,23 @@ public final class LeasedPasses {
      * The pass is given whether to go on, asked between units of its work.
      */
     public <T> Optional<T> runIfDue(Function<BooleanSupplier, T> pass) {
+        return runHeldIfDue(pass::apply);
+    }
+
+    /**
+     * A pass's hold on the lease: whether to go on ({@link #getAsBoolean()}, which also keeps the lease alive), and
+     * the progress passes keep in the lease document, {@code position.progress}, for the next pass wherever it runs.
+     */
+    public interface Hold extends BooleanSupplier {
+        /** What the last pass saved, on whichever process it ran; empty if none did. */
+        Optional<BsonDocument> saved();
+
+        /** Saves {@code progress} in the lease, only while it is still held; false (stop) if it is lost. */
+        boolean save(BsonDocument progress);
+    }
+
+    /** {@link #runIfDue(Function)} for a pass that keeps its progress in the lease ({@link Hold}). */
+    public <T> Optional<T> runHeldIfDue(Function<Hold, T> pass) {
         if (stopped || clock.instant().isBefore(notBefore)) {
             return Optional.empty();   // known not due: no lease round trip, no log line
         }
@@ -109,15 +129,43 @@ public final class LeasedPasses {
                 notBefore = last.get().plus(interval);
                 return Optional.empty();
             }
-            if (!lease.commit(new BsonDocument(LAST_RUN, new BsonDateTime(now.toEpochMilli())))) {
+            Optional<BsonDocument> progress = lease.position().filter(p -> p.isDocument(PROGRESS))
+                    .map(p -> p.getDocument(PROGRESS));
+            BsonDateTime started = new BsonDateTime(now.toEpochMilli());
+            if (!lease.commit(withProgress(started, progress))) {
                 log.warn("{}: the lease passed to another process before the pass began; it is that one's", resource);
                 return Optional.empty();
             }
             notBefore = now.plus(interval);   // only once the pass is on record: a failed commit asks again next tick
-            return Optional.of(pass.apply(() -> {
-                lease.heartbeat();
-                return lease.isHeld() && !stopped;
+            return Optional.of(pass.apply(new Hold() {
+                private Optional<BsonDocument> saved = progress;
+
+                @Override
+                public boolean getAsBoolean() {
+                    lease.heartbeat();
+                    return lease.isHeld() && !stopped;
+                }
+
+                @Override
+                public Optional<BsonDocument> saved() {
+                    return saved.map(BsonDocument::clone);
+                }
+
+                @Override
+                public boolean save(BsonDocument next) {
+                    if (!lease.commit(withProgress(started, Optional.of(next)))) {
+                        return false;
+                    }
+                    saved = Optional.of(next.clone());
+                    return true;
+                }
             }));
         }
+    }
+
+    private static BsonDocument withProgress(BsonDateTime started, Optional<BsonDocument> progress) {
+        BsonDocument position = new BsonDocument(LAST_RUN, started);
+        progress.ifPresent(p -> position.append(PROGRESS, p));
+        return position;
     }
 }

@@ -73,7 +73,11 @@ public final class ReferenceModel {
         return missing;
     }
 
-    private static java.util.Set<Long> witnesses(EntityState state) {
+    /**
+     * The seqs {@code state} shows: the floor a delete set, every live element's and tombstone's seq, every
+     * register's; empty for no state.
+     */
+    public static java.util.Set<Long> witnesses(EntityState state) {
         java.util.Set<Long> seqs = new java.util.HashSet<>();
         if (state == null) {
             return seqs;

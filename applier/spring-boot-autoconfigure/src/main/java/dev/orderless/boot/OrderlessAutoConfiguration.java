@@ -12,6 +12,7 @@ import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.TombstoneCompactor;
 import dev.orderless.boot.internal.Amqp10Transport;
 import dev.orderless.compaction.CompactionSchedule;
+import dev.orderless.history.HistoryBaseline;
 import dev.orderless.history.HistoryOptions;
 import dev.orderless.history.RetentionSchedule;
 import dev.orderless.lease.LeaseOptions;
@@ -69,10 +70,12 @@ import org.springframework.util.ClassUtils;
  *       across every instance;
  *   <li>for each {@link OrderlessView} bean: its feeder, in one {@link OrderlessFeeders} lifecycle bean, with
  *       a health indicator ({@code orderlessViews});
- *   <li>with {@code orderless.history.enabled=true}: a {@link dev.orderless.history.History} bean, which the
- *       consumer records every operation in before applying it, a health indicator ({@code orderlessHistory}),
- *       and with {@code orderless.history.retention.keep}, {@link OrderlessHistoryRetention}, one pass per
- *       interval across every instance.
+ *   <li>with {@code orderless.history.enabled=true}: a {@link dev.orderless.history.History} bean of the
+ *       applier's collection, which the consumer records every operation in before applying it, a health
+ *       indicator ({@code orderlessHistory}), {@link OrderlessHistoryBaseline} (unless
+ *       {@code orderless.history.baseline.enabled=false}), which takes the live documents into the history once
+ *       across every instance, and with {@code orderless.history.retention.keep}, {@link OrderlessHistoryRetention},
+ *       one pass per interval across every instance.
  * </ol>
  * A missing or out-of-range property fails the start with a message naming it.
  */
@@ -167,14 +170,33 @@ public class OrderlessAutoConfiguration {
     @ConditionalOnBooleanProperty(name = "orderless.history.enabled")
     static class Recording {
 
+        /** The history of the applier's collection: its reads check the live documents, the baseline takes them. */
         @Bean
         @ConditionalOnMissingBean
-        dev.orderless.history.History orderlessHistory(MongoClient client, ObjectProvider<CollectionSchema> schemas,
+        dev.orderless.history.History orderlessHistory(MongoClient client, GuardedApplier applier,
                                                        OrderlessProperties properties,
                                                        ObjectProvider<MeterRegistry> meters) {
             return dev.orderless.history.History.of(database(client, properties).getCollection(
-                            properties.historyCollection(), BsonDocument.class), entitySchema(schemas),
-                    HistoryOptions.ofDefaults().withMeters(meters.getIfAvailable(SimpleMeterRegistry::new)));
+                            properties.historyCollection(), BsonDocument.class), applier.schema(),
+                    HistoryOptions.ofDefaults().withMeters(meters.getIfAvailable(SimpleMeterRegistry::new)))
+                    .withLive(applier.reads());
+        }
+
+        @Bean
+        @ConditionalOnBooleanProperty(name = "orderless.history.baseline.enabled", matchIfMissing = true)
+        OrderlessHistoryBaseline orderlessHistoryBaseline(MongoClient client, dev.orderless.history.History history,
+                                                          OrderlessProperties properties,
+                                                          ObjectProvider<MeterRegistry> meters) {
+            if (history.live().isEmpty()) {
+                throw new InvalidConfigurationException("orderless.history.baseline.enabled: the History bean does not"
+                        + " know its live collection; build it with History.withLive(collection), or set"
+                        + " orderless.history.baseline.enabled=false");
+            }
+            LeaseProvider leases = MongoLeaseProvider.create(database(client, properties)
+                    .getCollection(properties.leases(), BsonDocument.class), LeaseOptions.ofDefaults());
+            String name = history.collection().getNamespace().getCollectionName();
+            return new OrderlessHistoryBaseline(HistoryBaseline.create(history, leases, owner(),
+                    OrderlessHistoryBaseline.INTERVAL), name, meters.getIfAvailable(SimpleMeterRegistry::new));
         }
 
         @Bean
@@ -198,9 +220,10 @@ public class OrderlessAutoConfiguration {
             @Bean
             OrderlessHistoryHealth orderlessHistoryHealthIndicator(dev.orderless.history.History history,
                                                                    ObjectProvider<OrderlessHistoryRetention> retention,
+                                                                   ObjectProvider<OrderlessHistoryBaseline> baseline,
                                                                    OrderlessProperties properties) {
                 return new OrderlessHistoryHealth(history, Optional.ofNullable(retention.getIfAvailable()),
-                        properties.historyKeep());
+                        Optional.ofNullable(baseline.getIfAvailable()), properties.historyKeep());
             }
         }
     }

@@ -6,29 +6,35 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
- * The version history: {@code UP} while it is kept, {@code DOWN} while its retention fails (the history keeps
- * recording, but old records pile up and the reason is shown); details: the collection, and retention's keep
- * and passes where it runs.
+ * The version history: {@code UP} while it is kept, {@code DOWN} while its retention or its baseline fails (the
+ * history keeps recording, but old records pile up, or reads of entities the baseline has not reached cannot
+ * answer; the reason is shown); details: the collection, retention's keep and passes where it runs, and the
+ * baseline ({@code complete}, {@code under way}, or {@code off}).
  */
 final class OrderlessHistoryHealth implements HealthIndicator {
     private final History history;
     private final Optional<OrderlessHistoryRetention> retention;
+    private final Optional<OrderlessHistoryBaseline> baseline;
     private final Optional<java.time.Duration> keep;
 
     OrderlessHistoryHealth(History history, Optional<OrderlessHistoryRetention> retention,
-                           Optional<java.time.Duration> keep) {
+                           Optional<OrderlessHistoryBaseline> baseline, Optional<java.time.Duration> keep) {
         this.history = history;
         this.retention = retention;
+        this.baseline = baseline;
         this.keep = keep;
     }
 
     @Override
     public Health health() {
-        Optional<String> failing = retention.flatMap(OrderlessHistoryRetention::lastFailure);
-        Health.Builder health = failing.isPresent() ? Health.down().withDetail("retentionFailing", failing.get())
-                : Health.up();
+        Optional<String> retentionFailing = retention.flatMap(OrderlessHistoryRetention::lastFailure);
+        Optional<String> baselineFailing = baseline.flatMap(OrderlessHistoryBaseline::lastFailure);
+        Health.Builder health = retentionFailing.isPresent() || baselineFailing.isPresent() ? Health.down() : Health.up();
+        retentionFailing.ifPresent(f -> health.withDetail("retentionFailing", f));
+        baselineFailing.ifPresent(f -> health.withDetail("baselineFailing", f));
         health.withDetail("collection", history.collection().getNamespace().getCollectionName())
-                .withDetail("retention", keep.map(k -> "keep " + k).orElse("every version kept"));
+                .withDetail("retention", keep.map(k -> "keep " + k).orElse("every version kept"))
+                .withDetail("baseline", baseline.map(b -> b.complete() ? "complete" : "under way").orElse("off"));
         retention.ifPresent(r -> health.withDetail("retentionPasses", r.passes()));
         return health.build();
     }

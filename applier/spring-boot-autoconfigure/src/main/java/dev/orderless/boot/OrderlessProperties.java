@@ -47,8 +47,21 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
      * @param collection the history collection, in {@code orderless.database}; default {@code orderless.collection}
      *                   + {@code _history}
      * @param retention  fold old records into one state per entity; without {@code keep}, every version is kept
+     * @param baseline   take the live documents into the history at start-up, once across every instance
      */
-    public record History(@DefaultValue("false") boolean enabled, String collection, @DefaultValue Retention retention) {
+    public record History(@DefaultValue("false") boolean enabled, String collection, @DefaultValue Retention retention,
+                          @DefaultValue Baseline baseline) {
+        /**
+         * {@code orderless.history.baseline.*}: the live documents taken into the history, so that reads can vouch
+         * for entities that had operations before the history was on (a {@code dev.orderless.history.HistoryBaseline}).
+         *
+         * @param enabled run it from start-up until one pass, in any instance, has reached the end (true; on an
+         *                empty collection that is at once). False: where the history has been on since the
+         *                collection was empty, so that no entity's earlier versions become unknowable
+         */
+        public record Baseline(@DefaultValue("true") boolean enabled) {
+        }
+
         /**
          * @param keep     how long a record stays a version of its own: longer than any message can take to
          *                 arrive, and at least {@code orderless.compaction.grace} where that is set

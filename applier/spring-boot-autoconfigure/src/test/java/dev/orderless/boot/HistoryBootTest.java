@@ -3,13 +3,24 @@ package dev.orderless.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCollection;
 import dev.orderless.apply.CollectionSchema;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.apply.Operation;
 import dev.orderless.history.History;
+import dev.orderless.history.Read;
 import dev.orderless.oracle.Histories;
+import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.rabbit.RabbitExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.awaitility.Awaitility;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -42,13 +53,16 @@ class HistoryBootTest {
 
     @Test
     void enabled_it_keeps_the_entity_collections_history_beside_it_and_every_version_by_default() {
-        runner.withPropertyValues("orderless.history.enabled=true").run(context -> {
+        runner.withPropertyValues("orderless.database=" + MongoBackend.freshDatabaseName("HistoryBootTest"),
+                "orderless.history.enabled=true").run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(History.class).doesNotHaveBean(OrderlessHistoryRetention.class);
             assertThat(context.getBean(History.class).collection().getNamespace().getCollectionName())
                     .isEqualTo("students_history");
             assertThat(context.getBean(OrderlessHistoryHealth.class).health().getStatus()).isEqualTo(Status.UP);
             assertThat(context.getBean(OrderlessHistoryHealth.class).health().getDetails())
                     .containsEntry("retention", "every version kept");
+            assertThat(context.getBean(OrderlessHistoryBaseline.class).complete())
+                    .as("an empty collection: complete before any consumer could start").isTrue();
         });
     }
 
@@ -74,5 +88,48 @@ class HistoryBootTest {
         runner.withPropertyValues("orderless.history.enabled=true", "orderless.history.retention.keep=0s")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
                         .hasMessageStartingWith("orderless.history.retention.keep must be a positive duration"));
+    }
+
+    @Test
+    void enabled_on_a_collection_with_data_it_takes_the_live_documents_in_at_start_and_reads_answer_from_them(
+            MongoClient client) {
+        String database = MongoBackend.freshDatabaseName("HistoryBootTest");
+        MongoCollection<BsonDocument> students = client.getDatabase(database).getCollection("students", BsonDocument.class);
+        List<Operation> before = List.of(Operation.add("s1", 1, "classes", "a"), Operation.add("s1", 2, "classes", "b"),
+                Operation.assign("s1", 3, "name", new BsonString("Ada")));
+        before.forEach(GuardedApplier.create(students, Histories.SCHEMA)::apply);   // consumed without the history
+
+        runner.withPropertyValues("orderless.database=" + database, "orderless.history.enabled=true").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(OrderlessHistoryBaseline.class);
+            OrderlessHistoryBaseline baseline = context.getBean(OrderlessHistoryBaseline.class);
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(baseline::complete);
+            History history = context.getBean(History.class);
+            Operation after = Operation.remove("s1", 4, "classes", "a");
+            history.recording(context.getBean(GuardedApplier.class)).apply(after);
+
+            List<Operation> all = new ArrayList<>(before);
+            all.add(after);
+            assertThat(history.asOf("s1", 4).value()).contains(new ReferenceModel(Histories.SCHEMA).replay(all).get("s1"));
+            assertThat(history.asOf("s1", 2)).isInstanceOf(Read.Unknowable.class);
+            assertThat(context.getBean(OrderlessHistoryHealth.class).health().getDetails())
+                    .containsEntry("baseline", "complete");
+        });
+    }
+
+    @Test
+    void with_the_baseline_turned_off_none_runs_and_health_says_so() {
+        runner.withPropertyValues("orderless.history.enabled=true", "orderless.history.baseline.enabled=false")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean(OrderlessHistoryBaseline.class);
+                    assertThat(context.getBean(OrderlessHistoryHealth.class).health().getDetails())
+                            .containsEntry("baseline", "off");
+                });
+    }
+
+    @Test
+    void a_baseline_enabled_that_is_not_true_or_false_fails_the_start_naming_it() {
+        runner.withPropertyValues("orderless.history.enabled=true", "orderless.history.baseline.enabled=sometimes")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("Failed to bind properties under 'orderless.history.baseline.enabled'"));
     }
 }

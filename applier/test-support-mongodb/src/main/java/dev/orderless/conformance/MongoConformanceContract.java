@@ -259,6 +259,23 @@ public abstract class MongoConformanceContract {
     }
 
     @Test
+    void a_replace_guarded_by_every_field_of_the_document_as_read_matches_it_once() {
+        // the history's folded state is replaced guarded by all of it: embedded documents, arrays, dates, int64s
+        docs.insertOne(new BsonDocument("_id", new BsonDocument("entity", new BsonString("e1")).append("seq",
+                new BsonInt64(0))).append("horizon", new BsonInt64(7)).append("state", BsonDocument.parse(
+                "{floor: {$numberLong: '0'}, live: {items: [{element: 'a', seq: {$numberLong: '3'}, attrs: {t: 'x'}}]},"
+                        + " registers: {name: {seq: {$numberLong: '5'}, value: 'Ada'}}}"))
+                .append("at", new BsonDateTime(1_000)));
+        BsonDocument read = docs.find().first();
+        List<Bson> everyField = new ArrayList<>();
+        read.forEach((name, value) -> everyField.add(eq(name, value)));
+
+        assertThat(docs.replaceOne(and(everyField), read.clone().append("horizon", new BsonInt64(9)))
+                .getMatchedCount()).isEqualTo(1);
+        assertThat(docs.replaceOne(and(everyField), read).getMatchedCount()).as("it changed: no match").isZero();
+    }
+
+    @Test
     void an_exists_false_guard_upserts_only_when_the_document_is_absent() {
         docs.updateOne(and(eq("_id", "e1"), exists("_v", false)), combine(set("_floor", 4L), inc("_v", 1L)),
                 new UpdateOptions().upsert(true));

@@ -1,0 +1,174 @@
+package dev.orderless.history;
+
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.apply.StoredFields;
+import dev.orderless.internal.LeasedPasses;
+import dev.orderless.internal.MongoErrors;
+import dev.orderless.lease.LeaseProvider;
+import io.micrometer.core.instrument.Counter;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+
+/**
+ * The baseline of a history turned on for a collection that already has data ({@link History#baseline}), run
+ * once across every process that runs it: under the lease {@code history-baseline:<history collection>} (see
+ * {@link LeasedPasses}), one pass at a time, at most one starting per interval. A pass keeps in the lease the
+ * last entity it finished ({@code progress.after}, every {@value #SAVE_EVERY} entities and when it ends), so the
+ * next pass, wherever it runs, resumes after it; the pass that reaches the end records it ({@code progress.complete})
+ * and no pass runs after that. Each entity is taken guarded, so a pass is harmless to repeat, to run while
+ * consumers run, or to leave half done.
+ *
+ * <p>Run it from the start of the consumers that record (it may run beside them): Spring Boot does, with
+ * {@code orderless.history.enabled=true} (unless {@code orderless.history.baseline.enabled=false}). On an empty
+ * collection it completes at once, with nothing to take in ({@link #completeIfEmpty()} before the consumers
+ * start). Until it has passed an entity, a read of that entity answers only if the
+ * records explain its live document, and says it cannot tell otherwise.
+ */
+public final class HistoryBaseline {
+    static final int SAVE_EVERY = 100;
+    static final String AFTER = "after";
+    static final String COMPLETE = "complete";
+
+    private final History history;
+    private final LeasedPasses passes;
+    private final Clock clock;
+    private final Counter runs;
+    private final Counter baselined;
+    private final Counter joined;
+    private final Counter vouched;
+    private volatile boolean complete;
+
+    private HistoryBaseline(History history, LeasedPasses passes) {
+        this.history = history;
+        this.passes = passes;
+        this.clock = history.options().clock();
+        this.runs = Counter.builder("orderless.history.baseline.passes").description("history baseline passes run")
+                .tag("collection", history.name()).register(history.options().meters());
+        this.baselined = taken("baselined");
+        this.joined = taken("joined");
+        this.vouched = taken("vouched");
+    }
+
+    private Counter taken(String outcome) {
+        return Counter.builder("orderless.history.baseline.entities")
+                .description("live documents taken into the history by the baseline, by what became of them")
+                .tag("collection", history.name()).tag("outcome", outcome).register(history.options().meters());
+    }
+
+    /**
+     * @param history  the history, knowing its live collection ({@link History#withLive})
+     * @param owner    this process, unique per incarnation
+     * @param interval the least time between the starts of two passes, when one ended before the end (its lease
+     *                 lost, stopped, or failed)
+     */
+    public static HistoryBaseline create(History history, LeaseProvider leases, String owner, Duration interval) {
+        if (history == null) {
+            throw new InvalidConfigurationException("history baseline: history is required");
+        }
+        if (history.live().isEmpty()) {
+            throw new InvalidConfigurationException("history baseline of " + history.name() + ": the history does not"
+                    + " know its live collection; give it with History.withLive(collection)");
+        }
+        return new HistoryBaseline(history, LeasedPasses.create("history baseline", leases,
+                "history-baseline:" + history.name(), owner, interval, history.options().clock()));
+    }
+
+    public Duration interval() {
+        return passes.interval();
+    }
+
+    /** True once this process learnt that a pass reached the end (its own, or another process's). */
+    public boolean complete() {
+        return complete;
+    }
+
+    /** Ends a pass under way after the entity it is on; later asks do nothing until {@link #resume()}. */
+    public void stop() {
+        passes.stop();
+    }
+
+    public void resume() {
+        passes.resume();
+    }
+
+    /**
+     * If the live collection is empty, records the baseline complete at once (unless another process holds its
+     * lease): there is nothing to take in, and every entity is recorded from its first operation from now on. Call
+     * it before the consumers start, so that none of their first documents is taken in as if it predated the
+     * history (harmless, but its versions below the document's highest seq would read Unknowable); on a collection
+     * with data, run the baseline beside them instead.
+     *
+     * @return true if the baseline is complete
+     */
+    public boolean completeIfEmpty() {
+        if (!complete && liveIsEmpty()) {
+            runIfDue();
+        }
+        return complete;
+    }
+
+    private boolean liveIsEmpty() {
+        try {
+            return history.live().orElseThrow().find().projection(new BsonDocument(StoredFields.ID, new BsonInt32(1)))
+                    .limit(1).first() == null;
+        } catch (RuntimeException e) {
+            throw MongoErrors.translate("look for documents in the live collection of " + history.name(), e);
+        }
+    }
+
+    /**
+     * Runs or resumes the baseline, unless it is complete, another process is running it, or a pass began within
+     * the interval; what this pass did.
+     */
+    public Optional<BaselinePass> runIfDue() {
+        if (complete) {
+            return Optional.empty();   // no lease round trip once it is known to be done
+        }
+        Optional<BaselinePass> pass = passes.<Optional<BaselinePass>>runHeldIfDue(hold -> {
+            Optional<BsonDocument> saved = hold.saved();
+            if (saved.isPresent() && saved.get().isDateTime(COMPLETE)) {
+                complete = true;
+                return Optional.empty();
+            }
+            if (saved.isEmpty() && liveIsEmpty()) {   // nothing to take in: from now on all is recorded from the start
+                if (hold.save(new BsonDocument(COMPLETE, new BsonDateTime(clock.instant().toEpochMilli())))) {
+                    complete = true;
+                }
+                return Optional.of(new BaselinePass(0, 0, 0, 0, true));
+            }
+            Optional<String> after = saved.filter(p -> p.isString(AFTER)).map(p -> p.getString(AFTER).getValue());
+            AtomicReference<String> last = new AtomicReference<>(after.orElse(null));
+            AtomicLong unsaved = new AtomicLong();
+            BaselinePass done = new Baselining(history).pass(after, hold, entity -> {
+                last.set(entity);
+                if (unsaved.incrementAndGet() >= SAVE_EVERY) {
+                    unsaved.set(0);
+                    hold.save(new BsonDocument(AFTER, new BsonString(entity)));
+                }
+            });
+            BsonDocument progress = last.get() == null ? new BsonDocument() : new BsonDocument(AFTER,
+                    new BsonString(last.get()));
+            if (done.complete()) {
+                progress.append(COMPLETE, new BsonDateTime(clock.instant().toEpochMilli()));
+            }
+            if (hold.save(progress) && done.complete()) {
+                complete = true;
+            }
+            return Optional.of(done);
+        }).flatMap(p -> p);
+        pass.ifPresent(done -> {
+            runs.increment();
+            baselined.increment(done.baselined());
+            joined.increment(done.joined());
+            vouched.increment(done.vouched());
+        });
+        return pass;
+    }
+}

@@ -1,0 +1,187 @@
+package dev.orderless.history;
+
+import dev.orderless.apply.EntityState;
+import dev.orderless.apply.Operation;
+import dev.orderless.oracle.ReferenceModel;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.bson.BsonDocument;
+
+/**
+ * One entity's records, as read: its folded-state record if it has one, and its other records, sorted by what
+ * they are to the folded state.
+ *
+ * <p>A folded state written by retention ({@code baseline} empty) was folded from records: the records at or
+ * below its horizon recorded before its cutoff are in it ({@code leftover}: a pass did not get to drop them, and
+ * reads skip them); those recorded after it arrived late ({@code late}: no state of the entity from the history
+ * includes them, so every read says it cannot tell).
+ *
+ * <p>A folded state taken by the baseline ({@code baseline} present) is the live document's, which holds what
+ * had been applied when it was read: a record at or below its horizon may be in it (applied, or a redelivery of
+ * an operation applied before the history was on) or not (recorded, not applied yet; or delivered for the first
+ * time since). Each is merged into it ({@code merged}): the state of a set of operations with another operation
+ * merged is the state of both, whatever their seqs, and merging one already in it changes nothing (the guarded
+ * apply's convergence, {@link ReferenceModel}). So every record counts, once, and no clock decides which. The
+ * exception: where compaction had dropped tombstones before the baseline ({@link Baseline#compacted()}), an add or
+ * remove at or below that seq of an element the state has no entry for cannot be judged, as the live applier
+ * cannot judge it ({@code unjudged}: kept, merged nowhere).
+ *
+ * @param record   the folded-state record as stored, for a write guarded by all of it
+ * @param stored   the state it holds (the empty state if none)
+ * @param baseline what the baseline found, if the state was taken from the live document
+ * @param folded   the state as of {@code horizon}: {@code stored}, with the merged records
+ * @param horizon  the seq the folded state is as of (0 if none)
+ * @param above    the records above it, in seq order
+ */
+record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, Optional<Baseline> baseline,
+              EntityState folded, long horizon, List<BsonDocument> above, List<BsonDocument> late,
+              List<BsonDocument> leftover, List<BsonDocument> merged, List<BsonDocument> unjudged) {
+
+    static Loaded of(String entity, List<BsonDocument> all, ReferenceModel model) {
+        Optional<BsonDocument> record = Optional.empty();
+        EntityState stored = History.empty(entity);
+        Optional<Baseline> baseline = Optional.empty();
+        long horizon = 0;
+        Instant cutoff = Instant.MIN;
+        List<BsonDocument> records = new ArrayList<>();
+        for (BsonDocument r : all) {
+            if (Records.isFolded(r)) {
+                record = Optional.of(r);
+                stored = Records.stateOf(r);
+                horizon = Records.horizonOf(r);
+                cutoff = Records.cutoffOf(r);
+                baseline = Records.baselineOf(r);
+            } else {
+                records.add(r);
+            }
+        }
+        List<BsonDocument> above = new ArrayList<>();
+        List<BsonDocument> below = new ArrayList<>();
+        List<BsonDocument> late = new ArrayList<>();
+        List<BsonDocument> leftover = new ArrayList<>();
+        for (BsonDocument r : records) {
+            if (Records.seqOf(r) > horizon) {
+                above.add(r);
+            } else if (baseline.isPresent()) {
+                below.add(r);
+            } else {
+                (Records.atOf(r).isBefore(cutoff) ? leftover : late).add(r);
+            }
+        }
+        List<BsonDocument> merged = new ArrayList<>();
+        List<BsonDocument> unjudged = new ArrayList<>();
+        EntityState folded = stored;
+        if (!below.isEmpty()) {
+            List<Operation> judged = judge(stored, baseline.get().compacted(), below, merged, unjudged);
+            folded = judged.isEmpty() ? stored : merge(model, stored, judged);
+        }
+        return new Loaded(entity, record, stored, baseline, folded, horizon, above, late, leftover, merged, unjudged);
+    }
+
+    /** The state of {@code state}'s operations and {@code ops} together, in seq order whatever theirs. */
+    static EntityState merge(ReferenceModel model, EntityState state, List<Operation> ops) {
+        List<Operation> all = new ArrayList<>(Rebuilder.standingFor(state));
+        all.addAll(ops);
+        return model.replay(all).getOrDefault(state.entity(), History.empty(state.entity()));
+    }
+
+    /**
+     * The operations of {@code below} (in seq order) that can be judged against {@code state}, each added to
+     * {@code merged}; the others (an add or remove above the floor, at or below {@code compacted}, of an element
+     * with no entry) to {@code unjudged}. An operation judged creates its element's entry if it is above the floor.
+     */
+    private static List<Operation> judge(EntityState state, long compacted, List<BsonDocument> below,
+                                         List<BsonDocument> merged, List<BsonDocument> unjudged) {
+        Set<String> entries = new HashSet<>();
+        state.live().forEach((field, elements) -> elements.keySet().forEach(e -> entries.add(key(field, e))));
+        state.tombstones().forEach((field, removed) -> removed.keySet().forEach(e -> entries.add(key(field, e))));
+        long floor = state.floor();
+        List<Operation> judged = new ArrayList<>();
+        for (BsonDocument r : below) {
+            Operation op = Records.operationOf(r);
+            String key = op instanceof Operation.Add add ? key(add.field(), add.element())
+                    : op instanceof Operation.Remove remove ? key(remove.field(), remove.element()) : null;
+            if (key != null && op.seq() > floor && op.seq() <= compacted && !entries.contains(key)) {
+                unjudged.add(r);
+                continue;
+            }
+            judged.add(op);
+            merged.add(r);
+            if (key != null && op.seq() > floor) {
+                entries.add(key);
+            }
+            if (op instanceof Operation.Delete) {
+                floor = Math.max(floor, op.seq());
+            }
+        }
+        return judged;
+    }
+
+    private static String key(String field, String element) {
+        return field + '\u0000' + element;
+    }
+
+    /** Every record but the folded state's. */
+    List<BsonDocument> records() {
+        List<BsonDocument> all = new ArrayList<>(above);
+        all.addAll(late);
+        all.addAll(leftover);
+        all.addAll(merged);
+        all.addAll(unjudged);
+        return all;
+    }
+
+    /** Why the state as of {@code seq} cannot be told from the records, if it cannot. */
+    Optional<String> unknowableAt(long seq) {
+        if (!late.isEmpty()) {
+            return Optional.of(late.size() + " operation(s) of '" + entity + "' (first: seq "
+                    + Records.seqOf(late.get(0)) + ") were recorded after retention folded everything up to seq "
+                    + horizon + ": they arrived later than the retention period allows, and no state of this"
+                    + " entity from the history includes them");
+        }
+        if (baseline.isPresent() && seq < baseline.get().horizon()) {
+            return Optional.of("seq " + seq + " of '" + entity + "' is below its baseline horizon "
+                    + baseline.get().horizon() + ": it had operations before the history was on, and the history"
+                    + " vouches for its state only from that seq on (taken from its live document by the baseline)");
+        }
+        if (seq < horizon) {
+            return Optional.of("seq " + seq + " of '" + entity + "' is below its retention horizon " + horizon
+                    + ": the versions before it were folded into one state and dropped");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Why {@code state} (a state of this entity at or above the horizon) cannot be told, if it cannot: its
+     * baseline was taken after compaction had dropped tombstones, and no delete has superseded them since.
+     */
+    Optional<String> unknowableState(EntityState state) {
+        long compacted = baseline.map(Baseline::compacted).orElse(0L);
+        if (compacted > state.floor()) {
+            return Optional.of("compaction had dropped tombstones of '" + entity + "' up to seq " + compacted
+                    + " from its live document before the baseline took its state: the history cannot tell which"
+                    + " elements were removed by then, so it knows a state of it only after a delete above that seq");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * True if the folded state accounts for {@code seq}, shown by the live document (whose {@code _gcFloor} is
+     * {@code liveGcFloor}) but recorded nowhere: the state shows it, or it is at or below the state's floor (what
+     * a delete superseded), or at or below the compaction floor the baseline found, or it is the live document's own
+     * compaction floor at or below the horizon (the seq of a tombstone it dropped, whose record retention may have
+     * folded since). A seq of the live document that a folded record was folded from shows in the folded state as
+     * soon as the document has applied what the folded state holds.
+     */
+    boolean vouchesFor(long seq, long liveGcFloor) {
+        if (record.isEmpty()) {
+            return false;
+        }
+        return seq <= stored.floor() || seq <= baseline.map(Baseline::compacted).orElse(0L)
+                || (seq == liveGcFloor && seq <= horizon) || ReferenceModel.witnesses(stored).contains(seq);
+    }
+}
