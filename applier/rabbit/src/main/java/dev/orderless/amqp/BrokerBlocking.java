@@ -22,7 +22,9 @@ import org.springframework.amqp.rabbit.connection.ConnectionListener;
  * A blocked connection accepts writes into its socket and never reads them, so a publisher that does
  * not watch for it waits without limit; every publish orderless makes asks here first.
  *
- * <p>Watches every connection the factory creates, now and after a reconnect. Counted in Micrometer:
+ * <p>Watches every connection the factory creates, now and after a reconnect: the client's connection
+ * ({@link Connection#getDelegate()}), not the factory's handle to it, which a caching factory keeps across
+ * reconnects and gives a new connection behind. Counted in Micrometer:
  * {@code orderless.amqp.blocked.seconds{role}} (time spent blocked, the current episode included) and
  * {@code orderless.amqp.blocked.now{role}} (1 while blocked). Logged at WARN when it starts, INFO when
  * it ends.
@@ -34,7 +36,8 @@ public final class BrokerBlocking implements AutoCloseable {
     private ConnectionFactory factory;
     private ConnectionListener connectionListener;
     private BlockedListener blockedListener;
-    private final java.util.Set<Connection> watched = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The client's connections listened to (open ones, and closed ones until the next create or close). */
+    private final java.util.Set<com.rabbitmq.client.Connection> watched = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final Object lock = new Object();
     private final List<Runnable> onUnblocked = new CopyOnWriteArrayList<>();
     private String reason;              // guarded by lock; null while not blocked
@@ -68,9 +71,7 @@ public final class BrokerBlocking implements AutoCloseable {
             @Override
             public void onCreate(Connection connection) {
                 blocking.unblocked();   // a new connection starts unblocked; the broker says again if not
-                if (blocking.watched.add(connection)) {
-                    connection.addBlockedListener(listener);
-                }
+                blocking.listenTo(connection);
             }
 
             @Override
@@ -81,7 +82,7 @@ public final class BrokerBlocking implements AutoCloseable {
             @Override
             public void onClose(Connection connection) {
                 blocking.unblocked();   // a new connection starts unblocked; the broker says again if not
-                blocking.watched.remove(connection);
+                blocking.watched.removeIf(c -> !c.isOpen());
             }
         };
         factory.addConnectionListener(blocking.connectionListener);
@@ -125,15 +126,31 @@ public final class BrokerBlocking implements AutoCloseable {
     @Override
     public void close() {
         factory.removeConnectionListener(connectionListener);
-        for (Connection c : watched) {
-            try {
-                c.removeBlockedListener(blockedListener);
-            } catch (RuntimeException e) {
-                log.debug("connection already gone: {}", e.toString());   // a destroyed factory's proxy
-            }
+        for (com.rabbitmq.client.Connection c : watched) {
+            c.removeBlockedListener(blockedListener);
         }
         watched.clear();
         onUnblocked.clear();
+    }
+
+    /**
+     * Listens to the client's connection behind {@code connection}, once. A caching factory tells its listeners
+     * {@code onCreate} with the same handle each time it connects again after a connection was lost (and
+     * {@code onClose} only when it closes one itself): keyed by that handle, a watcher would stay on the lost
+     * connection and never hear the broker on the new one.
+     */
+    private void listenTo(Connection connection) {
+        com.rabbitmq.client.Connection client;
+        try {
+            client = connection.getDelegate();
+        } catch (RuntimeException e) {
+            log.debug("no connection behind the factory's handle yet: {}", e.toString());
+            return;
+        }
+        watched.removeIf(c -> !c.isOpen());
+        if (watched.add(client)) {
+            client.addBlockedListener(blockedListener);
+        }
     }
 
     /** Runs {@code action} (on the connection's thread: keep it short) each time blocking ends. */
