@@ -106,6 +106,21 @@ final class Queries {
         return combine(set(to + ".$", entry), inc(VERSION, 1L));
     }
 
+    /**
+     * {@code element} has entries in both arrays (an invariant broken from outside, see {@link DuplicateEntries}),
+     * all below seq: the refresh's guard, and no entry of the other array at or above seq.
+     */
+    static Bson healFilter(String entity, long seq, SetField set, String to, String from, String element) {
+        return and(refreshFilter(entity, seq, set, to, element), not(elemMatch(from, entryAtOrAbove(set, element, seq))));
+    }
+
+    /** The refresh in place of the target array's entry, and the other array's entries pulled: one entry again. */
+    static Bson healUpdate(SetField set, String to, String from, String element, BsonDocument entry) {
+        return combine(set(to + ".$", entry),
+                pullByFilter(eq(from, new BsonDocument(set.key(), new BsonString(element)))),
+                inc(VERSION, 1L));
+    }
+
     /** Register {@code field} was last assigned below seq (or never). Upserts. */
     static Bson assignFilter(String entity, long seq, String field) {
         return and(byId(entity), floorBelow(seq), not(gte(registerSeqPath(field), seq)));

@@ -92,12 +92,7 @@ final class SetPlan implements WritePlan {
         Optional<BsonDocument> inTarget = Stored.entry(doc, to, set.key(), element);
         Optional<BsonDocument> inOther = Stored.entry(doc, from, set.key(), element);
         if (inTarget.isPresent() && inOther.isPresent()) {
-            // both arrays hold it (broken from outside; see DuplicateEntries): it is where its highest seq is
-            if (Stored.seqOf(inTarget.get()) >= Stored.seqOf(inOther.get())) {
-                inOther = Optional.empty();
-            } else {
-                inTarget = Optional.empty();
-            }
+            return bothArrays(inTarget.get(), Stored.seqOf(inTarget.get()), Stored.seqOf(inOther.get()));
         }
         if (inTarget.isPresent()) {
             long existing = Stored.seqOf(inTarget.get());
@@ -117,6 +112,25 @@ final class SetPlan implements WritePlan {
             return done(existing == seq ? Outcome.SEQ_COLLISION : Outcome.SUPERSEDED);
         }
         return seq <= Stored.gcFloor(doc) ? done(Outcome.BEYOND_HORIZON) : next(move());
+    }
+
+    /**
+     * Both arrays hold the element (an invariant broken from outside; see {@link DuplicateEntries}): it reads as
+     * its highest seq, as {@link EntityState#of} reads it. Above both, the target entry is refreshed in place and
+     * the other array's dropped, which mends the document; at the highest seq, the same operation only if that
+     * entry is the target's alone and says the same (a live entry and a tombstone with one seq cannot both be
+     * one operation's); below it, superseded.
+     */
+    private Step bothArrays(BsonDocument target, long targetSeq, long otherSeq) {
+        long top = Math.max(targetSeq, otherSeq);
+        if (seq > top) {
+            return next(new Write("heal", Queries.healFilter(entity, seq, set, to, from, element),
+                    Queries.healUpdate(set, to, from, element, entry), false));
+        }
+        if (seq < top) {
+            return done(Outcome.SUPERSEDED);
+        }
+        return done(targetSeq == top && otherSeq < top && saysTheSame(target) ? Outcome.DUPLICATE : Outcome.SEQ_COLLISION);
     }
 
     /** The element is probably in the target array already (a view's element at its source's next version). */

@@ -66,4 +66,40 @@ class BrokenInvariantTest {
         assertThat(outcome).as("the remove at 510 wins over an add at 505").isEqualTo(Outcome.SUPERSEDED);
         assertThat(meters.counter("orderless.apply.invariant.broken", "collection", "students").count()).isEqualTo(1);
     }
+
+    @Test
+    void an_add_above_both_entries_of_an_element_is_applied_and_leaves_it_one_entry(MongoDatabase db) {
+        MongoCollection<BsonDocument> students = Students.collection(db);
+        students.insertOne(student(new BsonArray(java.util.List.of(entry("b", 503))), new BsonArray(java.util.List.of(entry("b", 508)))));
+        GuardedApplier applier = GuardedApplier.create(students, Students.SCHEMA);
+
+        assertThat(applier.apply(Students.enroll("s-1", 510, "b"))).isEqualTo(Outcome.APPLIED);
+
+        BsonDocument stored = students.find().first();
+        assertThat(DuplicateEntries.in(stored, Students.SCHEMA)).isEmpty();
+        assertThat(EntityState.of(stored, Students.SCHEMA).live().get("classes").get("b").seq()).isEqualTo(510);
+    }
+
+    @Test
+    void a_remove_above_both_entries_of_an_element_is_applied_and_leaves_it_one_tombstone(MongoDatabase db) {
+        MongoCollection<BsonDocument> students = Students.collection(db);
+        students.insertOne(student(new BsonArray(java.util.List.of(entry("b", 508))), new BsonArray(java.util.List.of(entry("b", 503)))));
+        GuardedApplier applier = GuardedApplier.create(students, Students.SCHEMA);
+
+        assertThat(applier.apply(Students.unenroll("s-1", 510, "b"))).isEqualTo(Outcome.APPLIED);
+
+        BsonDocument stored = students.find().first();
+        assertThat(DuplicateEntries.in(stored, Students.SCHEMA)).isEmpty();
+        assertThat(EntityState.of(stored, Students.SCHEMA).tombstones()).isEqualTo(Map.of("classes", Map.of("b", 510L)));
+    }
+
+    @Test
+    void an_op_at_the_seq_of_both_a_live_entry_and_a_tombstone_is_a_seq_collision(MongoDatabase db) {
+        MongoCollection<BsonDocument> students = Students.collection(db);
+        students.insertOne(student(new BsonArray(java.util.List.of(entry("b", 505))), new BsonArray(java.util.List.of(entry("b", 505)))));
+        GuardedApplier applier = GuardedApplier.create(students, Students.SCHEMA);
+
+        assertThat(applier.apply(Students.enroll("s-1", 505, "b"))).isEqualTo(Outcome.SEQ_COLLISION);
+        assertThat(applier.apply(Students.unenroll("s-1", 505, "b"))).isEqualTo(Outcome.SEQ_COLLISION);
+    }
 }

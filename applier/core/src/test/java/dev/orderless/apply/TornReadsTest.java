@@ -83,13 +83,14 @@ class TornReadsTest {
                 read.release();                  // the rest of the document is sent: _v, the tombstones
             }
             assertThat(delete.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Outcome.APPLIED);
-            EntityState stored = EntityState.of(students.find(new BsonDocument("_id", new BsonString(student))).first(),
-                    Students.SCHEMA);
-            if (!stored.equals(ORACLE.replay(history).get(student))) {
-                diverged.add(stored.toString());
+            BsonDocument document = students.find(new BsonDocument("_id", new BsonString(student))).first();
+            EntityState stored = EntityState.of(document, Students.SCHEMA);
+            // the delete's extra tombstone reads as the lower of two since the defence in depth: count it by itself
+            if (!stored.equals(ORACLE.replay(history).get(student)) || !DuplicateEntries.in(document, Students.SCHEMA).isEmpty()) {
+                diverged.add(document.toJson());
             }
         }
-        assertThat(diverged).as("tries of " + TRIES + " whose document diverged from the oracle").isEmpty();
+        assertThat(diverged).as("tries of " + TRIES + " whose document diverged from the oracle or holds two entries of b").isEmpty();
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.orderless.backends;
 
-import de.bwaldvogel.mongo.MongoServer;
 import java.net.InetSocketAddress;
 import java.util.EnumSet;
 import java.util.Set;
@@ -22,26 +21,26 @@ import java.util.Set;
  */
 public final class EmbeddedMongo implements MongoBackend {
     /**
-     * The server's threads (netty event loops, started as connections come): each connection has one of its own
-     * until there are more, so that a {@link #pause held} command holds no other connection. (mongo-java-server
-     * alone has two per core, shared by every connection.)
+     * The server's threads (started as connections come): a new connection gets the one that serves the fewest
+     * open connections, so each has one of its own while there are fewer, and a {@link #pause held} command holds
+     * no other connection ({@link EmbeddedServer}). (mongo-java-server alone has two per core, handed out round
+     * robin.)
      */
     static final int SERVER_THREADS = 32;
     private final IndexedMemoryBackend backend;
-    private final MongoServer server;
+    private final EmbeddedServer server;
     private final String connectionString;
 
     private EmbeddedMongo(int port) {
         this.backend = new IndexedMemoryBackend();
-        this.server = new MongoServer(backend);
-        server.enableOplog();
+        backend.enableOplog();
         InetSocketAddress address;
         try {
-            server.bind(port == 0 ? new InetSocketAddress("localhost", 0) : new InetSocketAddress("127.0.0.1", port),
-                    1, SERVER_THREADS);
-            address = server.getLocalAddress();
+            server = EmbeddedServer.bind(backend,
+                    port == 0 ? new InetSocketAddress("localhost", 0) : new InetSocketAddress("127.0.0.1", port), SERVER_THREADS);
+            address = server.address();
         } catch (Exception e) {   // netty throws java.net.BindException unchecked
-            server.shutdownNow();
+            backend.close();
             throw new IllegalStateException("embedded MongoDB cannot listen on 127.0.0.1:" + port
                     + " (is the port in use?): choose another port, or 0 for any free one");
         }
@@ -94,9 +93,9 @@ public final class EmbeddedMongo implements MongoBackend {
      * read held after it ran returns the document as it was when it ran.
      *
      * <p>The command waits on the server thread that serves its connection. Each connection has one of its own
-     * until the server has more than {@value #SERVER_THREADS}; beyond that a command whose thread serves another
-     * open connection is not held, and {@link Pause#awaitHeld} says so. So pause on a server of the test's own
-     * ({@link #start()}), not on one a whole test run shares.
+     * while the server has fewer than {@value #SERVER_THREADS} open connections; beyond that a command whose thread
+     * serves another open connection is not held, and {@link Pause#awaitHeld} says so. So pause on a server of the
+     * test's own ({@link #start()}), not on one a whole test run shares.
      */
     public Pause pause(PausePoint point) {
         return backend.pause(point);
@@ -114,6 +113,6 @@ public final class EmbeddedMongo implements MongoBackend {
 
     @Override
     public void close() {
-        server.shutdownNow();
+        server.close();
     }
 }

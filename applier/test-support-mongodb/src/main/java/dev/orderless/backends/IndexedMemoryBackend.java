@@ -26,7 +26,14 @@ final class IndexedMemoryBackend extends MemoryBackend {
     @Override
     public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
         pauses.before(channel, command, query);
-        return pauses.after(channel, command, query, super.handleCommand(channel, databaseName, command, query));
+        Document response;
+        try {
+            response = super.handleCommand(channel, databaseName, command, query);
+        } catch (RuntimeException e) {
+            pauses.failed(channel, command, query, e);   // a command that failed is held after it too
+            throw e;
+        }
+        return pauses.after(channel, command, query, response);
     }
 
     @Override

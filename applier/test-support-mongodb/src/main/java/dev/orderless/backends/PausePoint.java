@@ -36,7 +36,8 @@ public record PausePoint(When when, String command, String collection, Predicate
         BEFORE,
         /**
          * The server ran the command and released the collection's lock, and its reply is not sent: a read's
-         * result is taken (a snapshot, as a real MongoDB's), a write's effect is visible to others.
+         * result is taken (a snapshot, as a real MongoDB's), a write's effect is visible to others. A command that
+         * failed (a duplicate key, say) is held here too, before its error is sent.
          */
         AFTER,
         /**

@@ -64,6 +64,21 @@ final class Pauses {
         return response;
     }
 
+    /**
+     * After the server ran {@code command} and it failed (its error not yet sent): holds it if an
+     * {@link PausePoint.When#AFTER} point matches; a {@link PausePoint.When#WHILE_REPLYING} point is refused, since
+     * an error has no result to hold the reply in.
+     */
+    void failed(Channel channel, String command, Document query, RuntimeException error) {
+        for (Matched matched : matching(PausePoint.When.AFTER, channel, command, query)) {
+            matched.pause().hold(matched.command());
+        }
+        for (Matched matched : matching(PausePoint.When.WHILE_REPLYING, channel, command, query)) {
+            matched.pause().refuse(matched.command(), "it failed (" + error.getMessage() + "), so its reply holds no"
+                    + " result");
+        }
+    }
+
     void closed(Channel channel) {
         channels.remove(channel);
     }

@@ -27,10 +27,9 @@ import java.util.List;
  *   <li>A query that the collection's own write path runs (an update's, a delete's, a findAndModify's) still
  *       gets the stored documents, which that write then changes in place.
  * </ol>
- * A copy is shallow, and that is enough: an update builds its new version on a deep clone and puts that
- * clone's values into the stored document, so a value, once stored, is never changed in place; a copy of the
- * field map holds one version. ({@code MongoConformanceContract}'s probe reads a nested counter too, so a
- * server that changed this would fail it.)
+ * A copy is deep: a read's result is its own, whatever a later stage does with it (mongo-java-server's
+ * {@code $addFields} writes into an embedded document of its input, which a shallow copy would share with the
+ * stored document).
  */
 class SnapshotMemoryCollection extends MemoryCollection {
     /** True while this collection's own write path runs its queries; guarded by the collection's lock. */
@@ -47,7 +46,7 @@ class SnapshotMemoryCollection extends MemoryCollection {
             return super.createQueryResult(matchedDocuments, batchSize);
         }
         List<Document> snapshots = new ArrayList<>(matchedDocuments.size());
-        matchedDocuments.forEach(document -> snapshots.add(document.clone()));
+        matchedDocuments.forEach(document -> snapshots.add(document.cloneDeeply()));
         return super.createQueryResult(snapshots, batchSize);
     }
 
@@ -83,7 +82,7 @@ class SnapshotMemoryCollection extends MemoryCollection {
             writing = false;
         }
         if (result.get("value") instanceof Document value) {
-            result.put("value", value.clone());
+            result.put("value", value.cloneDeeply());
         }
         return result;
     }

@@ -113,6 +113,38 @@ class PausesTest {
     }
 
     @Test
+    void a_command_that_failed_is_held_after_it_before_its_error_is_sent() throws Exception {
+        try (Pause upsert = mongo.pause(PausePoint.after("findAndModify", "docs"))) {
+            // no document has n 99, so the upsert inserts _id e, which exists: a duplicate key
+            Future<?> failing = threads.submit(() -> docs.findOneAndUpdate(
+                    new BsonDocument("_id", new BsonString("e")).append("n", new BsonInt64(99)), set("n", 2L),
+                    new com.mongodb.client.model.FindOneAndUpdateOptions().upsert(true)));
+            upsert.awaitHeld(WAIT);
+
+            assertThat(failing).isNotDone();
+            upsert.release();
+            assertThatThrownBy(() -> failing.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+                    .hasRootCauseInstanceOf(com.mongodb.MongoCommandException.class).hasMessageContaining("E11000");
+        }
+    }
+
+    @Test
+    void connections_opened_while_a_command_is_held_are_served_however_many_came_before() throws Exception {
+        try (Pause find = mongo.pause(PausePoint.after("find", "docs"))) {
+            Future<BsonDocument> held = threads.submit(() -> docs.find(eq("_id", "e")).first());
+            find.awaitHeld(WAIT);
+            for (int i = 0; i < 2 * EmbeddedMongo.SERVER_THREADS; i++) {   // more than the server has threads
+                try (MongoClient passing = MongoClients.create(mongo.connectionString())) {
+                    assertThat(passing.getDatabase("pauses").getCollection("docs", BsonDocument.class).find().first())
+                            .as("client " + i).isNotNull();
+                }
+            }
+            find.release();
+            assertThat(held.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isNotNull();
+        }
+    }
+
+    @Test
     void waiting_for_a_command_that_never_comes_fails_naming_the_point() {
         try (Pause pause = mongo.pause(PausePoint.before("delete", "docs"))) {
             assertThatThrownBy(() -> pause.awaitHeld(Duration.ofMillis(200)))
