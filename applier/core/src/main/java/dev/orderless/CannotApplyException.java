@@ -10,6 +10,8 @@ import java.util.Locale;
  *   <li>{@link Kind#BAD_INPUT}: the operation itself is wrong (see {@link InvalidInputException});
  *   <li>{@link Kind#UNKNOWN_FIELD}: it names a register or set this collection's schema does not declare
  *       (yet: see {@link UnknownFieldException}); once it does, the dead letter can be replayed;
+ *   <li>{@link Kind#UNSUPPORTED_ENVELOPE}: its message is in an envelope this consumer does not read (a newer
+ *       version, or a member a strict consumer refuses); once it does, the dead letter can be replayed;
  *   <li>{@link Kind#NO_PROGRESS}: MongoDB and orderless disagree about this document (a unique secondary
  *       index, a stored value of the wrong type, a write the server refuses), so the guarded write can
  *       never match; the reason starts with {@code no progress:} and names the cause;
@@ -23,7 +25,7 @@ public class CannotApplyException extends OrderlessException {
 
     /** Why an operation cannot be applied. */
     public enum Kind {
-        BAD_INPUT, UNKNOWN_FIELD, NO_PROGRESS, TOO_LARGE;
+        BAD_INPUT, UNKNOWN_FIELD, UNSUPPORTED_ENVELOPE, NO_PROGRESS, TOO_LARGE;
 
         /** A lower-case tag for metrics, e.g. {@code no_progress}. */
         public String tag() {

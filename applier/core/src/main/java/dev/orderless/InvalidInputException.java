@@ -16,7 +16,7 @@ public class InvalidInputException extends CannotApplyException {
         super(Kind.BAD_INPUT, message, cause);
     }
 
-    /** For a kind of bad input that callers treat apart ({@link UnknownFieldException}). */
+    /** For a kind of bad input that callers treat apart ({@link UnknownFieldException}, an unsupported envelope). */
     protected InvalidInputException(Kind kind, String message) {
         super(kind, message);
     }

@@ -29,7 +29,7 @@ final class DeadLettersCommand extends DemoCommand {
     String action;
 
     @Option(names = "--kind", paramLabel = "KIND", description = "Replay, park or purge only this kind: bad_input,"
-            + " unknown_field, oversized, beyond_horizon, no_progress, too_large, held_too_long, unknown.")
+            + " unknown_field, unsupported_envelope, oversized, beyond_horizon, no_progress, too_large, held_too_long, unknown.")
     Optional<String> kind = Optional.empty();
 
     @Option(names = "--max", defaultValue = "100", description = "At most this many letters (default: ${DEFAULT-VALUE}).")

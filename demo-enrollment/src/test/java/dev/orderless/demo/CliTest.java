@@ -126,7 +126,7 @@ class CliTest {
         Map<String, String> env = Map.of("MONGODB_URI", "mongodb://127.0.0.1:1", "RABBITMQ_URI", "amqp://127.0.0.1:1");
         assertOneLineError(CliRun.of(env, "dead-letters", "replay", "--kind", "nonsense"),
                 "unknown kind 'nonsense': one of [bad_input, beyond_horizon, held_too_long, no_progress, oversized,"
-                        + " too_large, unknown, unknown_field]");
+                        + " too_large, unknown, unknown_field, unsupported_envelope]");
         assertOneLineError(CliRun.of(env, "dead-letters", "replay", "--grace", "1x"),
                 "'1x' is not a duration: write 7d, 12h, 30m, 45s, or ISO-8601");
         assertThat(new Durations().convert("1d")).isEqualTo(java.time.Duration.ofDays(1));

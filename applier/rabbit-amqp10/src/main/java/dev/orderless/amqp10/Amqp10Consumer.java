@@ -144,7 +144,9 @@ public final class Amqp10Consumer implements AutoCloseable {
     public static final class Builder {
         private final Connection connection;
         private final GuardedApplier applier;
-        private OperationDecoder decoder = new Envelope();
+        /** Null until set: the default is the canonical {@link Envelope}, counting in this consumer's meters. */
+        private OperationDecoder decoder;
+        private boolean decoderSet;
         private ConsumerOptions options;
         private MeterRegistry meters = new SimpleMeterRegistry();
         private ObservationRegistry observations = ObservationRegistry.NOOP;
@@ -161,6 +163,7 @@ public final class Amqp10Consumer implements AutoCloseable {
         /** How bodies become operations; the canonical {@link Envelope} by default. */
         public Builder decoder(OperationDecoder decoder) {
             this.decoder = decoder;
+            this.decoderSet = true;
             return this;
         }
 
@@ -192,7 +195,7 @@ public final class Amqp10Consumer implements AutoCloseable {
                 throw new InvalidConfigurationException("AMQP 1.0 consumer: options are required, e.g."
                         + " ConsumerOptions.ofDefaults(\"my.queue\")");
             }
-            if (decoder == null || meters == null || observations == null) {
+            if ((decoderSet && decoder == null) || meters == null || observations == null) {
                 throw new InvalidConfigurationException("AMQP 1.0 consumer: decoder, meters and observations must not"
                         + " be null");
             }
@@ -200,7 +203,8 @@ public final class Amqp10Consumer implements AutoCloseable {
             CountDownLatch stop = new CountDownLatch(1);
             ConsumerMetrics metrics = new ConsumerMetrics(meters, options.queue());
             Applying applying = history == null ? Applying.by(applier) : Applying.recorded(history.recording(applier));
-            ApplyingHandler handler = new ApplyingHandler(applier, applying, decoder, options, metrics,
+            ApplyingHandler handler = new ApplyingHandler(applier, applying,
+                    decoderSet ? decoder : new Envelope().withMeters(meters), options, metrics,
                     new RetryPause(options.backoff(), stop), new ConsumeObservations(observations, options.queue()));
             List<Worker> workers = new ArrayList<>();
             try {

@@ -29,7 +29,7 @@ import org.springframework.amqp.core.MessageProperties;
  *   <li>{@value DeadLetterFields#REASON}: why, one line, at most {@value DeadLetterFields#MAX_REASON} characters (a stack trace would
  *       overflow the AMQP frame and make the republish itself fail);
  *   <li>{@value DeadLetterFields#REASON_KIND}: the reason's kind, {@code bad_input}, {@code oversized}, {@code beyond_horizon},
- *       {@code no_progress}, {@code too_large} or {@code held_too_long} (set by the consumer on the original);
+ *       {@code no_progress}, {@code too_large}, {@code held_too_long} or {@code unsupported_envelope} (set by the consumer on the original);
  *   <li>{@value DeadLetterFields#ORIGINAL_QUEUE} and {@value DeadLetterFields#DEAD_LETTERED_AT}: the first time, so that replay's grace
  *       counts from the first failure. A replayed letter that fails again keeps the time it carries, but
  *       only if that time is not in the future: a producer can set any header, and a date it set ahead

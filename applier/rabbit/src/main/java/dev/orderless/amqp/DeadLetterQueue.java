@@ -77,8 +77,9 @@ public final class DeadLetterQueue {
     }
 
     /**
-     * Every kind a letter can have: the consumer's reasons ({@code bad_input}, {@code oversized},
-     * {@code beyond_horizon}, {@code no_progress}, {@code too_large}, {@code held_too_long}), and
+     * Every kind a letter can have: the consumer's reasons ({@code bad_input}, {@code unknown_field},
+     * {@code unsupported_envelope}, {@code oversized}, {@code beyond_horizon}, {@code no_progress},
+     * {@code too_large}, {@code held_too_long}), and
      * {@value #UNKNOWN_KIND} for a letter without one (dead-lettered by the broker itself, at its delivery limit).
      */
     public static final Set<String> KINDS;

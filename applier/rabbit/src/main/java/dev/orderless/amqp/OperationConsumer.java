@@ -109,7 +109,9 @@ public final class OperationConsumer implements AutoCloseable {
     public static final class Builder {
         private final ConnectionFactory connectionFactory;
         private final GuardedApplier applier;
-        private OperationDecoder decoder = new Envelope();
+        /** Null until set: the default is the canonical {@link Envelope}, counting in this consumer's meters. */
+        private OperationDecoder decoder;
+        private boolean decoderSet;
         private ConsumerOptions options;
         private MeterRegistry meters = new SimpleMeterRegistry();
         private DeadLetterRecoverer recoverer;
@@ -130,6 +132,7 @@ public final class OperationConsumer implements AutoCloseable {
         /** How bodies become operations; the canonical {@link Envelope} by default. */
         public Builder decoder(OperationDecoder decoder) {
             this.decoder = decoder;
+            this.decoderSet = true;
             return this;
         }
 
@@ -194,7 +197,7 @@ public final class OperationConsumer implements AutoCloseable {
             if (options == null) {
                 throw new InvalidConfigurationException("consumer: options are required, e.g. ConsumerOptions.ofDefaults(\"my.queue\")");
             }
-            if (decoder == null || meters == null || observations == null) {
+            if ((decoderSet && decoder == null) || meters == null || observations == null) {
                 throw new InvalidConfigurationException("consumer: decoder, meters and observations must not be null");
             }
             requireQueue(options.queue());
@@ -220,7 +223,8 @@ public final class OperationConsumer implements AutoCloseable {
             DeadLetterRecoverer dlq = recoverer != null ? recoverer : publisher;
             ConsumerMetrics metrics = new ConsumerMetrics(meters, options.queue());
             Applying applying = history == null ? Applying.by(applier) : Applying.recorded(history.recording(applier));
-            ApplyingHandler handler = new ApplyingHandler(applier, applying, decoder, options, metrics,
+            ApplyingHandler handler = new ApplyingHandler(applier, applying,
+                    decoderSet ? decoder : new Envelope().withMeters(meters), options, metrics,
                     new RetryPause(options.backoff(), stop), new ConsumeObservations(observations, options.queue()));
             SimpleMessageListenerContainer container = container();
             container.setBeanName("orderless-" + options.queue());

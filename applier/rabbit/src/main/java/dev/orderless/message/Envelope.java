@@ -9,37 +9,121 @@ import dev.orderless.InvalidInputException;
 import dev.orderless.apply.Operation;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
 /**
- * The canonical JSON envelope (UTF-8, {@code content_type: application/json}), one operation per
- * message:
+ * The canonical JSON envelope (UTF-8, {@code content_type: application/json}), version {@value #VERSION}, one
+ * operation per message:
  *
  * <pre>
  * {"entity":"student-17","seq":1042,"op":"add","field":"classes","element":"CS 101","attrs":{"title":"Intro"}}
  * {"entity":"student-17","seq":1043,"op":"remove","field":"classes","element":"CS 101"}
  * {"entity":"student-17","seq":1044,"op":"assign","field":"name","value":"Ada"}
- * {"entity":"student-17","seq":1045,"op":"delete"}
+ * {"entity":"student-17","seq":1045,"op":"delete","meta":{"trace":"4bf92f35"}}
  * </pre>
  *
- * Decoding is strict: a missing or mistyped member, a non-positive or fractional seq, an unknown op or
- * an unknown member is refused with a short reason, so a producer bug shows in the dead-letter queue
- * instead of becoming a wrong write. Field names are checked against the schema later, by the applier.
+ * Its rules, so that producers can evolve before their consumers (docs/guide/wiring.md says them for producers):
+ * <ol>
+ *   <li>The members of an operation ({@code entity}, {@code seq}, {@code op}, and {@code field}, {@code element},
+ *       {@code attrs}, {@code value} as its op needs) are checked strictly: one missing or mistyped, a seq that is
+ *       not a positive whole number, an unknown op, is bad input, refused by name, so a producer bug shows in the
+ *       dead-letter queue instead of becoming a wrong write.
+ *   <li>{@value #META} is the producers' own: any JSON (a trace id, a priority), carried and never read.
+ *   <li>{@value #VERSION_MEMBER}, if present, names the envelope version; absent means {@value #VERSION}. A version
+ *       this consumer does not read is refused as {@link UnsupportedEnvelopeException} (replayable once it does).
+ *   <li>Any other member is ignored by default ({@link UnknownMembers#IGNORE}): counted in
+ *       {@code orderless.envelope.ignored_members} (with {@link #withMeters}) and logged once per name at WARN, so a
+ *       producer that adds one does not dead-letter everything it sends. {@link UnknownMembers#REFUSE} (a strict
+ *       consumer) refuses it as {@link UnsupportedEnvelopeException}.
+ * </ol>
+ * Every refusal names the entity and seq where the message holds them readably. Field names are checked against
+ * the schema later, by the applier. Immutable and thread-safe: {@link #withUnknownMembers} and {@link #withMeters}
+ * return copies.
  */
 public final class Envelope implements OperationDecoder {
+    private static final Logger log = LoggerFactory.getLogger(Envelope.class);
+
     public static final String CONTENT_TYPE = "application/json";
     /**
      * The largest message, in bytes, that consumers accept and an outbox records unless set otherwise:
      * 256 KiB, far above any one operation, small enough that one message never holds a consumer up.
      */
     public static final int DEFAULT_MAX_BYTES = 256 * 1024;
+    /** The version of the envelope this class reads and writes. */
+    public static final int VERSION = 1;
+    /** The member for the producers' own metadata: any JSON, carried and never read. */
+    public static final String META = "meta";
+    /** The optional member naming the envelope's version; absent means {@value #VERSION}. */
+    public static final String VERSION_MEMBER = "v";
 
-    private static final Set<String> MEMBERS = Set.of("entity", "seq", "op", "field", "element", "attrs", "value");
+    /** What a consumer does with a top-level member that this version of the envelope does not define. */
+    public enum UnknownMembers {
+        /** Ignored, counted and logged once per name: producers may add members before consumers read them. */
+        IGNORE,
+        /** Refused as an {@link UnsupportedEnvelopeException}: a strict consumer. */
+        REFUSE
+    }
+
+    /** The members of an operation, in the order a refusal lists them. */
+    private static final List<String> MEMBERS = List.of("entity", "seq", "op", "field", "element", "attrs", "value");
+    private static final Set<String> DEFINED = Set.of("entity", "seq", "op", "field", "element", "attrs", "value",
+            META, VERSION_MEMBER);
+    /** Names logged at most once each, and at most this many: a producer cannot fill the log with names. */
+    private static final int NAMES_LOGGED = 32;
+
     private final ObjectMapper json = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
+    private final UnknownMembers unknownMembers;
+    private final Optional<Counter> ignored;
+    private final Set<String> logged = ConcurrentHashMap.newKeySet();
+
+    /** The envelope with its defaults: unknown members ignored, counted nowhere. */
+    public Envelope() {
+        this(UnknownMembers.IGNORE, Optional.empty());
+    }
+
+    private Envelope(UnknownMembers unknownMembers, Optional<Counter> ignored) {
+        if (unknownMembers == null) {
+            throw new IllegalArgumentException("envelope: unknownMembers must be IGNORE or REFUSE, was null");
+        }
+        this.unknownMembers = unknownMembers;
+        this.ignored = ignored;
+    }
+
+    /** The envelope with its defaults: unknown members ignored. */
+    public static Envelope ofDefaults() {
+        return new Envelope();
+    }
+
+    /** This envelope, doing {@code policy} with a member its version does not define. */
+    public Envelope withUnknownMembers(UnknownMembers policy) {
+        return new Envelope(policy, ignored);
+    }
+
+    /** This envelope, counting the members it ignores in {@code orderless.envelope.ignored_members} of {@code meters}. */
+    public Envelope withMeters(MeterRegistry meters) {
+        if (meters == null) {
+            throw new IllegalArgumentException("envelope: meters must not be null");
+        }
+        return new Envelope(unknownMembers, Optional.of(Counter.builder("orderless.envelope.ignored_members")
+                .description("members of incoming messages that the envelope does not define, ignored")
+                .register(meters)));
+    }
+
+    public UnknownMembers unknownMembers() {
+        return unknownMembers;
+    }
 
     @Override
     public Operation decode(byte[] body) {
@@ -52,24 +136,87 @@ public final class Envelope implements OperationDecoder {
         if (root == null || !root.isObject()) {
             throw new InvalidInputException("not a JSON object");
         }
+        String about = about(root);
+        try {
+            version(root);
+            List<String> unknown = unknownMembers(root);
+            return operation(root, unknown);
+        } catch (UnsupportedEnvelopeException e) {
+            throw new UnsupportedEnvelopeException(e.getMessage() + about);
+        } catch (InvalidInputException e) {
+            throw new InvalidInputException(e.getMessage() + about);
+        }
+    }
+
+    /** {@code " (entity 'e', seq 7)"}, or as much of it as the message holds readably. */
+    private static String about(JsonNode root) {
+        JsonNode entity = root.get("entity");
+        JsonNode seq = root.get("seq");
+        List<String> parts = new ArrayList<>();
+        if (entity != null && entity.isTextual()) {
+            parts.add("entity '" + clip(entity.asText()) + "'");
+        }
+        if (seq != null && seq.isIntegralNumber() && seq.canConvertToLong()) {
+            parts.add("seq " + seq.longValue());
+        }
+        return parts.isEmpty() ? "" : " (" + String.join(", ", parts) + ")";
+    }
+
+    private static void version(JsonNode root) {
+        JsonNode version = root.get(VERSION_MEMBER);
+        if (version == null) {
+            return;
+        }
+        if (!version.isIntegralNumber()) {
+            throw new InvalidInputException("'" + VERSION_MEMBER + "' must be a whole number, was " + clip(version.toString()));
+        }
+        if (!version.canConvertToInt() || version.intValue() != VERSION) {
+            throw new UnsupportedEnvelopeException("envelope version " + clip(version.toString())
+                    + " is not one this consumer reads (it reads " + VERSION + "): upgrade it, then replay");
+        }
+    }
+
+    /** The members the version does not define: refused, or ignored and counted. */
+    private List<String> unknownMembers(JsonNode root) {
+        List<String> unknown = new ArrayList<>();
         for (var name : (Iterable<String>) root::fieldNames) {
-            if (!MEMBERS.contains(name)) {
-                throw new InvalidInputException("unknown member '" + clip(name) + "'");
+            if (!DEFINED.contains(name)) {
+                unknown.add(name);
             }
         }
-        String entity = text(root, "entity");
-        long seq = seq(root);
-        String op = text(root, "op");
+        if (unknown.isEmpty()) {
+            return unknown;
+        }
+        if (unknownMembers == UnknownMembers.REFUSE) {
+            throw new UnsupportedEnvelopeException("unknown member '" + clip(unknown.get(0)) + "' (envelope "
+                    + VERSION + " has " + String.join(", ", MEMBERS) + ", " + META + " and " + VERSION_MEMBER
+                    + "; this consumer refuses others)");
+        }
+        ignored.ifPresent(counter -> counter.increment(unknown.size()));
+        for (String name : unknown) {
+            if (logged.size() < NAMES_LOGGED && logged.add(name)) {
+                log.warn("a message carries the member '{}', which envelope {} does not define: ignored (this is"
+                        + " said once per name; a producer's own metadata belongs under '{}')", clip(name), VERSION, META);
+            }
+        }
+        return unknown;
+    }
+
+    private static Operation operation(JsonNode root, List<String> unknown) {
+        String entity = text(root, "entity", unknown);
+        long seq = seq(root, unknown);
+        String op = text(root, "op", unknown);
         switch (op) {
             case "add":
-                return Operation.add(entity, seq, text(root, "field"), text(root, "element"), attrs(root));
+                return Operation.add(entity, seq, text(root, "field", unknown), text(root, "element", unknown),
+                        attrs(root));
             case "remove":
-                return Operation.remove(entity, seq, text(root, "field"), text(root, "element"));
+                return Operation.remove(entity, seq, text(root, "field", unknown), text(root, "element", unknown));
             case "assign":
                 if (!root.has("value")) {
-                    throw new InvalidInputException("assign without 'value'");
+                    throw new InvalidInputException("assign without 'value'" + besides(unknown));
                 }
-                return Operation.assign(entity, seq, text(root, "field"), JsonBson.toBson(root.get("value")));
+                return Operation.assign(entity, seq, text(root, "field", unknown), JsonBson.toBson(root.get("value")));
             case "delete":
                 return Operation.delete(entity, seq);
             default:
@@ -106,10 +253,10 @@ public final class Envelope implements OperationDecoder {
         return new String(body, StandardCharsets.UTF_8);
     }
 
-    private static String text(JsonNode root, String member) {
+    private static String text(JsonNode root, String member, List<String> unknown) {
         JsonNode node = root.get(member);
         if (node == null || node.isNull()) {
-            throw new InvalidInputException("missing '" + member + "'");
+            throw new InvalidInputException("missing '" + member + "'" + besides(unknown));
         }
         if (!node.isTextual()) {
             throw new InvalidInputException("'" + member + "' must be a string");
@@ -117,10 +264,10 @@ public final class Envelope implements OperationDecoder {
         return node.asText();
     }
 
-    private static long seq(JsonNode root) {
+    private static long seq(JsonNode root, List<String> unknown) {
         JsonNode node = root.get("seq");
         if (node == null || node.isNull()) {
-            throw new InvalidInputException("missing 'seq'");
+            throw new InvalidInputException("missing 'seq'" + besides(unknown));
         }
         if (!node.isIntegralNumber() || !node.canConvertToLong()) {
             throw new InvalidInputException("'seq' must be a whole number, was " + clip(node.toString()));
@@ -130,6 +277,12 @@ public final class Envelope implements OperationDecoder {
             throw new InvalidInputException("'seq' must be positive, was " + seq);
         }
         return seq;
+    }
+
+    /** A misspelt member reads as missing: name the members the message has that the envelope does not define. */
+    private static String besides(List<String> unknown) {
+        return unknown.isEmpty() ? "" : " (it has " + unknown.stream().limit(3).map(name -> "'" + clip(name) + "'")
+                .collect(java.util.stream.Collectors.joining(", ")) + ", which envelope " + VERSION + " does not define)";
     }
 
     private static BsonDocument attrs(JsonNode root) {

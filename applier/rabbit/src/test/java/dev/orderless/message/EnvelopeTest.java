@@ -116,4 +116,72 @@ class EnvelopeTest {
     private Operation decode(String json) {
         return envelope.decode(json.getBytes(StandardCharsets.UTF_8));
     }
+
+    // the envelope's rules: producers evolve first
+
+    @Test
+    void a_member_the_envelope_does_not_define_is_ignored_and_counted() {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        Envelope counting = new Envelope().withMeters(meters);
+
+        Operation op = counting.decode(bytes("{\"entity\":\"e\",\"seq\":7,\"op\":\"delete\",\"priority\":\"high\"}"));
+
+        assertThat(op).isEqualTo(Operation.delete("e", 7));
+        assertThat(meters.counter("orderless.envelope.ignored_members").count()).isEqualTo(1);
+    }
+
+    @Test
+    void a_strict_envelope_refuses_a_member_it_does_not_define_as_unsupported_naming_the_member_and_the_entity() {
+        Envelope strict = new Envelope().withUnknownMembers(Envelope.UnknownMembers.REFUSE);
+
+        assertThatThrownBy(() -> strict.decode(bytes("{\"entity\":\"e\",\"seq\":7,\"op\":\"delete\",\"priority\":\"high\"}")))
+                .isInstanceOf(UnsupportedEnvelopeException.class)
+                .hasMessageStartingWith("unknown member 'priority'")
+                .hasMessageEndingWith("(entity 'e', seq 7)");
+    }
+
+    @Test
+    void meta_is_carried_and_never_read_even_by_a_strict_envelope() {
+        Envelope strict = new Envelope().withUnknownMembers(Envelope.UnknownMembers.REFUSE);
+
+        assertThat(strict.decode(bytes("{\"entity\":\"e\",\"seq\":7,\"op\":\"delete\",\"meta\":{\"trace\":[1,{\"x\":null}]}}")))
+                .isEqualTo(Operation.delete("e", 7));
+    }
+
+    @Test
+    void version_1_is_read_and_a_newer_version_is_refused_as_unsupported() {
+        assertThat(decode("{\"v\":1,\"entity\":\"e\",\"seq\":7,\"op\":\"delete\"}")).isEqualTo(Operation.delete("e", 7));
+        assertThatThrownBy(() -> decode("{\"v\":2,\"entity\":\"e\",\"seq\":7,\"op\":\"delete\"}"))
+                .isInstanceOf(UnsupportedEnvelopeException.class)
+                .hasMessage("envelope version 2 is not one this consumer reads (it reads 1): upgrade it, then replay"
+                        + " (entity 'e', seq 7)");
+        assertThatThrownBy(() -> decode("{\"v\":\"1\",\"entity\":\"e\",\"seq\":7,\"op\":\"delete\"}"))
+                .isInstanceOf(InvalidInputException.class).isNotInstanceOf(UnsupportedEnvelopeException.class)
+                .hasMessageStartingWith("'v' must be a whole number");
+    }
+
+    @Test
+    void a_misspelt_required_member_is_refused_by_name_with_the_member_the_message_has_instead() {
+        assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"sequence\":7,\"op\":\"delete\"}"))
+                .isInstanceOf(InvalidInputException.class).isNotInstanceOf(UnsupportedEnvelopeException.class)
+                .hasMessage("missing 'seq' (it has 'sequence', which envelope 1 does not define) (entity 'e')");
+    }
+
+    @Test
+    void every_refusal_names_the_entity_and_seq_where_the_message_holds_them() {
+        assertThatThrownBy(() -> decode("{\"entity\":\"student-17\",\"op\":\"delete\"}"))
+                .hasMessage("missing 'seq' (entity 'student-17')");
+        assertThatThrownBy(() -> decode("{\"entity\":\"student-17\",\"seq\":\"7\",\"op\":\"delete\"}"))
+                .hasMessage("'seq' must be a whole number, was \"7\" (entity 'student-17')");
+        assertThatThrownBy(() -> decode("{\"seq\":7,\"op\":\"delete\"}")).hasMessage("missing 'entity' (seq 7)");
+        assertThatThrownBy(() -> decode("{\"entity\":\"" + "x".repeat(600) + "\",\"seq\":7,\"op\":\"delete\"}"))
+                .hasMessageStartingWith("entity id is longer than 512 characters (entity 'xxx")
+                .hasMessageEndingWith("...', seq 7)");
+        assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"seq\":7,\"op\":\"upsert\"}"))
+                .hasMessageStartingWith("unknown op 'upsert'").hasMessageEndingWith("(entity 'e', seq 7)");
+    }
+
+    private static byte[] bytes(String json) {
+        return json.getBytes(StandardCharsets.UTF_8);
+    }
 }

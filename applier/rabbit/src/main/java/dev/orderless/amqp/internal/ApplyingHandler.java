@@ -97,7 +97,7 @@ public final class ApplyingHandler {
         try {
             op = decoder.decode(body);
         } catch (InvalidInputException e) {
-            deadLetter(delivery, DeadLetterReason.BAD_INPUT, e.reason());
+            deadLetter(delivery, DeadLetterReason.of(e.kind()), e.reason());
             return Optional.empty();
         } catch (RuntimeException e) {
             deadLetter(delivery, DeadLetterReason.BAD_INPUT, "undecodable: " + e);

@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class ConsumerMetrics {
     /** Why a message was dead-lettered: its {@code reason} tag, and the kind a letter carries. */
     public enum DeadLetterReason {
-        BAD_INPUT, UNKNOWN_FIELD, OVERSIZED, BEYOND_HORIZON, NO_PROGRESS, TOO_LARGE, HELD_TOO_LONG;
+        BAD_INPUT, UNKNOWN_FIELD, UNSUPPORTED_ENVELOPE, OVERSIZED, BEYOND_HORIZON, NO_PROGRESS, TOO_LARGE, HELD_TOO_LONG;
 
         /** As tag and letter kind: {@code bad_input}, {@code held_too_long}, ... */
         public String tag() {
@@ -39,6 +39,7 @@ public final class ConsumerMetrics {
             return switch (kind) {
                 case BAD_INPUT -> BAD_INPUT;
                 case UNKNOWN_FIELD -> UNKNOWN_FIELD;
+                case UNSUPPORTED_ENVELOPE -> UNSUPPORTED_ENVELOPE;
                 case NO_PROGRESS -> NO_PROGRESS;
                 case TOO_LARGE -> TOO_LARGE;
             };
