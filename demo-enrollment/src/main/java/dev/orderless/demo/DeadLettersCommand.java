@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "dead-letters", sortOptions = false,
         header = "List the dead letters by kind; replay, park or purge them.",
         description = {
-    "list (the default): the kinds of reason among the first --max letters, with counts and sample reasons;",
+    "list (the default): the letters among the first --max, by kind and reason, with counts and sample entities;",
     "every letter stays. replay: up to --max letters (of --kind only, if given) back to the work queue, each",
     "removed from the dead-letter queue once the broker confirmed its copy; a letter dead-lettered longer",
     "ago than --grace stays, since it could only end beyond the horizon. park: up to --max letters to the",
@@ -54,11 +54,14 @@ final class DeadLettersCommand extends DemoCommand {
         try (Wiring wiring = Wiring.connect(options)) {
             DeadLetterQueue letters = DeadLetterQueue.of(wiring.rabbit(), options.queue(), options.deadLetterQueue());
             if (action.equals("list")) {
-                List<DeadLetterQueue.Kind> kinds = letters.list(max);
-                long total = kinds.stream().mapToLong(DeadLetterQueue.Kind::count).sum();
+                List<DeadLetterQueue.Group> groups = letters.list(max);
+                long total = groups.stream().mapToLong(DeadLetterQueue.Group::count).sum();
                 cli.out.println("DEAD LETTERS in '" + options.deadLetterQueue() + "': " + total
-                        + (total == max ? " (looked at the first " + max + ")" : ""));
-                kinds.forEach(k -> cli.out.println("  " + k.kind() + " " + k.count() + ": " + k.samples().get(0)));
+                        + (total == max ? " (looked at the first " + max + ")" : "")
+                        + (total == 0 ? "" : ", by kind and reason:"));
+                groups.forEach(g -> cli.out.println("  " + g.kind() + " " + g.count() + ": " + g.reason()
+                        + (g.entities().isEmpty() ? "" : " [entities " + String.join(", ", g.entities())
+                        + (g.count() > g.entities().size() ? ", ..." : "") + "]")));
                 return 0;
             }
             if (action.equals("park")) {

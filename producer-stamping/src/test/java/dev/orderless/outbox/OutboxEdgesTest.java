@@ -305,9 +305,9 @@ class OutboxEdgesTest {
             }
         }
         DeadLetterQueue letters = DeadLetterQueue.of(cf, work, dlq);
-        assertThat(letters.list(10)).singleElement().satisfies(kind -> {
-            assertThat(kind.kind()).isEqualTo(DeadLetterQueue.UNKNOWN_KIND);
-            assertThat(kind.samples().get(0)).contains("dead-lettered by RabbitMQ: delivery_limit");
+        assertThat(letters.list(10)).singleElement().satisfies(group -> {
+            assertThat(group.kind()).isEqualTo(DeadLetterQueue.UNKNOWN_KIND);
+            assertThat(group.reason()).contains("dead-lettered by RabbitMQ: delivery_limit");
         });
         DeadLetterQueue.Replay replay = letters.replay(Optional.empty(), 10, Duration.ofDays(1), Clock.systemUTC());
         assertThat(replay.replayed()).isEqualTo(1);

@@ -3,6 +3,7 @@ package dev.orderless.amqp10;
 import com.rabbitmq.client.amqp.Consumer;
 import com.rabbitmq.client.amqp.Message;
 import dev.orderless.amqp.internal.DeadLetterFields;
+import dev.orderless.amqp.internal.LetterSubject;
 import dev.orderless.amqp.internal.Delivery;
 import java.io.IOException;
 import java.time.Clock;
@@ -111,7 +112,7 @@ final class ContextDelivery implements Delivery {
     }
 
     @Override
-    public CompletionStage<Void> deadLetter(String kind, String reason) {
+    public CompletionStage<Void> deadLetter(String kind, String reason, LetterSubject subject) {
         try {
             requireItsLink();
         } catch (IOException e) {
@@ -122,12 +123,14 @@ final class ContextDelivery implements Delivery {
         }
         Object carried = header(DeadLetterFields.DEAD_LETTERED_AT)
                 .or(() -> header(DeadLetterFields.annotation(DeadLetterFields.DEAD_LETTERED_AT))).orElse(null);
-        Map<String, Object> annotations = Map.of(
+        Map<String, Object> annotations = new java.util.HashMap<>(Map.of(
                 DeadLetterFields.annotation(DeadLetterFields.REASON), DeadLetterFields.shortReason(reason),
                 DeadLetterFields.annotation(DeadLetterFields.REASON_KIND), kind,
                 DeadLetterFields.annotation(DeadLetterFields.ORIGINAL_QUEUE), queue,
                 DeadLetterFields.annotation(DeadLetterFields.DEAD_LETTERED_AT),
-                DeadLetterFields.deadLetteredAt(carried, clock.instant()).toString());
+                DeadLetterFields.deadLetteredAt(carried, clock.instant()).toString()));
+        subject.entity().ifPresent(entity -> annotations.put(DeadLetterFields.annotation(DeadLetterFields.ENTITY), entity));
+        subject.seq().ifPresent(seq -> annotations.put(DeadLetterFields.annotation(DeadLetterFields.SEQ), seq));
         try {
             context.discard(annotations);
             return CompletableFuture.completedFuture(null);

@@ -121,11 +121,12 @@ class Amqp10ConsumerTest {
             fixture.awaitMessages(fixture.deadLetterQueue, POISON.size(), Duration.ofSeconds(30));
             DeadLetterQueue letters = DeadLetterQueue.of(admin, fixture.queue, fixture.deadLetterQueue);
 
-            Map<String, Long> kinds = letters.list(100).stream()
-                    .collect(Collectors.toMap(DeadLetterQueue.Kind::kind, DeadLetterQueue.Kind::count));
+            Map<String, Long> kinds = DeadLetterQueue.byKind(letters.list(100));
             assertThat(kinds).isEqualTo(Map.of("bad_input", 3L, "unknown_field", 1L, "oversized", 1L));
-            assertThat(letters.list(100).stream().flatMap(k -> k.samples().stream()))
-                    .anySatisfy(sample -> assertThat(sample).contains("unknown op 'upsert'"));
+            assertThat(letters.list(100)).anySatisfy(group -> {
+                assertThat(group.reason()).contains("unknown op 'upsert'");
+                assertThat(group.entities()).as("the letter names its entity").containsExactly("p1");
+            });
 
             // replayed, they fail again (nothing was fixed): each comes back once, with its reason afresh
             DeadLetterQueue.Replay replay = letters.replay(Optional.of("bad_input"), 100, Duration.ofHours(1),
@@ -134,8 +135,7 @@ class Amqp10ConsumerTest {
             Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                     .until(() -> fixture.deadLettered() == POISON.size() + 3);
             fixture.awaitMessages(fixture.deadLetterQueue, POISON.size(), Duration.ofSeconds(30));
-            assertThat(letters.list(100).stream().collect(Collectors.toMap(DeadLetterQueue.Kind::kind,
-                    DeadLetterQueue.Kind::count))).isEqualTo(kinds);
+            assertThat(DeadLetterQueue.byKind(letters.list(100))).isEqualTo(kinds);
         }
     }
 

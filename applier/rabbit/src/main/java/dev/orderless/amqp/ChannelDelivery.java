@@ -2,6 +2,7 @@ package dev.orderless.amqp;
 
 import com.rabbitmq.client.Channel;
 import dev.orderless.amqp.internal.DeadLetterFields;
+import dev.orderless.amqp.internal.LetterSubject;
 import dev.orderless.amqp.internal.Delivery;
 import java.io.IOException;
 import java.util.Optional;
@@ -55,9 +56,12 @@ final class ChannelDelivery implements Delivery {
     }
 
     @Override
-    public CompletionStage<Void> deadLetter(String kind, String reason) {
-        // the kind travels with the message, so any recoverer's letter carries it (DeadLetterQueue sorts by it)
+    public CompletionStage<Void> deadLetter(String kind, String reason, LetterSubject subject) {
+        // the kind and the subject travel with the message, so any recoverer's letter carries them (DeadLetterQueue
+        // sorts by kind and groups by reason, naming the entities)
         message.getMessageProperties().setHeader(DeadLetterFields.REASON_KIND, kind);
+        subject.entity().ifPresent(entity -> message.getMessageProperties().setHeader(DeadLetterFields.ENTITY, entity));
+        subject.seq().ifPresent(seq -> message.getMessageProperties().setHeader(DeadLetterFields.SEQ, seq));
         CompletableFuture<Void> sent;
         try {
             sent = recoverer.recover(message, channel, reason).toCompletableFuture();

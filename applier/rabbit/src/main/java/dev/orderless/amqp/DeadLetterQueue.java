@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeoutException;
@@ -107,27 +108,70 @@ public final class DeadLetterQueue {
         }
     }
 
-    /** Letters of one kind: how many were seen, and up to three of their reasons. */
-    public record Kind(String kind, long count, List<String> samples) {
+    /**
+     * Letters of one kind that failed for one reason, whatever entity each held: how many were seen, the reason
+     * as the first of them carries it, and up to three of their entities (those the letters name).
+     */
+    public record Group(String kind, String reason, long count, List<String> entities) {
     }
 
     /** What a replay did: letters sent back, and letters refused (with why), by kind. */
     public record Replay(long replayed, Map<String, Long> refused) {
     }
 
-    /** The kinds among the first {@code max} letters, most frequent first. */
-    public List<Kind> list(int max) {
-        Map<String, List<String>> reasons = new LinkedHashMap<>();
+    /**
+     * The letters among the first {@code max}, grouped by kind and reason (the entity and seq each names set
+     * aside: {@link ReasonShape}), most frequent first.
+     */
+    public List<Group> list(int max) {
+        Map<List<String>, GroupCount> groups = new LinkedHashMap<>();
         onChannel(channel -> walk(channel, Optional.empty(), max, letter -> {
-            reasons.computeIfAbsent(kindOf(letter.getProps()), k -> new ArrayList<>())
-                    .add(field(letter.getProps(), DeadLetterFields.REASON).orElseGet(() -> brokerReason(letter.getProps())));
+            AMQP.BasicProperties props = letter.getProps();
+            String reason = field(props, DeadLetterFields.REASON).orElseGet(() -> brokerReason(props));
+            Optional<String> entity = field(props, DeadLetterFields.ENTITY);
+            OptionalLong seq = field(props, DeadLetterFields.SEQ).flatMap(DeadLetterQueue::whole)
+                    .map(OptionalLong::of).orElse(OptionalLong.empty());
+            String kind = kindOf(props);
+            groups.computeIfAbsent(List.of(kind, ReasonShape.of(reason, entity, seq)), k -> new GroupCount(kind, reason))
+                    .add(entity);
             return true;   // closing the channel hands every letter back
         }));
-        List<Kind> kinds = new ArrayList<>();
-        reasons.forEach((kind, all) -> kinds.add(new Kind(kind, all.size(), List.copyOf(all.subList(0, Math.min(3,
-                all.size()))))));
-        kinds.sort((a, b) -> Long.compare(b.count(), a.count()));
-        return kinds;
+        List<Group> listed = new ArrayList<>();
+        groups.values().forEach(group -> listed.add(group.group()));
+        listed.sort((a, b) -> Long.compare(b.count(), a.count()));
+        return listed;
+    }
+
+    /** How many letters of each kind {@code groups} hold, most frequent first. */
+    public static Map<String, Long> byKind(List<Group> groups) {
+        Map<String, Long> kinds = new HashMap<>();
+        groups.forEach(group -> kinds.merge(group.kind(), group.count(), Long::sum));
+        Map<String, Long> sorted = new LinkedHashMap<>();
+        kinds.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()
+                .thenComparing(Map.Entry.comparingByKey())).forEach(e -> sorted.put(e.getKey(), e.getValue()));
+        return sorted;
+    }
+
+    /** A group as it is counted: its first reason, and its first three entities. */
+    private static final class GroupCount {
+        private final String kind;
+        private final String reason;
+        private final java.util.Set<String> entities = new java.util.LinkedHashSet<>();
+        private long count;
+
+        GroupCount(String kind, String reason) {
+            this.kind = kind;
+            this.reason = reason;
+        }
+
+        void add(Optional<String> entity) {
+            count++;
+            entity.filter(e -> entities.size() < 3).ifPresent(entities::add);
+        }
+
+        Group group() {
+            return new Group(kind, reason, count, List.copyOf(entities));
+        }
     }
 
     /**
@@ -274,7 +318,7 @@ public final class DeadLetterQueue {
         Map<String, Object> headers = props.getHeaders() == null ? new HashMap<>() : new HashMap<>(props.getHeaders());
         // a replayed message fails afresh or not at all: a reason it carried would be taken for its next one
         for (String field : new String[] {DeadLetterFields.REASON, DeadLetterFields.REASON_KIND,
-                DeadLetterFields.EXCEPTION_MESSAGE}) {
+                DeadLetterFields.EXCEPTION_MESSAGE, DeadLetterFields.ENTITY, DeadLetterFields.SEQ}) {
             headers.remove(field);
             headers.remove(DeadLetterFields.annotation(field));
         }
@@ -307,6 +351,14 @@ public final class DeadLetterQueue {
     private static Optional<String> header(AMQP.BasicProperties props, String name) {
         Object value = props.getHeaders() == null ? null : props.getHeaders().get(name);
         return value == null ? Optional.empty() : Optional.of(value.toString());
+    }
+
+    private static Optional<Long> whole(String text) {
+        try {
+            return Optional.of(Long.parseLong(text));
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
     }
 
     private static Optional<Instant> instant(String text) {

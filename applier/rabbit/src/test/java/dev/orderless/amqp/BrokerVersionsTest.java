@@ -130,7 +130,7 @@ class BrokerVersionsTest {
             channel.basicNack(letter.getEnvelope().getDeliveryTag(), false, true);
         }
         DeadLetterQueue letters = DeadLetterQueue.of(cf, queue, queue + ".dlq");
-        assertThat(letters.list(10)).extracting(DeadLetterQueue.Kind::kind)
+        assertThat(letters.list(10)).extracting(DeadLetterQueue.Group::kind)
                 .as("a letter the broker moved itself has no orderless reason").containsExactly(DeadLetterQueue.UNKNOWN_KIND);
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> messagesIn(queue + ".dlq") == 1);
 

@@ -24,6 +24,36 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
 class DeadLetterQueueTest {
 
     @Test
+    void letters_that_failed_for_one_reason_are_listed_as_one_group_naming_their_entities(ConnectionFactory cf,
+                                                                                          MongoDatabase db) throws Exception {
+        try (ConsumerFixture fixture = new ConsumerFixture(cf, db, "groups")) {
+            OperationConsumer consumer = fixture.start(fixture.options(1).withMaxMessageBytes(200));
+            List<byte[]> bodies = new ArrayList<>();
+            for (String entity : List.of("p1", "p2", "p3", "p4")) {
+                bodies.add(("{\"entity\":\"" + entity + "\",\"op\":\"delete\"}").getBytes(StandardCharsets.UTF_8));
+            }
+            bodies.add("{\"entity\":\"p5\",\"seq\":7,\"op\":\"upsert\"}".getBytes(StandardCharsets.UTF_8));
+            bodies.add(("{\"entity\":\"p6\",\"seq\":8,\"pad\":\"" + "x".repeat(300) + "\"}").getBytes(StandardCharsets.UTF_8));
+            fixture.publishRaw(bodies);
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 6);
+            consumer.close();
+
+            List<DeadLetterQueue.Group> groups = DeadLetterQueue.of(cf, fixture.queue, fixture.deadLetterQueue).list(100);
+
+            assertThat(groups).hasSize(3);
+            assertThat(groups.get(0)).satisfies(missingSeq -> {
+                assertThat(missingSeq.kind()).isEqualTo("bad_input");
+                assertThat(missingSeq.count()).isEqualTo(4);
+                assertThat(missingSeq.reason()).startsWith("missing 'seq' (entity 'p");
+                assertThat(missingSeq.entities()).as("three of the four").hasSize(3).allMatch(e -> e.matches("p[1-4]"));
+            });
+            assertThat(groups.subList(1, 3)).extracting(DeadLetterQueue.Group::kind, DeadLetterQueue.Group::entities)
+                    .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("bad_input", List.of("p5")),
+                            org.assertj.core.groups.Tuple.tuple("oversized", List.of("p6")));
+        }
+    }
+
+    @Test
     void letters_are_listed_by_kind_replayed_by_kind_and_refused_past_the_grace(ConnectionFactory cf, MongoDatabase db)
             throws Exception {
         try (ConsumerFixture fixture = new ConsumerFixture(cf, db, "dlq")) {
@@ -41,9 +71,8 @@ class DeadLetterQueueTest {
             consumer.close();
             DeadLetterQueue letters = DeadLetterQueue.of(cf, fixture.queue, fixture.deadLetterQueue);
 
-            assertThat(letters.list(100)).extracting(DeadLetterQueue.Kind::kind, DeadLetterQueue.Kind::count)
-                    .containsExactly(org.assertj.core.groups.Tuple.tuple("bad_input", 3L),
-                            org.assertj.core.groups.Tuple.tuple("oversized", 2L));
+            assertThat(DeadLetterQueue.byKind(letters.list(100))).containsExactly(Map.entry("bad_input", 3L),
+                    Map.entry("oversized", 2L));
             Awaitility.await("listing hands every letter back").atMost(Duration.ofSeconds(10))
                     .until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 5);
 
@@ -91,9 +120,9 @@ class DeadLetterQueueTest {
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 2);
             old.close();
             DeadLetterQueue letters = DeadLetterQueue.of(cf, fixture.queue, fixture.deadLetterQueue);
-            assertThat(letters.list(10)).singleElement().satisfies(kind -> {
-                assertThat(kind.kind()).isEqualTo("unknown_field");
-                assertThat(kind.samples().get(0)).contains("field 'carrier' is not a declared register");
+            assertThat(letters.list(10)).singleElement().satisfies(group -> {
+                assertThat(group.kind()).isEqualTo("unknown_field");
+                assertThat(group.reason()).contains("field 'carrier' is not a declared register");
             });
 
             fixture.start(dev.orderless.apply.GuardedApplier.create(entities, after), fixture.options(1));
@@ -132,10 +161,9 @@ class DeadLetterQueueTest {
 
             Awaitility.await("one bad_input letter left").atMost(Duration.ofSeconds(10))
                     .until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 1 && fixture.messagesIn(parking) == 2);
-            assertThat(letters.list(10)).extracting(DeadLetterQueue.Kind::kind).containsExactly("bad_input");
-            assertThat(DeadLetterQueue.of(cf, fixture.queue, parking).list(10))
-                    .extracting(DeadLetterQueue.Kind::kind, DeadLetterQueue.Kind::count)
-                    .containsExactly(org.assertj.core.groups.Tuple.tuple("oversized", 2L));
+            assertThat(DeadLetterQueue.byKind(letters.list(10))).containsOnlyKeys("bad_input");
+            assertThat(DeadLetterQueue.byKind(DeadLetterQueue.of(cf, fixture.queue, parking).list(10)))
+                    .containsExactly(Map.entry("oversized", 2L));
             new org.springframework.amqp.rabbit.core.RabbitAdmin(cf).deleteQueue(parking);
         }
     }

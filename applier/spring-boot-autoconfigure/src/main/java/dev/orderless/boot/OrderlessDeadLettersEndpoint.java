@@ -6,6 +6,7 @@ import dev.orderless.amqp.QueueTopology;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -64,7 +65,9 @@ public final class OrderlessDeadLettersEndpoint {
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("queue", options.queue());
         view.put("deadLetterQueue", options.deadLetterQueue());
-        view.put("kinds", letters.list(limit));
+        List<DeadLetterQueue.Group> groups = letters.list(limit);
+        view.put("kinds", DeadLetterQueue.byKind(groups));
+        view.put("groups", groups);
         String parking = QueueTopology.parkingQueue(options.deadLetterQueue());
         view.put("parkingQueue", parking);
         if (new RabbitAdmin(connectionFactory).getQueueProperties(parking) != null) {

@@ -90,17 +90,17 @@ public final class ApplyingHandler {
         byte[] body = delivery.body();
         if (body.length > options.maxMessageBytes()) {
             deadLetter(delivery, DeadLetterReason.OVERSIZED,
-                    "oversized: " + body.length + " bytes, limit " + options.maxMessageBytes());
+                    "oversized: " + body.length + " bytes, limit " + options.maxMessageBytes(), LetterSubject.peek(body));
             return Optional.empty();
         }
         Operation op;
         try {
             op = decoder.decode(body);
         } catch (InvalidInputException e) {
-            deadLetter(delivery, DeadLetterReason.of(e.kind()), e.reason());
+            deadLetter(delivery, DeadLetterReason.of(e.kind()), e.reason(), LetterSubject.peek(body));
             return Optional.empty();
         } catch (RuntimeException e) {
-            deadLetter(delivery, DeadLetterReason.BAD_INPUT, "undecodable: " + e);
+            deadLetter(delivery, DeadLetterReason.BAD_INPUT, "undecodable: " + e, LetterSubject.peek(body));
             return Optional.empty();
         }
         observations.operation(op.entity(), op.seq());   // outside the try: its failure is not the message's
@@ -136,7 +136,7 @@ public final class ApplyingHandler {
                 settleOutcome(delivery, op, outcome);
                 return;
             } catch (CannotApplyException e) {
-                refuse(delivery, e);
+                refuse(delivery, op, e);
                 return;
             } catch (InvalidConfigurationException e) {
                 // the same for every message: hold it, like an outage, and say what to fix
@@ -162,7 +162,7 @@ public final class ApplyingHandler {
             if (hold.heldTooLong(failure)) {
                 deadLetter(delivery, DeadLetterReason.HELD_TOO_LONG, "held too long: '" + op.entity()
                         + "' seq " + op.seq() + " failed for " + hold.heldSeconds() + " s while MongoDB served others;"
-                        + " last error: " + failure.getMessage());
+                        + " last error: " + failure.getMessage(), LetterSubject.of(op));
                 return;
             }
             log.warn("'{}' seq {} not applied, retry {} after a pause: {}", op.entity(), op.seq(), attempt,
@@ -186,18 +186,18 @@ public final class ApplyingHandler {
     void settleOutcome(Delivery delivery, Operation op, Outcome outcome) {
         if (outcome.needsDeadLetter()) {
             deadLetter(delivery, DeadLetterReason.BEYOND_HORIZON, outcome.tag() + " (entity '"
-                    + op.entity() + "', seq " + op.seq() + "): older than the tombstone grace period");
+                    + op.entity() + "', seq " + op.seq() + "): older than the tombstone grace period", LetterSubject.of(op));
         } else {
             accept(delivery, op, outcome);
         }
     }
 
     /** An operation MongoDB can never apply: dead-letter it with its reason. */
-    void refuse(Delivery delivery, CannotApplyException e) {
+    void refuse(Delivery delivery, Operation op, CannotApplyException e) {
         if (e.kind() == CannotApplyException.Kind.NO_PROGRESS) {
             holdClock.completed();   // MongoDB answered; bad input and too large may not have reached it
         }
-        deadLetter(delivery, DeadLetterReason.of(e.kind()), e.reason());
+        deadLetter(delivery, DeadLetterReason.of(e.kind()), e.reason(), LetterSubject.of(op));
     }
 
     /** MongoDB answered for this consumer: what the hold clock counts as "serving". */
@@ -213,11 +213,11 @@ public final class ApplyingHandler {
      * Hands the delivery to the dead-letter queue and goes on; it is counted once the letter is safe, or
      * handed back if it could not be sent (possibly later, from another thread).
      */
-    private void deadLetter(Delivery delivery, DeadLetterReason category, String reason) {
+    private void deadLetter(Delivery delivery, DeadLetterReason category, String reason, LetterSubject subject) {
         observations.outcome("dead_lettered");
         CompletableFuture<Void> settled;
         try {
-            settled = delivery.deadLetter(category.tag(), reason).toCompletableFuture();
+            settled = delivery.deadLetter(category.tag(), reason, subject).toCompletableFuture();
         } catch (RuntimeException e) {
             settled = CompletableFuture.failedFuture(e);
         }

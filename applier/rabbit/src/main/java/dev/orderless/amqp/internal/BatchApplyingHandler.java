@@ -89,7 +89,7 @@ public final class BatchApplyingHandler {
                     single.mongoAnswered();
                     in(observed.get(i), () -> single.settleOutcome(message, done.op(), done.outcome()));
                 } else if (result instanceof BatchResult.Refused refused) {
-                    in(observed.get(i), () -> single.refuse(message, refused.reason()));
+                    in(observed.get(i), () -> single.refuse(message, refused.op(), refused.reason()));
                 } else {
                     failed.add(i);
                 }

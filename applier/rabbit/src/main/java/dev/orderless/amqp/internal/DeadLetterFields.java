@@ -14,6 +14,10 @@ public final class DeadLetterFields {
     public static final String REASON = "x-orderless-reason";
     /** The reason's kind: {@code bad_input}, {@code oversized}, {@code held_too_long}, ... */
     public static final String REASON_KIND = "x-orderless-reason-kind";
+    /** The entity of the operation the letter held, where it is known ({@link LetterSubject}). */
+    public static final String ENTITY = "x-orderless-entity";
+    /** The seq of the operation the letter held, where it is known, as a long. */
+    public static final String SEQ = "x-orderless-seq";
     /** How many times {@code DeadLetterQueue} replayed the letter. */
     public static final String REPLAY_COUNT = "x-orderless-replay-count";
     /** The queue it was dead-lettered from. */

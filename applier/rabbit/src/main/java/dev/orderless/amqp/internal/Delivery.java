@@ -31,9 +31,9 @@ public interface Delivery {
     void requeue() throws IOException;
 
     /**
-     * Moves it to the dead-letter queue with its reason's {@code kind} ({@code bad_input}, ...) and the one-line
-     * {@code reason}. Completes once the letter is there and this delivery settled (possibly later, from another
+     * Moves it to the dead-letter queue with its reason's {@code kind} ({@code bad_input}, ...), the one-line
+     * {@code reason}, and whose operation it held, as far as that is known ({@code subject}). Completes once the letter is there and this delivery settled (possibly later, from another
      * thread); exceptionally, saying why, if the message went back to its queue instead, to come again.
      */
-    CompletionStage<Void> deadLetter(String kind, String reason);
+    CompletionStage<Void> deadLetter(String kind, String reason, LetterSubject subject);
 }
