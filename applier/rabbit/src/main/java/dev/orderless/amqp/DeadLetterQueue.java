@@ -286,7 +286,13 @@ public final class DeadLetterQueue {
     }
 
     private void requireQueue(String queue, String otherwise) {
-        if (new RabbitAdmin(connectionFactory).getQueueProperties(queue) == null) {
+        java.util.Properties properties;
+        try {
+            properties = new RabbitAdmin(connectionFactory).getQueueProperties(queue);
+        } catch (org.springframework.amqp.AmqpException e) {
+            throw dev.orderless.amqp.internal.BrokerRefusals.named(connectionFactory, "looking for queue '" + queue + "'", e);
+        }
+        if (properties == null) {
             throw new InvalidConfigurationException(otherwise);
         }
     }
@@ -383,6 +389,9 @@ public final class DeadLetterQueue {
         try (Connection connection = connectionFactory.createConnection();
              Channel channel = connection.getDelegate().createChannel()) {
             return work.run(channel);
+        } catch (org.springframework.amqp.AmqpException e) {
+            throw dev.orderless.amqp.internal.BrokerRefusals.named(connectionFactory,
+                    "reading the dead-letter queue '" + deadLetterQueue + "'", e);
         } catch (IOException | TimeoutException e) {
             throw new TransientException("dead-letter queue '" + deadLetterQueue + "': " + e, e, false);
         } catch (InterruptedException e) {

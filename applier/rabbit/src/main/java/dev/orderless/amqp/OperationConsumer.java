@@ -4,6 +4,7 @@ import dev.orderless.InvalidConfigurationException;
 import dev.orderless.amqp.internal.Applying;
 import dev.orderless.amqp.internal.ApplyingHandler;
 import dev.orderless.amqp.internal.BatchApplyingHandler;
+import dev.orderless.amqp.internal.BrokerRefusals;
 import dev.orderless.amqp.internal.ConsumeObservations;
 import dev.orderless.amqp.internal.ConsumerMetrics;
 import dev.orderless.amqp.internal.RetryPause;
@@ -200,8 +201,12 @@ public final class OperationConsumer implements AutoCloseable {
             if ((decoderSet && decoder == null) || meters == null || observations == null) {
                 throw new InvalidConfigurationException("consumer: decoder, meters and observations must not be null");
             }
-            requireQueue(options.queue());
-            requireQueue(options.deadLetterQueue());
+            try {
+                requireQueue(options.queue());
+                requireQueue(options.deadLetterQueue());
+            } catch (org.springframework.amqp.AmqpException e) {
+                throw BrokerRefusals.named(connectionFactory, "starting the consumer of '" + options.queue() + "'", e);
+            }
             CountDownLatch stop = new CountDownLatch(1);
             DeadLetterPublisher publisher = recoverer != null ? null : deadLetterPublisher();
             try {

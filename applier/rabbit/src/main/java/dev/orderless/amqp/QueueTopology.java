@@ -59,7 +59,7 @@ public final class QueueTopology {
                                    boolean rabbitMq, Optional<Duration> deadLetterTtl) {
         RabbitAdmin admin = new RabbitAdmin(connectionFactory);
         for (Queue each : declarables(queue, deadLetterQueue, rabbitMq, deadLetterTtl).getDeclarablesByType(Queue.class)) {
-            declare(admin, each);
+            declare(connectionFactory, admin, each);
         }
         return new Declared(queue, deadLetterQueue, rabbitMq);
     }
@@ -108,24 +108,17 @@ public final class QueueTopology {
             Object product = server.get("product");
             return product != null && product.toString().toLowerCase(java.util.Locale.ROOT).contains("rabbitmq");
         } catch (AmqpException e) {
-            java.util.Optional<String> configuration = BrokerRefusals.configurationProblem(e);
-            if (configuration.isPresent()) {
-                throw new InvalidConfigurationException(configuration.get(), e);
-            }
-            throw e;
+            throw BrokerRefusals.named(connectionFactory, "asking which broker it is", e);
         }
     }
 
-    private static void declare(RabbitAdmin admin, Queue queue) {
+    private static void declare(ConnectionFactory connectionFactory, RabbitAdmin admin, Queue queue) {
         try {
             admin.declareQueue(queue);
         } catch (AmqpException e) {
-            java.util.Optional<String> configuration = BrokerRefusals.configurationProblem(e);
-            if (configuration.isPresent()) {
-                throw new InvalidConfigurationException(configuration.get(), e);
-            }
-            if (!refusedByTheBroker(e)) {
-                throw e;   // the broker did not answer (refused, timed out, cut): nothing to say about the queue
+            if (BrokerRefusals.configurationProblem(e).isPresent() || !refusedByTheBroker(e)) {
+                // refused the connection, or did not answer (refused, timed out, cut): nothing to say about the queue
+                throw BrokerRefusals.named(connectionFactory, "declaring queue '" + queue.getName() + "'", e);
             }
             throw new InvalidConfigurationException("queue '" + queue.getName() + "' could not be declared with "
                     + queue.getArguments() + " (" + rootMessage(e) + "); if it exists with other arguments, which"

@@ -4,8 +4,15 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.AuthenticationFailureException;
 import com.rabbitmq.client.PossibleAuthenticationFailureException;
 import com.rabbitmq.client.ShutdownSignalException;
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.TransientException;
 import java.util.Optional;
 import org.springframework.amqp.AmqpAuthenticationException;
+import org.springframework.amqp.AmqpConnectException;
+import org.springframework.amqp.AmqpException;
+import org.springframework.amqp.AmqpIOException;
+import org.springframework.amqp.AmqpTimeoutException;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 
 /**
  * Tells a broker that refused this client (a login, a virtual host: the same answer on every retry, a
@@ -36,6 +43,35 @@ public final class BrokerRefusals {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * A failure to reach or use the broker that {@code factory} names, as one line that says where (host, port,
+     * virtual host), what failed ({@code doing}) and what to check: an {@link InvalidConfigurationException} when
+     * the broker refused the connection (a login, a virtual host, permissions), else a {@link TransientException}
+     * (it did not answer: refused, timed out, cut). Anything else is returned as it is, in neither.
+     */
+    public static RuntimeException named(ConnectionFactory factory, String doing, AmqpException failure) {
+        String where = "RabbitMQ at " + factory.getHost() + ":" + factory.getPort() + " (virtual host '"
+                + factory.getVirtualHost() + "')";
+        Optional<String> refused = configurationProblem(failure);
+        if (refused.isPresent()) {
+            return new InvalidConfigurationException(where + ", " + doing + ": " + refused.get(), failure);
+        }
+        if (failure instanceof AmqpConnectException || failure instanceof AmqpIOException
+                || failure instanceof AmqpTimeoutException) {
+            return new TransientException(where + " cannot be reached (" + message(root(failure)) + "), " + doing
+                    + ": check that it is running, and the connection factory's host, port and virtual host", failure);
+        }
+        return failure;
+    }
+
+    private static Throwable root(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root;
     }
 
     private static String message(Throwable t) {
