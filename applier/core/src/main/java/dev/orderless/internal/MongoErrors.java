@@ -71,6 +71,7 @@ public final class MongoErrors {
     /** The name MongoDB gives the index on {@code _id}. */
     public static final String ID_INDEX = "_id_";
     private static final Pattern DUPLICATE_INDEX = Pattern.compile("index: (\\S+) dup key");
+    private static final Pattern CLUSTER_ADDRESS = Pattern.compile("address=([^,}\\s]+)");
 
     private MongoErrors() {
     }
@@ -130,7 +131,8 @@ public final class MongoErrors {
                     + " (it must be _id) and the write concern", m);
         }
         if (isBackendDown(m, code)) {
-            return new TransientException(what + ": MongoDB unavailable: " + m.getMessage(), m, true);
+            return new TransientException(what + ": MongoDB" + address(m).map(a -> " at " + a).orElse("")
+                    + " unavailable: " + m.getMessage(), m, true);
         }
         if (TOO_LARGE.contains(code)) {
             return new CannotApplyException(CannotApplyException.Kind.TOO_LARGE,
@@ -142,6 +144,18 @@ public final class MongoErrors {
                     + ": MongoDB refuses the write on this document (code " + code + "): " + w.getError().getMessage(), m);
         }
         return new TransientException(what + ": MongoDB failed the operation: " + m.getMessage(), m, false);
+    }
+
+    /**
+     * The server {@code e} names: a socket failure's address, or the first address in the cluster view a
+     * server-selection timeout describes ({@code servers=[{address=host:port, ...}]}).
+     */
+    public static Optional<String> address(MongoException e) {
+        if (e instanceof com.mongodb.MongoSocketException socket && socket.getServerAddress() != null) {
+            return Optional.of(socket.getServerAddress().toString());
+        }
+        Matcher m = CLUSTER_ADDRESS.matcher(e.getMessage() == null ? "" : e.getMessage());
+        return m.find() ? Optional.of(m.group(1)) : Optional.empty();
     }
 
     /** True if {@code e} shows MongoDB unavailable to every operation, not just to this one. */

@@ -64,9 +64,12 @@ public final class Amqp10Consumer implements AutoCloseable {
     private final List<Worker> workers;
     private final CountDownLatch stop;
     private final ConsumerMetrics metrics;
+    private final ApplyingHandler handler;
     private volatile boolean closed;
 
-    private Amqp10Consumer(ConsumerOptions options, List<Worker> workers, CountDownLatch stop, ConsumerMetrics metrics) {
+    private Amqp10Consumer(ConsumerOptions options, List<Worker> workers, CountDownLatch stop, ConsumerMetrics metrics,
+                           ApplyingHandler handler) {
+        this.handler = handler;
         this.options = options;
         this.workers = workers;
         this.stop = stop;
@@ -90,6 +93,14 @@ public final class Amqp10Consumer implements AutoCloseable {
     /** Messages held now: failed once and retried until applied, dead-lettered or handed back. */
     public int holding() {
         return metrics.holding();
+    }
+
+    /**
+     * What it waits for, while it waits: {@code MongoDB: ...} from the first apply that found MongoDB unavailable
+     * until MongoDB answers again; its messages are held meanwhile, nothing is lost.
+     */
+    public java.util.Optional<String> waitingFor() {
+        return handler.waitingFor();
     }
 
     /**
@@ -222,7 +233,7 @@ public final class Amqp10Consumer implements AutoCloseable {
                     + " '{}'{}", options.queue(), options.concurrency(), options.prefetch(), options.batchSize() > 1
                     ? "batches of up to " + options.batchSize() : "one message at a time", options.deadLetterQueue(),
                     history == null ? "" : ", recorded in '" + history.collection().getNamespace().getCollectionName() + "'");
-            return new Amqp10Consumer(options, workers, stop, metrics);
+            return new Amqp10Consumer(options, workers, stop, metrics, handler);
         }
     }
 

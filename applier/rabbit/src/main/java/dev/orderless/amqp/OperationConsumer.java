@@ -17,6 +17,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -54,10 +55,13 @@ public final class OperationConsumer implements AutoCloseable {
     private final DeadLetterPublisher deadLetters;   // null if the builder was given a recoverer
     private final BrokerBlocking ownWatcher;          // null unless this consumer made it
     private final ConsumerMetrics metrics;
+    private final ApplyingHandler handler;
 
     private OperationConsumer(SimpleMessageListenerContainer container, CountDownLatch stop, ConsumerOptions options,
-                              DeadLetterPublisher deadLetters, BrokerBlocking ownWatcher, ConsumerMetrics metrics) {
+                              DeadLetterPublisher deadLetters, BrokerBlocking ownWatcher, ConsumerMetrics metrics,
+                              ApplyingHandler handler) {
         this.metrics = metrics;
+        this.handler = handler;
         this.container = container;
         this.stop = stop;
         this.options = options;
@@ -80,6 +84,15 @@ public final class OperationConsumer implements AutoCloseable {
     /** Messages held now: failed once and retried until applied, dead-lettered or handed back. */
     public int holding() {
         return metrics.holding();
+    }
+
+    /**
+     * What it waits for, while it waits: {@code MongoDB: ...} from the first apply that found MongoDB unavailable
+     * (or refusing writes for a reason of configuration) until MongoDB answers again. Its messages are held
+     * meanwhile, nothing is lost; it consumes, but applies nothing.
+     */
+    public Optional<String> waitingFor() {
+        return handler.waitingFor();
     }
 
     /**
@@ -260,7 +273,7 @@ public final class OperationConsumer implements AutoCloseable {
                     options.concurrency(), options.prefetch(), options.batchSize() > 1 ? "batches of up to "
                     + options.batchSize() : "one message at a time", options.deadLetterQueue(),
                     history == null ? "" : ", recorded in '" + history.collection().getNamespace().getCollectionName() + "'");
-            return new OperationConsumer(container, stop, options, publisher, ownWatcher, metrics);
+            return new OperationConsumer(container, stop, options, publisher, ownWatcher, metrics, handler);
         }
 
         private SimpleMessageListenerContainer container() {

@@ -93,6 +93,30 @@ class MongoOutageTest {
     }
 
     @Test
+    void a_consumer_whose_mongodb_is_down_says_it_waits_for_mongodb_naming_its_address_until_it_answers(ConnectionFactory cf)
+            throws Exception {
+        List<Operation> history = Histories.operations(Histories.steps(new Random(11), 30, 30, 5), "w");
+
+        try (ConsumerFixture fixture = new ConsumerFixture(cf, db.getCollection("entities", BsonDocument.class), "wait")) {
+            proxy.cut();
+            OperationConsumer consumer = fixture.start(fixture.options(2).withBackoff(Backoff.of(Duration.ofMillis(200),
+                    Duration.ofSeconds(1))));
+            assertThat(consumer.waitingFor()).as("nothing failed yet").isEmpty();
+            fixture.publish(history);
+
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> consumer.waitingFor().isPresent());
+            assertThat(consumer.waitingFor().orElseThrow()).startsWith("MongoDB: ")
+                    .contains("MongoDB at 127.0.0.1:" + proxy.port() + " unavailable");
+            assertThat(fixture.acked() + fixture.deadLettered()).as("held, not lost").isZero();
+            proxy.restore();
+
+            fixture.awaitHandled(history.size(), Duration.ofMinutes(1));
+            assertThat(consumer.waitingFor()).as("MongoDB answered").isEmpty();
+            fixture.assertConverged(history);
+        }
+    }
+
+    @Test
     void stopping_while_mongodb_is_down_hands_the_messages_back(ConnectionFactory cf) throws Exception {
         List<Operation> history = Histories.operations(Histories.steps(new Random(7), 50, 50, 10), "d");
 

@@ -49,10 +49,12 @@ public final class ApplyingHandler {
     private final RetryPause retryPause;
     private final HoldClock holdClock;
     private final ConsumeObservations observations;
+    private final MongoWait mongoWait;
 
     public ApplyingHandler(GuardedApplier applier, Applying applying, OperationDecoder decoder, ConsumerOptions options,
                            ConsumerMetrics metrics, RetryPause retryPause, ConsumeObservations observations) {
         this.observations = observations;
+        this.mongoWait = new MongoWait(options.queue());
         this.holdClock = new HoldClock(applier::answersWrites, options.maxHold());
         this.applying = applying;
         this.decoder = decoder;
@@ -132,7 +134,7 @@ public final class ApplyingHandler {
             TransientException failure;
             try {
                 Outcome outcome = observations.apply(() -> applying.apply(op));
-                holdClock.completed();
+                mongoAnswered();
                 settleOutcome(delivery, op, outcome);
                 return;
             } catch (CannotApplyException e) {
@@ -141,6 +143,7 @@ public final class ApplyingHandler {
             } catch (InvalidConfigurationException e) {
                 // the same for every message: hold it, like an outage, and say what to fix
                 hold.down();
+                mongoWait.unavailable("it refuses writes for a reason of configuration: " + e.getMessage());
                 heldFrom(held);
                 metrics.retried();
                 log.error("'{}' seq {} not applied, MongoDB refuses it for a reason of configuration; holding it,"
@@ -152,6 +155,9 @@ public final class ApplyingHandler {
                 continue;
             } catch (TransientException e) {
                 failure = e;
+                if (e.backendDown()) {
+                    mongoWait.unavailable(e.getMessage());
+                }
             } catch (RuntimeException e) {
                 log.error("'{}' seq {} not applied: unexpected {}; treated as transient", op.entity(), op.seq(),
                         e.toString(), e);
@@ -165,8 +171,14 @@ public final class ApplyingHandler {
                         + " last error: " + failure.getMessage(), LetterSubject.of(op));
                 return;
             }
-            log.warn("'{}' seq {} not applied, retry {} after a pause: {}", op.entity(), op.seq(), attempt,
-                    failure.getMessage());
+            if (failure.backendDown()) {
+                // said once for the consumer (MongoWait), not for every message it holds
+                log.debug("'{}' seq {} not applied, retry {} after a pause: {}", op.entity(), op.seq(), attempt,
+                        failure.getMessage());
+            } else {
+                log.warn("'{}' seq {} not applied, retry {} after a pause: {}", op.entity(), op.seq(), attempt,
+                        failure.getMessage());
+            }
             if (!retryPause.pause(attempt)) {
                 requeue(delivery, op);
                 return;
@@ -195,14 +207,20 @@ public final class ApplyingHandler {
     /** An operation MongoDB can never apply: dead-letter it with its reason. */
     void refuse(Delivery delivery, Operation op, CannotApplyException e) {
         if (e.kind() == CannotApplyException.Kind.NO_PROGRESS) {
-            holdClock.completed();   // MongoDB answered; bad input and too large may not have reached it
+            mongoAnswered();   // MongoDB answered; bad input and too large may not have reached it
         }
         deadLetter(delivery, DeadLetterReason.of(e.kind()), e.reason(), LetterSubject.of(op));
     }
 
-    /** MongoDB answered for this consumer: what the hold clock counts as "serving". */
+    /** MongoDB answered for this consumer: what the hold clock counts as "serving", and the end of a wait. */
     void mongoAnswered() {
         holdClock.completed();
+        mongoWait.answered();
+    }
+
+    /** What this consumer waits for, while it waits for MongoDB ({@link MongoWait}). */
+    public java.util.Optional<String> waitingFor() {
+        return mongoWait.waitingFor();
     }
 
     boolean stopping() {
