@@ -40,60 +40,113 @@ public final class QueueTopology {
     private QueueTopology() {
     }
 
+    /** Which kind of work queue to declare. */
+    public enum QueueType {
+        /**
+         * A quorum queue, on RabbitMQ: a delivery limit of {@value #DELIVERY_LIMIT} and the broker's own dead-lettering
+         * ({@code x-dead-letter-exchange}) to the dead-letter queue, for a message that keeps crashing consumers.
+         */
+        QUORUM,
+        /** A classic durable queue, for any AMQP 0-9-1 broker: dead letters are the consumer's own republish. */
+        CLASSIC;
+
+        /** The type for a broker that is RabbitMQ ({@link #QUORUM}) or not ({@link #CLASSIC}). */
+        public static QueueType forBroker(boolean rabbitMq) {
+            return rabbitMq ? QUORUM : CLASSIC;
+        }
+    }
+
     /** What was declared. */
-    public record Declared(String queue, String deadLetterQueue, boolean quorum) {
+    public record Declared(String queue, String deadLetterQueue, QueueType type) {
+        /** @deprecated use {@link #type()} */
+        @Deprecated
+        public boolean quorum() {
+            return type == QueueType.QUORUM;
+        }
     }
 
-    /** Declares both queues, detecting whether the broker is RabbitMQ. */
+    /** Declares both queues: a quorum work queue where the broker is RabbitMQ (it asks), a classic one elsewhere. */
     public static Declared declare(ConnectionFactory connectionFactory, String queue, String deadLetterQueue) {
-        return declare(connectionFactory, queue, deadLetterQueue, isRabbitMq(connectionFactory));
+        return declare(connectionFactory, queue, deadLetterQueue, QueueType.forBroker(isRabbitMq(connectionFactory)));
     }
 
+    /** Declares both queues, the work queue of {@code type}. */
     public static Declared declare(ConnectionFactory connectionFactory, String queue, String deadLetterQueue,
-                                   boolean rabbitMq) {
-        return declare(connectionFactory, queue, deadLetterQueue, rabbitMq, Optional.empty());
+                                   QueueType type) {
+        return declare(connectionFactory, queue, deadLetterQueue, type, Optional.empty());
     }
 
-    /** As {@link #declare(ConnectionFactory, String, String, boolean)}, parking letters older than {@code deadLetterTtl}. */
+    /** As {@link #declare(ConnectionFactory, String, String, QueueType)}, parking letters older than {@code deadLetterTtl}. */
     public static Declared declare(ConnectionFactory connectionFactory, String queue, String deadLetterQueue,
-                                   boolean rabbitMq, Optional<Duration> deadLetterTtl) {
+                                   QueueType type, Optional<Duration> deadLetterTtl) {
         RabbitAdmin admin = new RabbitAdmin(connectionFactory);
-        for (Queue each : declarables(queue, deadLetterQueue, rabbitMq, deadLetterTtl).getDeclarablesByType(Queue.class)) {
+        for (Queue each : declarables(queue, deadLetterQueue, type, deadLetterTtl).getDeclarablesByType(Queue.class)) {
             declare(connectionFactory, admin, each);
         }
-        return new Declared(queue, deadLetterQueue, rabbitMq);
+        return new Declared(queue, deadLetterQueue, type);
+    }
+
+    /** @deprecated name the queue type: {@link #declare(ConnectionFactory, String, String, QueueType)} */
+    @Deprecated
+    public static Declared declare(ConnectionFactory connectionFactory, String queue, String deadLetterQueue,
+                                   boolean rabbitMq) {
+        return declare(connectionFactory, queue, deadLetterQueue, QueueType.forBroker(rabbitMq));
+    }
+
+    /** @deprecated name the queue type: {@link #declare(ConnectionFactory, String, String, QueueType, Optional)} */
+    @Deprecated
+    public static Declared declare(ConnectionFactory connectionFactory, String queue, String deadLetterQueue,
+                                   boolean rabbitMq, Optional<Duration> deadLetterTtl) {
+        return declare(connectionFactory, queue, deadLetterQueue, QueueType.forBroker(rabbitMq), deadLetterTtl);
     }
 
     /**
      * The same two queues, dead-letter queue first, for a {@code RabbitAdmin} to declare (a Spring
      * application's {@code Declarables} bean).
      */
-    public static Declarables declarables(String queue, String deadLetterQueue, boolean rabbitMq) {
-        return declarables(queue, deadLetterQueue, rabbitMq, Optional.empty());
+    public static Declarables declarables(String queue, String deadLetterQueue, QueueType type) {
+        return declarables(queue, deadLetterQueue, type, Optional.empty());
     }
 
     /**
-     * As {@link #declarables(String, String, boolean)}; with a dead-letter TTL on RabbitMQ, the parking queue
-     * first and the dead-letter queue's letters moving there once older than the TTL.
+     * As {@link #declarables(String, String, QueueType)}; with a dead-letter TTL on a quorum queue, the parking
+     * queue first and the dead-letter queue's letters moving there once older than the TTL.
      */
-    public static Declarables declarables(String queue, String deadLetterQueue, boolean rabbitMq,
+    public static Declarables declarables(String queue, String deadLetterQueue, QueueType type,
                                           Optional<Duration> deadLetterTtl) {
+        if (type == null) {
+            throw new InvalidConfigurationException("queue topology: type must be QUORUM or CLASSIC, was null");
+        }
         if (deadLetterTtl.isPresent() && (deadLetterTtl.get().isNegative() || deadLetterTtl.get().isZero()
                 || deadLetterTtl.get().toMillis() > MAX_TTL_MILLIS)) {
             throw new InvalidConfigurationException("dead-letter TTL must be positive and at most " + MAX_TTL_MILLIS
                     + " ms (RabbitMQ's limit, about 49 days), was " + deadLetterTtl.get());
         }
-        Queue work = rabbitMq
+        boolean quorum = type == QueueType.QUORUM;
+        Queue work = quorum
                 ? QueueBuilder.durable(queue).quorum().deliveryLimit(DELIVERY_LIMIT)
                         .deadLetterExchange("").deadLetterRoutingKey(deadLetterQueue).build()
                 : QueueBuilder.durable(queue).build();
-        if (deadLetterTtl.isEmpty() || !rabbitMq) {
+        if (deadLetterTtl.isEmpty() || !quorum) {
             return new Declarables(QueueBuilder.durable(deadLetterQueue).build(), work);
         }
         Queue parking = QueueBuilder.durable(parkingQueue(deadLetterQueue)).build();
         Queue dlq = QueueBuilder.durable(deadLetterQueue).withArgument("x-message-ttl", deadLetterTtl.get().toMillis())
                 .deadLetterExchange("").deadLetterRoutingKey(parkingQueue(deadLetterQueue)).build();
         return new Declarables(parking, dlq, work);
+    }
+
+    /** @deprecated name the queue type: {@link #declarables(String, String, QueueType)} */
+    @Deprecated
+    public static Declarables declarables(String queue, String deadLetterQueue, boolean rabbitMq) {
+        return declarables(queue, deadLetterQueue, QueueType.forBroker(rabbitMq));
+    }
+
+    /** @deprecated name the queue type: {@link #declarables(String, String, QueueType, Optional)} */
+    @Deprecated
+    public static Declarables declarables(String queue, String deadLetterQueue, boolean rabbitMq,
+                                          Optional<Duration> deadLetterTtl) {
+        return declarables(queue, deadLetterQueue, QueueType.forBroker(rabbitMq), deadLetterTtl);
     }
 
     /** Where letters of {@code deadLetterQueue} are parked: kept, never replayed by themselves. */

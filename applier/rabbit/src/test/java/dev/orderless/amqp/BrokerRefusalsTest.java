@@ -19,7 +19,7 @@ class BrokerRefusalsTest {
     void a_wrong_password_fails_the_declaration_naming_the_login(RabbitBackend rabbit) {
         CachingConnectionFactory cf = factory(rabbit, "guest", "wrong", vhostOf(rabbit));
         try {
-            assertThatThrownBy(() -> QueueTopology.declare(cf, "refusals", "refusals.dlq", false,
+            assertThatThrownBy(() -> QueueTopology.declare(cf, "refusals", "refusals.dlq", QueueTopology.QueueType.CLASSIC,
                     java.util.Optional.empty()))
                     .isInstanceOf(InvalidConfigurationException.class)
                     .hasMessageStartingWith("the broker refused the login")
@@ -37,7 +37,7 @@ class BrokerRefusalsTest {
         String[] user = rabbit.uri().getUserInfo().split(":", 2);
         CachingConnectionFactory cf = factory(rabbit, user[0], user[1], "no-such-vhost");
         try {
-            assertThatThrownBy(() -> QueueTopology.declare(cf, "refusals", "refusals.dlq", false,
+            assertThatThrownBy(() -> QueueTopology.declare(cf, "refusals", "refusals.dlq", QueueTopology.QueueType.CLASSIC,
                     java.util.Optional.empty()))
                     .isInstanceOf(InvalidConfigurationException.class)
                     .hasMessageStartingWith("the broker refused the virtual host")

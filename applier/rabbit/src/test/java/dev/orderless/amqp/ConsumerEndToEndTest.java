@@ -45,7 +45,7 @@ class ConsumerEndToEndTest {
             System.out.printf("[e2e] seed %d: %d ops over 200 entities, %d messages (shuffled, %d duplicates),"
                             + " 4 consumers" + (batch > 1 ? " in batches of " + batch : "") + " on %s queue: applied %.0f, superseded %.0f, duplicate %.0f, dead-lettered %.0f%n",
                     seed, history.size(), delivered.size(), delivered.size() - history.size(),
-                    fixture.topology.quorum() ? "a quorum" : "a classic",
+                    fixture.topology.type() == QueueTopology.QueueType.QUORUM ? "a quorum" : "a classic",
                     fixture.count("orderless.consume.outcomes", "outcome", Outcome.APPLIED.tag()),
                     fixture.count("orderless.consume.outcomes", "outcome", Outcome.SUPERSEDED.tag()),
                     fixture.count("orderless.consume.outcomes", "outcome", Outcome.DUPLICATE.tag()),

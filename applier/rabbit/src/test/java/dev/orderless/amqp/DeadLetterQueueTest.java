@@ -173,7 +173,7 @@ class DeadLetterQueueTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(QueueTopology.isRabbitMq(cf), "TTL parking is declared on RabbitMQ only");
         String queue = RabbitExtension.uniqueQueue("dlq-ttl");
         String dlq = queue + ".dlq";
-        QueueTopology.declare(cf, queue, dlq, true, Optional.of(Duration.ofMillis(300)));
+        QueueTopology.declare(cf, queue, dlq, QueueTopology.QueueType.QUORUM, Optional.of(Duration.ofMillis(300)));
         try {
             new RabbitTemplate(cf).send("", dlq, new Message("a letter".getBytes(StandardCharsets.UTF_8)));
 

@@ -245,7 +245,9 @@ public class OrderlessAutoConfiguration {
             String dlq = consumer.deadLetterQueue() != null ? consumer.deadLetterQueue()
                     : ConsumerOptions.defaultDeadLetterQueue(consumer.queue());
             return QueueTopology.declarables(consumer.queue(), dlq,
-                    consumer.queueType() == OrderlessProperties.QueueType.QUORUM, properties.deadLetterTtl());
+                    consumer.queueType() == OrderlessProperties.QueueType.QUORUM ? QueueTopology.QueueType.QUORUM
+                            : QueueTopology.QueueType.CLASSIC,
+                    properties.deadLetterTtl());
         }
 
         @Bean

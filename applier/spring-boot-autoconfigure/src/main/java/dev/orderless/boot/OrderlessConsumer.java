@@ -163,7 +163,8 @@ public final class OrderlessConsumer implements SmartLifecycle {
                         + " RabbitMQ with orderless.consumer.queue-type auto or quorum; replay still refuses letters"
                         + " older than the grace", options.deadLetterQueue());
             }
-            QueueTopology.declare(connectionFactory, options.queue(), options.deadLetterQueue(), quorum, deadLetterTtl);
+            QueueTopology.declare(connectionFactory, options.queue(), options.deadLetterQueue(),
+                    quorum ? QueueTopology.QueueType.QUORUM : QueueTopology.QueueType.CLASSIC, deadLetterTtl);
             consuming = Optional.of(starter.start());
             if (waiting.isPresent()) {
                 log.info("consumer on '{}' started after: {}", options.queue(), waiting.get());
