@@ -43,6 +43,7 @@ public final class HistoryBaseline {
     private final Counter baselined;
     private final Counter joined;
     private final Counter vouched;
+    private final Counter unreadable;
     private volatile boolean complete;
 
     private HistoryBaseline(History history, LeasedPasses passes) {
@@ -54,6 +55,7 @@ public final class HistoryBaseline {
         this.baselined = taken("baselined");
         this.joined = taken("joined");
         this.vouched = taken("vouched");
+        this.unreadable = taken("unreadable");
     }
 
     private Counter taken(String outcome) {
@@ -141,7 +143,7 @@ public final class HistoryBaseline {
                 if (hold.save(new BsonDocument(COMPLETE, new BsonDateTime(clock.instant().toEpochMilli())))) {
                     complete = true;
                 }
-                return Optional.of(new BaselinePass(0, 0, 0, 0, true));
+                return Optional.of(new BaselinePass(0, 0, 0, 0, 0, true));
             }
             Optional<String> after = saved.filter(p -> p.isString(AFTER)).map(p -> p.getString(AFTER).getValue());
             AtomicReference<String> last = new AtomicReference<>(after.orElse(null));
@@ -168,6 +170,7 @@ public final class HistoryBaseline {
             baselined.increment(done.baselined());
             joined.increment(done.joined());
             vouched.increment(done.vouched());
+            unreadable.increment(done.unreadable());
         });
         return pass;
     }

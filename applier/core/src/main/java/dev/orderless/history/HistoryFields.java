@@ -22,7 +22,8 @@ package dev.orderless.history;
  *   horizon: 1044, state: { ... }, cutoff: ISODate(...), at: ISODate(...),
  *   baseline: { horizon: 1044,                     // the highest seq the live document showed when it was taken
  *               compacted: 0,                      // its _gcFloor then: tombstones up to it were already dropped
- *               v: 7, at: ISODate(...) } }         // its _v, and when it was taken
+ *               v: 7, at: ISODate(...),            // its _v, and when it was taken
+ *               unreadable: "..." } }              // only if the document could not be read: why (nothing taken)
  * </pre>
  * Operation seqs are positive, so seq 0 is free for the folded state, and it sorts first. Without
  * {@code baseline}: a record at or below the horizon recorded before the cutoff was folded (a pass that stopped
@@ -53,6 +54,7 @@ final class HistoryFields {
     static final String BASELINE = "baseline";
     static final String COMPACTED = "compacted";
     static final String LIVE_VERSION = "v";
+    static final String UNREADABLE = "unreadable";
 
     static final String ADD = "add";
     static final String REMOVE = "remove";

@@ -135,8 +135,19 @@ record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, 
         return all;
     }
 
+    /** Why no state of the entity can be told: the baseline could not read its live document, if so. */
+    Optional<String> unreadable() {
+        return baseline.flatMap(Baseline::unreadable).map(why -> "the baseline could not read the live document of '"
+                + entity + "' as an orderless state (" + why + ") and took nothing of it: the history vouches for no"
+                + " state of it until the document is repaired and a baseline pass (History.baseline) takes it in");
+    }
+
     /** Why the state as of {@code seq} cannot be told from the records, if it cannot. */
     Optional<String> unknowableAt(long seq) {
+        Optional<String> unreadable = unreadable();
+        if (unreadable.isPresent()) {
+            return unreadable;
+        }
         if (!late.isEmpty()) {
             return Optional.of(late.size() + " operation(s) of '" + entity + "' (first: seq "
                     + Records.seqOf(late.get(0)) + ") were recorded after retention folded everything up to seq "

@@ -99,6 +99,9 @@ final class Rebuilder {
      * operation recorded and applied in between would look unexplained: the records are read again first.
      */
     private Optional<String> unrestorable(Loaded loaded) {
+        if (loaded.unreadable().isPresent()) {
+            return loaded.unreadable();
+        }
         if (!loaded.unjudged().isEmpty()) {
             return Optional.of(loaded.unjudged().size() + " operation(s) of '" + loaded.entity() + "' (first: seq "
                     + Records.seqOf(loaded.unjudged().get(0)) + ") are below the compaction floor "

@@ -23,6 +23,7 @@ import static dev.orderless.history.HistoryFields.REMOVE;
 import static dev.orderless.history.HistoryFields.SEQ;
 import static dev.orderless.history.HistoryFields.STATE;
 import static dev.orderless.history.HistoryFields.TOMBSTONES;
+import static dev.orderless.history.HistoryFields.UNREADABLE;
 import static dev.orderless.history.HistoryFields.VALUE;
 
 import com.mongodb.client.model.Filters;
@@ -155,9 +156,11 @@ final class Records {
      * {@link #folded} with {@code baseline}, so that reads merge every record at or below its horizon.
      */
     static BsonDocument baseline(EntityState state, long horizon, Baseline baseline, Instant at) {
-        return folded(state, horizon, at, at).append(BASELINE, new BsonDocument(HORIZON, new BsonInt64(baseline.horizon()))
+        BsonDocument found = new BsonDocument(HORIZON, new BsonInt64(baseline.horizon()))
                 .append(COMPACTED, new BsonInt64(baseline.compacted())).append(LIVE_VERSION, new BsonInt64(baseline.version()))
-                .append(AT, new BsonDateTime(baseline.at().toEpochMilli())));
+                .append(AT, new BsonDateTime(baseline.at().toEpochMilli()));
+        baseline.unreadable().ifPresent(why -> found.append(UNREADABLE, new BsonString(why)));
+        return folded(state, horizon, at, at).append(BASELINE, found);
     }
 
     /** {@code record} (a retention pass's new folded state) with the baseline of {@code from}, if it has one. */
@@ -184,7 +187,8 @@ final class Records {
         BsonDocument b = folded.getDocument(BASELINE);
         try {
             return Optional.of(new Baseline(b.getNumber(HORIZON).longValue(), b.getNumber(COMPACTED).longValue(),
-                    b.getNumber(LIVE_VERSION).longValue(), Instant.ofEpochMilli(b.getDateTime(AT).getValue())));
+                    b.getNumber(LIVE_VERSION).longValue(), Instant.ofEpochMilli(b.getDateTime(AT).getValue()),
+                    b.isString(UNREADABLE) ? Optional.of(b.getString(UNREADABLE).getValue()) : Optional.empty()));
         } catch (RuntimeException e) {
             throw new OrderlessException("history record " + folded.getDocument(ID).toJson() + " has a baseline that"
                     + " cannot be read (" + e.getMessage() + "); was it written by something other than orderless?", e);

@@ -108,7 +108,7 @@ class BaselineTest {
     @Test
     void after_the_baseline_the_state_at_or_above_its_horizon_is_the_live_state_with_the_recorded_operations() {
         beforeTheHistory().forEach(applier::apply);
-        assertThat(history.baseline(() -> true)).isEqualTo(new BaselinePass(1, 1, 0, 0, true));
+        assertThat(history.baseline(() -> true)).isEqualTo(new BaselinePass(1, 1, 0, 0, 0, true));
         recording.apply(status(8, "shipped"));
 
         List<Operation> all = plus(beforeTheHistory(), status(8, "shipped"));
@@ -175,7 +175,7 @@ class BaselineTest {
 
         assertThat(history.asOf("order-1", 10)).isInstanceOfSatisfying(Read.Unknowable.class, r ->
                 assertThat(r.reason()).contains("element 'sku-7' of 'items' written by seq 9"));
-        assertThat(history.baseline(() -> true)).isEqualTo(new BaselinePass(1, 0, 1, 0, true));
+        assertThat(history.baseline(() -> true)).isEqualTo(new BaselinePass(1, 0, 1, 0, 0, true));
 
         List<Operation> all = plus(beforeTheHistory(), straggler, status(10, "delivered"));
         assertThat(history.asOf("order-1", 10).value()).contains(oracle(all, 10)).contains(liveState());
@@ -190,7 +190,7 @@ class BaselineTest {
         recording.apply(status(8, "shipped"));
         List<BsonDocument> taken = records.find().into(new ArrayList<>());
 
-        assertThat(history.baseline(() -> true)).isEqualTo(new BaselinePass(2, 0, 0, 2, true));
+        assertThat(history.baseline(() -> true)).isEqualTo(new BaselinePass(2, 0, 0, 2, 0, true));
         assertThat(records.find().into(new ArrayList<>())).isEqualTo(taken);
     }
 
@@ -301,6 +301,39 @@ class BaselineTest {
     }
 
     @Test
+    void a_live_document_the_baseline_cannot_read_is_not_taken_in_and_says_why_and_the_pass_takes_the_others() {
+        applier.apply(Operation.add("order-0", 1, "items", "sku-1"));
+        live.insertOne(BsonDocument.parse("{_id: 'order-1', items: ['stray', {sku: 'sku-1', seq: {$numberLong: '2'}}],"
+                + " deleted_items: [], _seq: {}, _floor: {$numberLong: '0'}, _gcFloor: {$numberLong: '0'},"
+                + " _v: {$numberLong: '1'}}"));   // the applier leaves the stray entry alone
+        applier.apply(Operation.add("order-1", 3, "items", "sku-2"));
+        applier.apply(Operation.add("order-2", 1, "items", "sku-1"));
+
+        assertThat(history.baseline(() -> true)).isEqualTo(new BaselinePass(3, 2, 0, 0, 1, true));
+        assertThat(history.versions("order-2").baseline()).isTrue();
+        assertThat(history.asOf("order-1", 3)).isInstanceOfSatisfying(Read.Unknowable.class, r -> assertThat(r.reason())
+                .contains("could not read the live document of 'order-1'").contains("'items' entry 0 is a string"));
+        Rebuild rebuild = history.rebuild(GuardedApplier.create(db.getCollection("rebuilt", BsonDocument.class), ORDERS));
+        assertThat(rebuild.unrestored()).isEqualTo(1);
+        assertThat(rebuild.reasons()).singleElement().asString().contains("'order-1'");
+    }
+
+    @Test
+    void once_the_document_is_repaired_a_pass_takes_it_in() {
+        live.insertOne(BsonDocument.parse("{_id: 'order-1', items: [{sku: 7, seq: {$numberLong: '1'}}],"
+                + " deleted_items: [], _seq: {}, _floor: {$numberLong: '0'}, _gcFloor: {$numberLong: '0'},"
+                + " _v: {$numberLong: '1'}}"));
+        applier.apply(Operation.add("order-1", 2, "items", "sku-2"));
+        assertThat(history.baseline(() -> true).unreadable()).isEqualTo(1);
+
+        live.updateOne(new BsonDocument("_id", new BsonString("order-1")), BsonDocument.parse(
+                "{$pull: {items: {sku: 7}}}"));   // repaired by hand
+        assertThat(history.baseline(() -> true)).isEqualTo(new BaselinePass(1, 0, 1, 0, 0, true));
+
+        assertThat(history.asOf("order-1", 2).value()).contains(liveState());
+    }
+
+    @Test
     void the_baseline_needs_the_live_collection_and_an_applier_of_another_collection_is_refused() {
         History recordsOnly = History.of(records, ORDERS);
         assertThatThrownBy(() -> recordsOnly.baseline(() -> true)).hasMessageContaining("History.withLive");
@@ -336,10 +369,10 @@ class BaselineTest {
         HistoryBaseline first = HistoryBaseline.create(history, losingAfter(leases, 15), "a", Duration.ofMinutes(1));
         HistoryBaseline second = HistoryBaseline.create(history, leases, "b", Duration.ofMinutes(1));
 
-        assertThat(first.runIfDue()).as("its lease lost after 15 entities").contains(new BaselinePass(15, 15, 0, 0, false));
+        assertThat(first.runIfDue()).as("its lease lost after 15 entities").contains(new BaselinePass(15, 15, 0, 0, 0, false));
         assertThat(second.runIfDue()).as("a pass began within the interval").isEmpty();
         clock.advance(Duration.ofMinutes(2));
-        assertThat(second.runIfDue()).as("resumed after the 15th").contains(new BaselinePass(15, 15, 0, 0, true));
+        assertThat(second.runIfDue()).as("resumed after the 15th").contains(new BaselinePass(15, 15, 0, 0, 0, true));
         assertThat(second.complete()).isTrue();
         clock.advance(Duration.ofMinutes(2));
         HistoryBaseline third = HistoryBaseline.create(history, leases, "c", Duration.ofMinutes(1));
