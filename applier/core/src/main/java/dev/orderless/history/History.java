@@ -483,8 +483,7 @@ public final class History {
         if (document.isEmpty()) {
             return Optional.empty();
         }
-        java.util.Set<Long> recorded = new java.util.HashSet<>();
-        loaded.records().forEach(record -> recorded.add(Records.seqOf(record)));
+        java.util.Set<Long> recorded = loaded.recordedSeqs();
         long gcFloor = LiveDocument.gcFloor(document.get());
         Map<Long, String> unaccounted = new java.util.TreeMap<>();
         LiveDocument.seqs(document.get(), schema).forEach((seq, where) -> {

@@ -16,6 +16,7 @@ package dev.orderless.history;
  *   state: { floor: 0, live: { classes: [ {element: "CS 101", seq: 1042, attrs: {...}} ] },
  *            tombstones: { classes: [ {element: "MA 201", seq: 1003} ] },
  *            registers: { name: { seq: 1043, value: "Ada" } } },
+ *   gcFloor: 1003,                                 // the live _gcFloor the records accounted for when it was folded
  *   at: ISODate(...) }                             // when the pass folded it
  *
  * { _id: { entity: "student-17", seq: 0 },         // after the baseline: the live document's state as of horizon
@@ -53,6 +54,7 @@ final class HistoryFields {
     static final String REGISTERS = "registers";
     static final String BASELINE = "baseline";
     static final String COMPACTED = "compacted";
+    static final String GC_FLOOR = "gcFloor";
     static final String LIVE_VERSION = "v";
     static final String UNREADABLE = "unreadable";
 

@@ -13,6 +13,7 @@ import static dev.orderless.history.HistoryFields.ENTITY;
 import static dev.orderless.history.HistoryFields.FIELD;
 import static dev.orderless.history.HistoryFields.FLOOR;
 import static dev.orderless.history.HistoryFields.FOLDED;
+import static dev.orderless.history.HistoryFields.GC_FLOOR;
 import static dev.orderless.history.HistoryFields.HORIZON;
 import static dev.orderless.history.HistoryFields.ID;
 import static dev.orderless.history.HistoryFields.LIVE;
@@ -193,6 +194,24 @@ final class Records {
             throw new OrderlessException("history record " + folded.getDocument(ID).toJson() + " has a baseline that"
                     + " cannot be read (" + e.getMessage() + "); was it written by something other than orderless?", e);
         }
+    }
+
+    /**
+     * {@code folded} remembering that the live document's compaction floor {@code gcFloor} (the seq of a tombstone
+     * compaction dropped) was accounted for by the records when it was folded: the record of that seq may be folded
+     * and dropped since, and the state may no longer show it (the element added again).
+     */
+    static BsonDocument withGcFloor(BsonDocument folded, long gcFloor) {
+        if (gcFloor > 0) {
+            folded.append(GC_FLOOR, new BsonInt64(gcFloor));
+        }
+        return folded;
+    }
+
+    /** The live compaction floor a folded state accounts for ({@link #withGcFloor}); 0 if none. */
+    static long gcFloorOf(BsonDocument folded) {
+        BsonValue gcFloor = folded.get(GC_FLOOR);
+        return gcFloor != null && gcFloor.isNumber() ? gcFloor.asNumber().longValue() : 0;
     }
 
     static Instant cutoffOf(BsonDocument folded) {

@@ -242,6 +242,47 @@ class BaselineTest {
         assertThat(db.getCollection("rebuilt").countDocuments()).as("nothing written rather than a guess").isZero();
     }
 
+    /**
+     * order-1 consumed without the history (sku-1 at 1, paid at 5) and baselined; then an instance still without the
+     * history applies remove sku-1 (seq 3, late), and compaction drops its tombstone: {@code _gcFloor} 3.
+     */
+    private List<Operation> anUnrecordedRemoveCompactedAfterTheBaseline() {
+        List<Operation> all = List.of(Operation.add("order-1", 1, "items", "sku-1"), status(5, "paid"),
+                Operation.remove("order-1", 3, "items", "sku-1"));
+        applier.apply(all.get(0));
+        applier.apply(all.get(1));
+        history.baseline(() -> true);
+        applier.apply(all.get(2));
+        live.updateOne(new BsonDocument("_id", new BsonString("order-1")), BsonDocument.parse(
+                "{$pull: {deleted_items: {sku: 'sku-1'}}, $set: {_gcFloor: {$numberLong: '3'}},"
+                        + " $inc: {_v: {$numberLong: '1'}}}"));   // as TombstoneCompactor does after its grace
+        return all;
+    }
+
+    @Test
+    void an_unrecorded_remove_whose_tombstone_compaction_dropped_after_the_baseline_reads_unknowable_even_after_a_pass() {
+        anUnrecordedRemoveCompactedAfterTheBaseline();
+
+        assertThat(history.asOf("order-1", 5)).as("sku-1 was removed by an operation the history never saw")
+                .isInstanceOfSatisfying(Read.Unknowable.class, r -> assertThat(r.reason())
+                        .contains("_gcFloor written by seq 3"));
+        assertThat(history.baseline(() -> true).joined()).as("its compaction floor joined in").isEqualTo(1);
+        assertThat(history.asOf("order-1", 5)).isInstanceOfSatisfying(Read.Unknowable.class, r -> assertThat(r.reason())
+                .contains("compaction had dropped tombstones of 'order-1' up to seq 3"));
+    }
+
+    @Test
+    void a_rebuild_leaves_out_an_entity_whose_latest_state_compaction_left_unknowable() {
+        anUnrecordedRemoveCompactedAfterTheBaseline();
+        history.baseline(() -> true);
+
+        Rebuild rebuild = history.rebuild(GuardedApplier.create(db.getCollection("rebuilt", BsonDocument.class), ORDERS));
+
+        assertThat(rebuild.complete()).isFalse();
+        assertThat(rebuild.reasons()).singleElement().asString().contains("up to seq 3");
+        assertThat(db.getCollection("rebuilt").countDocuments()).as("not sku-1 brought back").isZero();
+    }
+
     @Test
     void retention_after_the_baseline_folds_the_merged_records_and_later_ones_below_its_horizon_are_still_merged() {
         List<Operation> before = beforeTheHistory();
