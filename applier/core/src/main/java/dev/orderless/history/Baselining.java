@@ -71,7 +71,10 @@ final class Baselining {
 
     /**
      * Takes every live document with an {@code _id} after {@code after} (all if empty), telling {@code done} each
-     * entity it finished; stops early, and says so, when {@code keepGoing} says no.
+     * entity it finished; stops early, and says so, when {@code keepGoing} says no. Records in the history that a
+     * baseline has begun, and, if it reached the end, that it is complete ({@link BaselineStatus}): a pass runs
+     * once every consumer records, so every entity written after the pass passed it is recorded from its first
+     * operation, and with the entities before it taken in, every entity is accounted for.
      */
     BaselinePass pass(Optional<String> after, BooleanSupplier keepGoing, Consumer<String> done) {
         MongoCollection<BsonDocument> live = history.live().orElseThrow(() -> new InvalidConfigurationException(
@@ -79,6 +82,7 @@ final class Baselining {
                         + " with History.withLive(collection)"))
                 .withReadPreference(ReadPreference.primary()).withReadConcern(ReadConcern.LOCAL);
         history.ensureIndexed();
+        BaselineStatus.begin(history, history.options().clock().instant());   // from now on, reads know it is under way
         long documents = 0;
         long[] taken = new long[Taken.values().length];
         Bson from = after.<Bson>map(id -> gt(StoredFields.ID, id)).orElse(new BsonDocument());
@@ -99,6 +103,8 @@ final class Baselining {
         } catch (MongoException e) {
             throw MongoErrors.translate("read the live documents of " + history.name() + " for its baseline", e);
         }
+        // every document there when the history was turned on is behind this pass or an earlier one
+        BaselineStatus.complete(history, BaselineStatus.How.TAKEN, history.options().clock().instant());
         return finish(documents, taken, true);
     }
 

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
@@ -21,20 +20,20 @@ import org.bson.BsonString;
  * once across every process that runs it: under the lease {@code history-baseline:<history collection>} (see
  * {@link LeasedPasses}), one pass at a time, at most one starting per interval. A pass keeps in the lease the
  * last entity it finished ({@code progress.after}, every {@value #SAVE_EVERY} entities and when it ends), so the
- * next pass, wherever it runs, resumes after it; the pass that reaches the end records it ({@code progress.complete})
- * and no pass runs after that. Each entity is taken guarded, so a pass is harmless to repeat, to run while
+ * next pass, wherever it runs, resumes after it; the pass that reaches the end records the baseline complete in
+ * the history collection itself ({@link History#baselineComplete()}, which every process reading the history
+ * knows), and no pass runs after that. Each entity is taken guarded, so a pass is harmless to repeat, to run while
  * consumers run, or to leave half done.
  *
  * <p>Run it from the start of the consumers that record (it may run beside them): Spring Boot does, with
- * {@code orderless.history.enabled=true} (unless {@code orderless.history.baseline.enabled=false}). On an empty
- * collection it completes at once, with nothing to take in ({@link #completeIfEmpty()} before the consumers
- * start). Until it has passed an entity, a read of that entity answers only if the
- * records explain its live document, and says it cannot tell otherwise.
+ * {@code orderless.history.enabled=true}. On an empty collection it completes at once, with nothing to take in
+ * ({@link #completeIfEmpty()} before the consumers start). Until it is complete, a read of an entity it has not
+ * taken in says it cannot tell: the entity may have had operations before the history was on, whose effects
+ * recorded ones have overwritten since.
  */
 public final class HistoryBaseline {
     static final int SAVE_EVERY = 100;
     static final String AFTER = "after";
-    static final String COMPLETE = "complete";
 
     private final History history;
     private final LeasedPasses passes;
@@ -86,7 +85,7 @@ public final class HistoryBaseline {
         return passes.interval();
     }
 
-    /** True once this process learnt that a pass reached the end (its own, or another process's). */
+    /** True once this process learnt that the baseline is complete (its own pass, another process's, or at once). */
     public boolean complete() {
         return complete;
     }
@@ -101,17 +100,26 @@ public final class HistoryBaseline {
     }
 
     /**
-     * If the live collection is empty, records the baseline complete at once (unless another process holds its
-     * lease): there is nothing to take in, and every entity is recorded from its first operation from now on. Call
-     * it before the consumers start, so that none of their first documents is taken in as if it predated the
-     * history (harmless, but its versions below the document's highest seq would read Unknowable); on a collection
-     * with data, run the baseline beside them instead.
+     * If no baseline has begun and the live collection is empty, records the baseline complete at once: there is
+     * nothing to take in, and every entity is recorded from its first operation from now on. Call it before the
+     * consumers start, so that none of their first documents is taken in as if it predated the history (harmless,
+     * but its versions below the document's highest seq would read Unknowable); on a collection with data, run the
+     * baseline beside them instead.
      *
      * @return true if the baseline is complete
      */
     public boolean completeIfEmpty() {
-        if (!complete && liveIsEmpty()) {
-            runIfDue();
+        if (!learntComplete() && BaselineStatus.read(history).isEmpty() && liveIsEmpty()) {
+            BaselineStatus.complete(history, BaselineStatus.How.EMPTY, clock.instant());
+            complete = true;
+        }
+        return complete;
+    }
+
+    /** True if this process knows the baseline is complete, asking the history (a read) until it is. */
+    private boolean learntComplete() {
+        if (!complete && history.baselineComplete()) {
+            complete = true;
         }
         return complete;
     }
@@ -131,18 +139,16 @@ public final class HistoryBaseline {
      */
     public Optional<BaselinePass> runIfDue() {
         if (complete) {
-            return Optional.empty();   // no lease round trip once it is known to be done
+            return Optional.empty();   // no round trip once it is known to be done
         }
         Optional<BaselinePass> pass = passes.<Optional<BaselinePass>>runHeldIfDue(hold -> {
-            Optional<BsonDocument> saved = hold.saved();
-            if (saved.isPresent() && saved.get().isDateTime(COMPLETE)) {
-                complete = true;
-                return Optional.empty();
+            if (learntComplete()) {
+                return Optional.empty();   // another process's pass reached the end
             }
+            Optional<BsonDocument> saved = hold.saved();
             if (saved.isEmpty() && liveIsEmpty()) {   // nothing to take in: from now on all is recorded from the start
-                if (hold.save(new BsonDocument(COMPLETE, new BsonDateTime(clock.instant().toEpochMilli())))) {
-                    complete = true;
-                }
+                BaselineStatus.complete(history, BaselineStatus.How.EMPTY, clock.instant());
+                complete = true;
                 return Optional.of(new BaselinePass(0, 0, 0, 0, 0, true));
             }
             Optional<String> after = saved.filter(p -> p.isString(AFTER)).map(p -> p.getString(AFTER).getValue());
@@ -155,13 +161,9 @@ public final class HistoryBaseline {
                     hold.save(new BsonDocument(AFTER, new BsonString(entity)));
                 }
             });
-            BsonDocument progress = last.get() == null ? new BsonDocument() : new BsonDocument(AFTER,
-                    new BsonString(last.get()));
+            hold.save(last.get() == null ? new BsonDocument() : new BsonDocument(AFTER, new BsonString(last.get())));
             if (done.complete()) {
-                progress.append(COMPLETE, new BsonDateTime(clock.instant().toEpochMilli()));
-            }
-            if (hold.save(progress) && done.complete()) {
-                complete = true;
+                complete = true;   // recorded in the history by the pass
             }
             return Optional.of(done);
         }).flatMap(p -> p);

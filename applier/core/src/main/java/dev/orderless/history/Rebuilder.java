@@ -105,6 +105,10 @@ final class Rebuilder {
         if (loaded.unreadable().isPresent()) {
             return loaded.unreadable();
         }
+        Optional<String> notTakenIn = history.notTakenIn(loaded);
+        if (notTakenIn.isPresent()) {
+            return notTakenIn;
+        }
         if (!loaded.unjudged().isEmpty()) {
             return Optional.of(loaded.unjudged().size() + " operation(s) of '" + loaded.entity() + "' (first: seq "
                     + Records.seqOf(loaded.unjudged().get(0)) + ") are below the compaction floor "
