@@ -140,7 +140,7 @@ public final class History {
      * state no record accounts for (written before the history was on, or by a consumer that does not record),
      * saying it cannot tell rather than answer without it; a rebuild leaves such an entity out and says so, and
      * {@link #baseline} can take the live documents into the history. Where the history has been on since the
-     * collection was empty, {@link HistoryBaseline#begin} records the baseline complete at once (the collection
+     * collection was empty, {@link #beginBaseline} records the baseline complete at once (the collection
      * empty, or declared so). Recommended wherever the live collection may have had data before the history was on.
      */
     public History withLive(MongoCollection<BsonDocument> live) {
@@ -508,6 +508,76 @@ public final class History {
 
     void learntComplete() {
         baselineComplete = true;
+    }
+
+    /** True if this process already knows the baseline is complete; no round trip. */
+    boolean knownComplete() {
+        return baselineComplete;
+    }
+
+    /**
+     * Decides how the history starts on its live collection ({@link #withLive} is required), before the consumers
+     * that record start, so that none of their first documents counts as data from before the history. Decided once
+     * per history: what it decides is recorded in the history collection, and a later call (in any process) finds it
+     * there. A baseline that began is resumed whatever {@code start} says, except
+     * {@link HistoryBaseline.Start#DECLARE_COMPLETE}, which is then refused. Then, while it is
+     * {@link HistoryBaseline.Begun#UNDER_WAY}, run {@link HistoryBaseline#runIfDue()} beside the consumers until it is
+     * complete.
+     *
+     * @throws InvalidConfigurationException if {@code start} is {@code DECLARE_COMPLETE} and a baseline that began
+     *                                       taking the live documents in is not complete
+     */
+    public HistoryBaseline.Begun beginBaseline(HistoryBaseline.Start start) {
+        if (start == null) {
+            throw new InvalidConfigurationException("history baseline of " + name + ": start is required");
+        }
+        if (live.isEmpty()) {
+            throw new InvalidConfigurationException("history baseline of " + name + ": the history does not know its"
+                    + " live collection; give it with History.withLive(collection)");
+        }
+        if (baselineComplete()) {
+            return HistoryBaseline.Begun.COMPLETE;
+        }
+        boolean liveEmpty = liveIsEmpty();
+        boolean historyEmpty = isEmpty();
+        // last: a process that decided first recorded it before its consumers wrote anything that this one saw
+        Optional<BaselineStatus.Status> status = BaselineStatus.read(this);
+        Instant now = options.clock().instant();
+        if (status.flatMap(BaselineStatus.Status::complete).isPresent()) {
+            learntComplete();
+            return HistoryBaseline.Begun.COMPLETE;
+        }
+        if (start == HistoryBaseline.Start.DECLARE_COMPLETE) {
+            if (status.isPresent()) {
+                throw new InvalidConfigurationException("history baseline of " + name + ": cannot be declared complete:"
+                        + " a baseline began taking the live documents in at " + status.get().begun() + " (the history"
+                        + " was turned on over existing data) and is not complete; let it run to the end");
+            }
+            BaselineStatus.complete(this, BaselineStatus.How.DECLARED, now);
+            return HistoryBaseline.Begun.COMPLETE;
+        }
+        if (status.isPresent()) {
+            return HistoryBaseline.Begun.UNDER_WAY;
+        }
+        if (liveEmpty && historyEmpty) {   // nothing to take in: from now on every entity is recorded from the start
+            BaselineStatus.complete(this, BaselineStatus.How.EMPTY, now);
+            return HistoryBaseline.Begun.COMPLETE;
+        }
+        if (start == HistoryBaseline.Start.DETECT && !historyEmpty) {
+            return HistoryBaseline.Begun.UNDECIDED;
+        }
+        BaselineStatus.begin(this, now);
+        return HistoryBaseline.Begun.UNDER_WAY;
+    }
+
+    /** True if the live collection has no document. */
+    boolean liveIsEmpty() {
+        try {
+            return live.orElseThrow().find().projection(new BsonDocument(StoredFields.ID, new org.bson.BsonInt32(1)))
+                    .limit(1).first() == null;
+        } catch (RuntimeException e) {
+            throw MongoErrors.translate("look for documents in the live collection of " + name, e);
+        }
     }
 
     /** True if the history holds no record and no folded state. */

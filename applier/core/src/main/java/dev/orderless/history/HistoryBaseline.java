@@ -1,9 +1,7 @@
 package dev.orderless.history;
 
 import dev.orderless.InvalidConfigurationException;
-import dev.orderless.apply.StoredFields;
 import dev.orderless.internal.LeasedPasses;
-import dev.orderless.internal.MongoErrors;
 import dev.orderless.lease.LeaseProvider;
 import io.micrometer.core.instrument.Counter;
 import java.time.Clock;
@@ -12,7 +10,6 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
 import org.bson.BsonString;
 
 /**
@@ -25,11 +22,11 @@ import org.bson.BsonString;
  * knows), and no pass runs after that. Each entity is taken guarded, so a pass is harmless to repeat, to run while
  * consumers run, or to leave half done.
  *
- * <p>Run it from the start of the consumers that record (it may run beside them): Spring Boot does, with
- * {@code orderless.history.enabled=true}. On an empty collection it completes at once, with nothing to take in
- * ({@link #completeIfEmpty()} before the consumers start). Until it is complete, a read of an entity it has not
- * taken in says it cannot tell: the entity may have had operations before the history was on, whose effects
- * recorded ones have overwritten since.
+ * <p>Decide it with {@link History#beginBaseline} before the consumers that record start, then run it from their
+ * start (it may run beside them): Spring Boot does both, with {@code orderless.history.enabled=true}. On an empty collection
+ * it completes at once, with nothing to take in. Until it is complete, a read of an entity it has not taken in
+ * says it cannot tell: the entity may have had operations before the history was on, whose effects recorded ones
+ * have overwritten since.
  */
 public final class HistoryBaseline {
     static final int SAVE_EVERY = 100;
@@ -85,8 +82,14 @@ public final class HistoryBaseline {
         return passes.interval();
     }
 
-    /** True once this process learnt that the baseline is complete (its own pass, another process's, or at once). */
+    /**
+     * True once this process learnt that the baseline is complete (its own pass, another process's, or at once by
+     * {@link History#beginBaseline}); no round trip.
+     */
     public boolean complete() {
+        if (!complete && history.knownComplete()) {
+            complete = true;
+        }
         return complete;
     }
 
@@ -99,21 +102,36 @@ public final class HistoryBaseline {
         passes.resume();
     }
 
-    /**
-     * If no baseline has begun and the live collection is empty, records the baseline complete at once: there is
-     * nothing to take in, and every entity is recorded from its first operation from now on. Call it before the
-     * consumers start, so that none of their first documents is taken in as if it predated the history (harmless,
-     * but its versions below the document's highest seq would read Unknowable); on a collection with data, run the
-     * baseline beside them instead.
-     *
-     * @return true if the baseline is complete
-     */
-    public boolean completeIfEmpty() {
-        if (!learntComplete() && BaselineStatus.read(history).isEmpty() && liveIsEmpty()) {
-            BaselineStatus.complete(history, BaselineStatus.How.EMPTY, clock.instant());
-            complete = true;
-        }
-        return complete;
+    /** How a history starts on its live collection ({@link History#beginBaseline}). */
+    public enum Start {
+        /**
+         * Tell from the collections: an empty live collection with an empty history needs no baseline (complete at
+         * once); a live collection with documents and an empty history was consumed without it (a baseline begins);
+         * both with data and no baseline ever begun cannot be told apart ({@link Begun#UNDECIDED}): a history on
+         * since the collection's first write, or one turned on over existing data whose baseline never ran.
+         */
+        DETECT,
+        /** Take the live documents in (a baseline begins; complete at once on an empty live collection). */
+        RUN,
+        /**
+         * The history has been on since the collection's first write, with every consumer recording: the baseline is
+         * recorded complete without reading anything, and reads answer wherever the records explain the live
+         * documents. Refused while a baseline that began is not complete.
+         */
+        DECLARE_COMPLETE
+    }
+
+    /** What {@link History#beginBaseline} found or decided. */
+    public enum Begun {
+        /** Complete (now or before): nothing more to run. */
+        COMPLETE,
+        /** A baseline has begun and is not complete: run it ({@link #runIfDue()}) until it is. */
+        UNDER_WAY,
+        /**
+         * {@link Start#DETECT} could not tell: nothing was written; begin again with {@link Start#RUN} or
+         * {@link Start#DECLARE_COMPLETE}.
+         */
+        UNDECIDED
     }
 
     /** True if this process knows the baseline is complete, asking the history (a read) until it is. */
@@ -124,21 +142,12 @@ public final class HistoryBaseline {
         return complete;
     }
 
-    private boolean liveIsEmpty() {
-        try {
-            return history.live().orElseThrow().find().projection(new BsonDocument(StoredFields.ID, new BsonInt32(1)))
-                    .limit(1).first() == null;
-        } catch (RuntimeException e) {
-            throw MongoErrors.translate("look for documents in the live collection of " + history.name(), e);
-        }
-    }
-
     /**
      * Runs or resumes the baseline, unless it is complete, another process is running it, or a pass began within
      * the interval; what this pass did.
      */
     public Optional<BaselinePass> runIfDue() {
-        if (complete) {
+        if (complete()) {
             return Optional.empty();   // no round trip once it is known to be done
         }
         Optional<BaselinePass> pass = passes.<Optional<BaselinePass>>runHeldIfDue(hold -> {
@@ -146,7 +155,7 @@ public final class HistoryBaseline {
                 return Optional.empty();   // another process's pass reached the end
             }
             Optional<BsonDocument> saved = hold.saved();
-            if (saved.isEmpty() && liveIsEmpty()) {   // nothing to take in: from now on all is recorded from the start
+            if (saved.isEmpty() && history.liveIsEmpty()) {   // nothing to take in: from now on all is recorded from the start
                 BaselineStatus.complete(history, BaselineStatus.How.EMPTY, clock.instant());
                 complete = true;
                 return Optional.of(new BaselinePass(0, 0, 0, 0, 0, true));

@@ -478,19 +478,4 @@ class BaselineTest {
         assertThat(history.options().meters().get("orderless.history.baseline.entities").tag("outcome", "baselined")
                 .counter().count()).isEqualTo(30);
     }
-
-    @Test
-    void on_an_empty_collection_the_leased_baseline_is_complete_at_once_and_takes_in_nothing_written_after() {
-        HistoryBaseline baseline = HistoryBaseline.create(history, MongoLeaseProvider.create(
-                db.getCollection("leases", BsonDocument.class), LeaseOptions.ofDefaults().withClock(clock)), "a",
-                Duration.ofMinutes(1));
-
-        assertThat(baseline.completeIfEmpty()).isTrue();
-        beforeTheHistory().forEach(recording::apply);   // the consumers, started after
-        clock.advance(Duration.ofMinutes(2));
-
-        assertThat(baseline.runIfDue()).isEmpty();
-        assertThat(history.versions("order-1").baseline()).isFalse();
-        assertThat(history.asOf("order-1", 3).value()).contains(oracle(beforeTheHistory(), 3));
-    }
 }
