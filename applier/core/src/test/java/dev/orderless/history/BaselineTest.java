@@ -438,7 +438,7 @@ class BaselineTest {
     }
 
     /** {@code leases}, whose leases say they are lost once asked whether they are held {@code held} times. */
-    private static LeaseProvider losingAfter(LeaseProvider leases, int held) {
+    static LeaseProvider losingAfter(LeaseProvider leases, int held) {
         AtomicInteger asked = new AtomicInteger();
         return (resource, owner) -> leases.tryAcquire(resource, owner).map(lease -> (Lease) Proxy.newProxyInstance(
                 Lease.class.getClassLoader(), new Class<?>[] {Lease.class}, (proxy, method, args) -> {
