@@ -3,7 +3,6 @@ package dev.orderless.history;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.GuardedApplier;
@@ -37,25 +36,21 @@ class BaselineStartTest {
 
     private final ManualClock clock = new ManualClock();
     private MongoDatabase db;
-    private MongoCollection<BsonDocument> records;
-    private GuardedApplier applier;
     private History history;
-    private RecordingApplier recording;
+    private RecordingApplier recording;   // and its applier, which applies without recording
 
     @BeforeEach
     void setUp(MongoDatabase db) {
         this.db = db;
-        MongoCollection<BsonDocument> live = db.getCollection("orders", BsonDocument.class);
-        records = db.getCollection("orders_history", BsonDocument.class);
-        applier = GuardedApplier.create(live, BaselineTest.ORDERS);
         history = history();
-        recording = history.recording(applier);
+        recording = history.recording(GuardedApplier.create(db.getCollection("orders", BsonDocument.class),
+                BaselineTest.ORDERS));
     }
 
     /** The history as another process would make it: nothing remembered. */
     private History history() {
-        return History.of(records, BaselineTest.ORDERS, HistoryOptions.ofDefaults().withClock(clock))
-                .withLive(db.getCollection("orders", BsonDocument.class));
+        return History.of(db.getCollection("orders_history", BsonDocument.class), BaselineTest.ORDERS,
+                HistoryOptions.ofDefaults().withClock(clock)).withLive(db.getCollection("orders", BsonDocument.class));
     }
 
     private HistoryBaseline baseline(History of, String owner) {
@@ -82,7 +77,7 @@ class BaselineStartTest {
 
     @Test
     void on_a_collection_consumed_without_the_history_detect_begins_a_baseline_and_a_pass_completes_it() {
-        ORDER.forEach(applier::apply);
+        ORDER.forEach(recording.applier()::apply);
         HistoryBaseline baseline = baseline(history, "a");
 
         assertThat(history.beginBaseline(Start.DETECT)).isEqualTo(Begun.UNDER_WAY);
@@ -94,7 +89,7 @@ class BaselineStartTest {
 
     @Test
     void a_baseline_begun_by_one_process_is_under_way_for_the_next_even_once_its_consumers_recorded() {
-        ORDER.subList(0, 2).forEach(applier::apply);
+        ORDER.subList(0, 2).forEach(recording.applier()::apply);
         assertThat(history.beginBaseline(Start.DETECT)).isEqualTo(Begun.UNDER_WAY);
         recording.apply(ORDER.get(2));   // its consumers record: the history is not empty any more
 
@@ -107,7 +102,7 @@ class BaselineStartTest {
 
         assertThat(history.beginBaseline(Start.DETECT)).isEqualTo(Begun.UNDECIDED);
         assertThat(history.asOf("order-1", 2)).as("until it is decided").isInstanceOf(Read.Unknowable.class);
-        assertThat(records.countDocuments()).as("its three records alone").isEqualTo(3);
+        assertThat(history.collection().countDocuments()).as("its three records alone").isEqualTo(3);
     }
 
     @Test
@@ -126,7 +121,7 @@ class BaselineStartTest {
 
     @Test
     void declaring_the_baseline_complete_is_refused_while_one_that_began_is_not() {
-        ORDER.forEach(applier::apply);
+        ORDER.forEach(recording.applier()::apply);
         history.beginBaseline(Start.RUN);
 
         assertThatThrownBy(() -> history().beginBaseline(Start.DECLARE_COMPLETE))
