@@ -199,7 +199,8 @@ final class Baselining {
                 taken[Taken.VOUCHED.ordinal()], taken[Taken.UNREADABLE.ordinal()], complete);
         log.info("{}: baseline read {} live documents: {} taken into the history, {} joined with the state it had, {}"
                         + " already vouched for, {} unreadable (not taken in){}", history.name(), pass.documents(),
-                pass.baselined(), pass.joined(), pass.vouched(), pass.unreadable(), complete ? "" : " (pass ended early)");
+                pass.baselined(), pass.joined(), pass.vouched(), pass.unreadable(),
+                complete ? "" : " (pass ended early)");
         return pass;
     }
 }

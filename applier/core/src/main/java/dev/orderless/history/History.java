@@ -607,9 +607,9 @@ public final class History {
         }
         return Optional.of("the history's baseline has not taken '" + loaded.entity() + "' in yet, and is not"
                 + " complete: it may have had operations before the history was on, whose effects its records cannot"
-                + " show (overwritten since, or not); its reads answer once the baseline has taken it in (HistoryBaseline),"
-                + " or is complete (on an empty collection, or declared so where the history has been on since the"
-                + " collection's first write)");
+                + " show (overwritten since, or not); its reads answer once the baseline has taken it in"
+                + " (HistoryBaseline), or is complete (on an empty collection, or declared so where the history has"
+                + " been on since the collection's first write)");
     }
 
     /**

@@ -23,10 +23,10 @@ import org.bson.BsonString;
  * consumers run, or to leave half done.
  *
  * <p>Decide it with {@link History#beginBaseline} before the consumers that record start, then run it from their
- * start (it may run beside them): Spring Boot does both, with {@code orderless.history.enabled=true}. On an empty collection
- * it completes at once, with nothing to take in. Until it is complete, a read of an entity it has not taken in
- * says it cannot tell: the entity may have had operations before the history was on, whose effects recorded ones
- * have overwritten since.
+ * start (it may run beside them): Spring Boot does both, with {@code orderless.history.enabled=true}. On an empty
+ * collection it completes at once, with nothing to take in. Until it is complete, a read of an entity it has not
+ * taken in says it cannot tell: the entity may have had operations before the history was on, whose effects
+ * recorded ones have overwritten since.
  */
 public final class HistoryBaseline {
     static final int SAVE_EVERY = 100;
@@ -155,7 +155,7 @@ public final class HistoryBaseline {
                 return Optional.empty();   // another process's pass reached the end
             }
             Optional<BsonDocument> saved = hold.saved();
-            if (saved.isEmpty() && history.liveIsEmpty()) {   // nothing to take in: from now on all is recorded from the start
+            if (saved.isEmpty() && history.liveIsEmpty()) {   // nothing to take in: all is recorded from the start
                 BaselineStatus.complete(history, BaselineStatus.How.EMPTY, clock.instant());
                 complete = true;
                 return Optional.of(new BaselinePass(0, 0, 0, 0, 0, true));

@@ -57,8 +57,9 @@ final class LiveDocument {
                     }
                     BsonValue key = entry.asDocument().get(set.key());
                     if (key == null || !key.isString()) {
-                        return Optional.of("'" + array + "' entry " + i + " has " + (key == null ? "no key '" + set.key()
-                                + "'" : "a key '" + set.key() + "' that is a " + type(key) + ", not a string"));
+                        return Optional.of("'" + array + "' entry " + i + " has " + (key == null
+                                ? "no key '" + set.key() + "'"
+                                : "a key '" + set.key() + "' that is a " + type(key) + ", not a string"));
                     }
                 }
             }
