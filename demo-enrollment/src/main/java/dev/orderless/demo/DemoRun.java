@@ -156,7 +156,7 @@ final class DemoRun {
      */
     private boolean reportHistory(int actions, Map<String, EntityState> stored) {
         History history = w.history(new SimpleMeterRegistry());
-        long records = history.collection().countDocuments();
+        long records = history.collection().countDocuments(com.mongodb.client.model.Filters.exists("_id.entity"));
         List<String> students = stored.keySet().stream().limit(1000).toList();
         long differ = students.stream().filter(s -> !history.versions(s).current().equals(stored.get(s))).count();
         out.printf("  %-15s %,d records (%,d actions); the last version of %,d students %s%n", "history", records, actions,

@@ -58,6 +58,7 @@ final class HistoryCommand extends DemoCommand {
         for (Version v : versions.versions()) {
             out.printf("%-8d %-24s %-40s %s%n", v.seq(), v.recordedAt(), action(v.op()), describe(v.after()));
         }
+        versions.unknowable().ifPresent(why -> out.printf("the history cannot vouch for these versions: %s%n", why));
         if (!versions.late().isEmpty()) {
             out.printf("and %d action(s) recorded below the horizon that the states above do not include%n",
                     versions.late().size());

@@ -7,6 +7,7 @@ import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
 import dev.orderless.history.History;
 import dev.orderless.history.HistoryBaseline;
+import dev.orderless.history.HistoryBaseline.Start;
 import dev.orderless.history.Read;
 import dev.orderless.history.RecordingApplier;
 import dev.orderless.history.Version;
@@ -27,6 +28,7 @@ final class HistoryExamples {
         MongoCollection<BsonDocument> students = db.getCollection("students", BsonDocument.class);
         History history = History.of(db.getCollection("students_history", BsonDocument.class), ReadmeExamples.STUDENTS)
                 .withLive(students);   // the history of students: each read checks the live document too
+        history.beginBaseline(Start.DETECT);   // before the consumers: students is empty, nothing predates the history
         GuardedApplier applier = GuardedApplier.create(students, ReadmeExamples.STUDENTS);
         RecordingApplier recording = history.recording(applier);   // a consumer: OperationConsumer.builder(...).history(history)
 
@@ -54,6 +56,7 @@ final class HistoryExamples {
         HistoryBaseline baseline = HistoryBaseline.create(history,
                 MongoLeaseProvider.create(db.getCollection("leases", BsonDocument.class), LeaseOptions.ofDefaults()),
                 owner, Duration.ofMinutes(1));
+        history.beginBaseline(Start.DETECT);   // before the consumers: students has data, its history none: UNDER_WAY
         baseline.runIfDue();   // once across processes, beside the consumers; ask again until baseline.complete()
 
         history.recording(applier).apply(Operation.assign("student-17", 1050, "name", new BsonString("Grace")));

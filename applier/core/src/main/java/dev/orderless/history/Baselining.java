@@ -43,6 +43,10 @@ import org.slf4j.LoggerFactory;
  *       recorded) the folded state becomes the join of both, as of the higher horizon, written guarded by the
  *       whole folded record as read ({@link Records#unchanged}), and read again if another writer came first.
  * </ol>
+ * A document that cannot be read as an orderless state (an entry of a set that is not a document, or whose key is
+ * not a string: the applier leaves such entries alone) is not taken: its folded state is marked with why
+ * ({@link Baseline#unreadable()}; a WARN line names it), so that no read vouches for it and a rebuild leaves it
+ * out, and the pass goes on. A pass after it was repaired takes it in (step 3).
  *
  * <p>Why consumers may run meanwhile: each one records an operation before it applies it, and a read of the
  * history merges every record at or below a baseline's horizon into its state ({@link Loaded}). So an operation
@@ -57,7 +61,7 @@ final class Baselining {
     private static final Logger log = LoggerFactory.getLogger(Baselining.class);
     private static final int ATTEMPTS = 5;
 
-    private enum Taken { BASELINED, JOINED, VOUCHED, NOTHING }
+    private enum Taken { BASELINED, JOINED, VOUCHED, UNREADABLE, NOTHING }
 
     private final History history;
 
@@ -67,7 +71,10 @@ final class Baselining {
 
     /**
      * Takes every live document with an {@code _id} after {@code after} (all if empty), telling {@code done} each
-     * entity it finished; stops early, and says so, when {@code keepGoing} says no.
+     * entity it finished; stops early, and says so, when {@code keepGoing} says no. Records in the history that a
+     * baseline has begun, and, if it reached the end, that it is complete ({@link BaselineStatus}): a pass runs
+     * once every consumer records, so every entity written after the pass passed it is recorded from its first
+     * operation, and with the entities before it taken in, every entity is accounted for.
      */
     BaselinePass pass(Optional<String> after, BooleanSupplier keepGoing, Consumer<String> done) {
         MongoCollection<BsonDocument> live = history.live().orElseThrow(() -> new InvalidConfigurationException(
@@ -75,6 +82,7 @@ final class Baselining {
                         + " with History.withLive(collection)"))
                 .withReadPreference(ReadPreference.primary()).withReadConcern(ReadConcern.LOCAL);
         history.ensureIndexed();
+        BaselineStatus.begin(history, history.options().clock().instant());   // from now on, reads know it is under way
         long documents = 0;
         long[] taken = new long[Taken.values().length];
         Bson from = after.<Bson>map(id -> gt(StoredFields.ID, id)).orElse(new BsonDocument());
@@ -95,39 +103,41 @@ final class Baselining {
         } catch (MongoException e) {
             throw MongoErrors.translate("read the live documents of " + history.name() + " for its baseline", e);
         }
+        // every document there when the history was turned on is behind this pass or an earlier one
+        BaselineStatus.complete(history, BaselineStatus.How.TAKEN, history.options().clock().instant());
         return finish(documents, taken, true);
     }
 
     private Taken take(String entity, BsonDocument doc) {
         Map<Long, String> shown = LiveDocument.seqs(doc, history.schema());
         long horizon = LiveDocument.horizon(shown);
-        if (horizon == 0) {
+        Optional<String> unreadable = LiveDocument.unreadable(doc, history.schema());
+        EntityState state = null;
+        if (unreadable.isEmpty()) {
+            try {
+                state = EntityState.of(doc, history.schema());
+            } catch (RuntimeException e) {
+                unreadable = Optional.of(e.toString());   // a shape the check does not know: the same to the history
+            }
+        }
+        if (horizon == 0 && unreadable.isEmpty()) {
             return Taken.NOTHING;   // no operation was ever applied to it
         }
-        EntityState state = EntityState.of(doc, history.schema());
+        if (unreadable.isPresent()) {
+            log.warn("{}: the live document of '{}' cannot be read as an orderless state ({}); the baseline takes"
+                    + " nothing of it: its reads say they cannot tell and a rebuild leaves it out, until it is repaired"
+                    + " and a baseline pass (History.baseline) takes it in", history.name(), entity, unreadable.get());
+        }
         Instant now = history.options().clock().instant();
         MongoCollection<BsonDocument> records = history.collection();
         String what = "take the live document of '" + entity + "' into the history " + history.name();
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             Loaded loaded = history.load(entity);   // after the document: its records include all it shows
             try {
-                if (loaded.record().isEmpty()) {
-                    records.insertOne(Records.baseline(state, horizon, new Baseline(horizon, LiveDocument.gcFloor(doc),
-                            LiveDocument.version(doc), now), now));
-                    return Taken.BASELINED;
-                }
-                if (loaded.baseline().isPresent()
-                        && history.unexplained(loaded, Optional.of(doc)).isEmpty()) {
-                    return Taken.VOUCHED;
-                }
-                long joinedHorizon = Math.max(loaded.horizon(), horizon);
-                long compacted = Math.max(loaded.baseline().map(Baseline::compacted).orElse(0L),
-                        LiveDocument.gcFloor(doc));
-                EntityState joined = Loaded.merge(history.model(), loaded.folded(), Rebuilder.standingFor(state));
-                BsonDocument next = Records.baseline(joined, joinedHorizon,
-                        new Baseline(joinedHorizon, compacted, LiveDocument.version(doc), now), now);
-                if (records.replaceOne(Records.unchanged(loaded.record().get()), next).getMatchedCount() > 0) {
-                    return Taken.JOINED;
+                Optional<Taken> done = unreadable.isPresent() ? unreadable(loaded, doc, horizon, unreadable.get(), now)
+                        : readable(loaded, doc, horizon, state, now);
+                if (done.isPresent()) {
+                    return done.get();
                 }
             } catch (MongoException e) {
                 if (!MongoErrors.isDuplicateKey(e)) {
@@ -142,12 +152,55 @@ final class Baselining {
                 + " run the baseline again");
     }
 
+    /** Takes {@code state} (of {@code doc}) in; empty if another writer changed the folded state first. */
+    private Optional<Taken> readable(Loaded loaded, BsonDocument doc, long horizon, EntityState state, Instant now) {
+        if (loaded.record().isEmpty()) {
+            history.collection().insertOne(Records.baseline(state, horizon, new Baseline(horizon,
+                    LiveDocument.gcFloor(doc), LiveDocument.version(doc), now), now));
+            return Optional.of(Taken.BASELINED);
+        }
+        if (loaded.baseline().isPresent() && loaded.unreadable().isEmpty()
+                && history.unexplained(loaded, Optional.of(doc)).isEmpty()) {
+            return Optional.of(Taken.VOUCHED);
+        }
+        long joinedHorizon = Math.max(loaded.horizon(), horizon);
+        long compacted = Math.max(loaded.baseline().map(Baseline::compacted).orElse(0L), LiveDocument.gcFloor(doc));
+        EntityState joined = Loaded.merge(history.model(), loaded.folded(), Rebuilder.standingFor(state));
+        return replace(loaded, Records.baseline(joined, joinedHorizon,
+                new Baseline(joinedHorizon, compacted, LiveDocument.version(doc), now), now), Taken.JOINED);
+    }
+
+    /**
+     * Records that {@code doc} could not be read: the folded state stays what the history had (empty if nothing),
+     * marked with why, so that no read vouches for the entity; empty if another writer changed it first.
+     */
+    private Optional<Taken> unreadable(Loaded loaded, BsonDocument doc, long horizon, String why, Instant now) {
+        if (loaded.unreadable().isPresent()) {
+            return Optional.of(Taken.UNREADABLE);   // marked by an earlier pass
+        }
+        long marked = Math.max(loaded.horizon(), horizon);
+        long compacted = Math.max(loaded.baseline().map(Baseline::compacted).orElse(0L), LiveDocument.gcFloor(doc));
+        BsonDocument next = Records.baseline(loaded.folded(), marked, new Baseline(marked, compacted,
+                LiveDocument.version(doc), now, Optional.of(why)), now);
+        if (loaded.record().isEmpty()) {
+            history.collection().insertOne(next);
+            return Optional.of(Taken.UNREADABLE);
+        }
+        return replace(loaded, next, Taken.UNREADABLE);
+    }
+
+    private Optional<Taken> replace(Loaded loaded, BsonDocument next, Taken taken) {
+        return history.collection().replaceOne(Records.unchanged(loaded.record().get()), next).getMatchedCount() > 0
+                ? Optional.of(taken) : Optional.empty();
+    }
+
     private BaselinePass finish(long documents, long[] taken, boolean complete) {
         BaselinePass pass = new BaselinePass(documents, taken[Taken.BASELINED.ordinal()], taken[Taken.JOINED.ordinal()],
-                taken[Taken.VOUCHED.ordinal()], complete);
+                taken[Taken.VOUCHED.ordinal()], taken[Taken.UNREADABLE.ordinal()], complete);
         log.info("{}: baseline read {} live documents: {} taken into the history, {} joined with the state it had, {}"
-                        + " already vouched for{}", history.name(), pass.documents(), pass.baselined(), pass.joined(),
-                pass.vouched(), complete ? "" : " (pass ended early)");
+                        + " already vouched for, {} unreadable (not taken in){}", history.name(), pass.documents(),
+                pass.baselined(), pass.joined(), pass.vouched(), pass.unreadable(),
+                complete ? "" : " (pass ended early)");
         return pass;
     }
 }

@@ -19,6 +19,7 @@ import com.mongodb.client.MongoCollection;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.Operation;
 import dev.orderless.internal.MongoErrors;
+import dev.orderless.oracle.ReferenceModel;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,9 +84,11 @@ final class Folding {
                 if (!keepGoing.getAsBoolean()) {
                     return finish(done, folded, late, false);
                 }
+                // the live document first: it shows nothing whose record the load misses
+                long liveGcFloor = history.liveDocument(entity).map(LiveDocument::gcFloor).orElse(0L);
                 Loaded loaded = history.load(entity);
                 late += loaded.late().size();
-                long drop = fold(loaded, cutoff);
+                long drop = fold(loaded, cutoff, liveGcFloor);
                 if (drop > 0) {
                     done++;
                     folded += drop;
@@ -104,7 +107,7 @@ final class Folding {
      * the baseline took keeps its mark, so that every record at or below its horizon keeps being merged (none is
      * ever late); the records merged into it are dropped with the fold, and those it cannot judge are kept.
      */
-    private long fold(Loaded loaded, Instant cutoff) {
+    private long fold(Loaded loaded, Instant cutoff, long liveGcFloor) {
         if (!loaded.late().isEmpty()) {
             log.warn("{} '{}': {} record(s) below its retention horizon {} arrived after it was folded; reads of it say"
                     + " they cannot tell, and it is folded no further. The retention period is shorter than this"
@@ -130,8 +133,8 @@ final class Folding {
         }
         loaded.merged().forEach(record -> ids.add(record.get(ID)));   // in loaded.folded(): written with it
         EntityState state = history.model().continueFrom(loaded.folded(), ops);
-        BsonDocument foldedRecord = Records.keepingBaseline(Records.folded(state, horizon, cutoff,
-                history.options().clock().instant()), loaded.baseline());
+        BsonDocument foldedRecord = Records.withGcFloor(Records.keepingBaseline(Records.folded(state, horizon, cutoff,
+                history.options().clock().instant()), loaded.baseline()), gcFloor(loaded, state, liveGcFloor));
         try {
             if (loaded.record().isEmpty()) {
                 records.insertOne(foldedRecord);
@@ -148,6 +151,18 @@ final class Folding {
         } catch (RuntimeException e) {
             throw MongoErrors.translate("fold the history of '" + loaded.entity() + "' in " + history.name(), e);
         }
+    }
+
+    /**
+     * The live compaction floor the new folded state accounts for: {@code liveGcFloor} if a record has its seq, or the
+     * old folded state or the new one accounts for it; else the one the old folded state accounted for. Once the
+     * record of a dropped tombstone is folded, and the element added again, nothing else would show that seq.
+     */
+    private static long gcFloor(Loaded loaded, EntityState state, long liveGcFloor) {
+        boolean accounted = liveGcFloor > 0 && (loaded.recordedSeqs().contains(liveGcFloor)
+                || loaded.vouchesFor(liveGcFloor, liveGcFloor) || liveGcFloor <= state.floor()
+                || ReferenceModel.witnesses(state).contains(liveGcFloor));
+        return accounted ? liveGcFloor : loaded.gcFloor();
     }
 
     /** Drops exactly the records folded: one recorded meanwhile in the same range is late, and kept. */

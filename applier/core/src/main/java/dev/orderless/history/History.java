@@ -2,9 +2,11 @@ package dev.orderless.history;
 
 import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.exists;
 import static com.mongodb.client.model.Filters.gt;
 import static com.mongodb.client.model.Filters.in;
 import static com.mongodb.client.model.Filters.lte;
+import static com.mongodb.client.model.Filters.ne;
 import static com.mongodb.client.model.Indexes.ascending;
 import static com.mongodb.client.model.Sorts.orderBy;
 import static dev.orderless.history.HistoryFields.ID;
@@ -66,9 +68,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A collection that had data before the history was turned on: its entities' records do not start from an
  * empty document, and a state computed from them alone would be wrong. Given the live collection
- * ({@link #withLive}), a read checks the entity's live document first and says it cannot tell when it shows
+ * ({@link #withLive}), a read vouches for an entity only once the baseline has taken it in or is complete
+ * ({@link #baselineComplete()}), and checks the entity's live document first, saying it cannot tell when it shows
  * state no record accounts for; {@link #baseline} (run once by {@link HistoryBaseline}) takes each live document
- * into the history as its entity's folded state, after which reads answer from its horizon on.
+ * into the history as its entity's folded state, after which reads answer from its horizon on. Without the live
+ * collection ({@link #of}), the history cannot check: it answers from its records alone.
  *
  * <p>Safe to share between threads. Every MongoDB failure leaves as a {@link TransientException} (read or
  * record again) or an {@link InvalidConfigurationException}, as for the applier.
@@ -86,6 +90,7 @@ public final class History {
     private final String name;
     private final Map<Recorded, Counter> recorded = new EnumMap<>(Recorded.class);
     private volatile boolean indexed;
+    private volatile boolean baselineComplete;   // once true, it never goes back
 
     private History(MongoCollection<BsonDocument> records, CollectionSchema schema, HistoryOptions options,
                     Optional<MongoCollection<BsonDocument>> live) {
@@ -112,21 +117,31 @@ public final class History {
         }
     }
 
-    /** The history kept in {@code records} (by convention the source collection's name + {@code "_history"}). */
+    /**
+     * The history kept in {@code records} (by convention the source collection's name + {@code "_history"}), reading
+     * its records alone: it cannot see state applied without recording (before the history was on, or by a consumer
+     * that does not record), so its answers are right only where the history has been on since the collection's
+     * first write and every consumer records. Give it the live collection ({@link #withLive}) wherever that may not
+     * hold: then its reads check, and say when they cannot tell.
+     */
     public static History of(MongoCollection<BsonDocument> records, CollectionSchema schema) {
         return new History(records, schema, HistoryOptions.ofDefaults(), Optional.empty());
     }
 
+    /** {@link #of(MongoCollection, CollectionSchema)} with options. */
     public static History of(MongoCollection<BsonDocument> records, CollectionSchema schema, HistoryOptions options) {
         return new History(records, schema, options, Optional.empty());
     }
 
     /**
-     * This history, knowing the live collection it is the history of: each read then checks the entity's live
-     * document for state no record accounts for (written before the history was on, or by a consumer that does
-     * not record) and says it cannot tell rather than answer without it, a rebuild leaves such an entity out and
-     * says so, and {@link #baseline} can take the live documents into the history. Recommended wherever the live
-     * collection may have had data before the history was turned on.
+     * This history, knowing the live collection it is the history of: each read then vouches for an entity only
+     * once the baseline has taken it in, or is complete ({@link #baselineComplete()}: until then any entity may hold
+     * state from before the history was on, overwritten since or not), and checks the entity's live document for
+     * state no record accounts for (written before the history was on, or by a consumer that does not record),
+     * saying it cannot tell rather than answer without it; a rebuild leaves such an entity out and says so, and
+     * {@link #baseline} can take the live documents into the history. Where the history has been on since the
+     * collection was empty, {@link #beginBaseline} records the baseline complete at once (the collection
+     * empty, or declared so). Recommended wherever the live collection may have had data before the history was on.
      */
     public History withLive(MongoCollection<BsonDocument> live) {
         if (live == null) {
@@ -250,6 +265,7 @@ public final class History {
      * version, so memory grows with versions times the state's size; {@link #changes} reads a range.
      */
     public Versions versions(String entity) {
+        Optional<BsonDocument> document = liveDocument(entity);   // first: its applies were recorded before it was read
         Loaded loaded = load(entity, Long.MAX_VALUE);
         List<Version> versions = new ArrayList<>();
         EntityState state = loaded.folded();
@@ -261,20 +277,24 @@ public final class History {
         List<Operation> apart = new ArrayList<>();
         loaded.late().forEach(record -> apart.add(Records.operationOf(record)));
         loaded.unjudged().forEach(record -> apart.add(Records.operationOf(record)));
-        return new Versions(entity, loaded.horizon(), loaded.folded(), versions, apart, loaded.baseline().isPresent());
+        Optional<String> unknowable = loaded.unreadable().or(() -> notTakenIn(loaded))
+                .or(() -> unexplained(loaded, document));
+        return new Versions(entity, loaded.horizon(), loaded.folded(), versions, apart, loaded.baseline().isPresent(),
+                unknowable);
     }
 
     /**
      * The state of {@code entity} after every recorded operation with a seq at or below {@code seq}, with the
      * meaning of the stored document (tombstones included); an entity with none is the empty state. Unknowable
      * below a retention or baseline horizon, with operations that arrived below a retention horizon after it was
-     * folded, where compaction had dropped tombstones before the baseline and no delete has superseded them, and
-     * (with {@link #withLive}) when the live document holds state no record accounts for.
+     * folded, where compaction had dropped tombstones the history cannot account for and no delete has superseded
+     * them, and (with {@link #withLive}) before the baseline has taken the entity in or is complete, or when the live
+     * document holds state no record accounts for.
      */
     public Read<EntityState> asOf(String entity, long seq) {
         Optional<BsonDocument> document = liveDocument(entity);   // first: its applies were recorded before it was read
         Loaded loaded = load(entity, document.isPresent() ? Long.MAX_VALUE : seq);   // all, to explain the document
-        Optional<String> unknowable = loaded.unknowableAt(seq).or(() -> unexplained(loaded, document));
+        Optional<String> unknowable = unknowable(loaded, document, seq);
         if (unknowable.isPresent()) {
             return new Read.Unknowable<>(unknowable.get());
         }
@@ -305,7 +325,7 @@ public final class History {
     public Read<List<Version>> changes(String entity, long fromSeq, long toSeq) {
         Optional<BsonDocument> document = liveDocument(entity);
         Loaded loaded = load(entity, document.isPresent() ? Long.MAX_VALUE : toSeq);
-        Optional<String> unknowable = loaded.unknowableAt(fromSeq).or(() -> unexplained(loaded, document));
+        Optional<String> unknowable = unknowable(loaded, document, fromSeq);
         if (unknowable.isPresent()) {
             return new Read.Unknowable<>(unknowable.get());
         }
@@ -337,8 +357,9 @@ public final class History {
      * that has no baseline yet, or whose live document holds state its history does not account for, becomes its
      * folded state as of the highest seq the document shows, which reads from then on answer from (and below
      * which they say they cannot tell). Guarded per entity, so it can run while consumers run, be repeated, or
-     * resume one that stopped. See {@link Baselining}; {@link HistoryBaseline} runs it once across processes,
-     * under a lease.
+     * resume one that stopped; a pass that reaches the end records the baseline complete
+     * ({@link #baselineComplete()}). Run it once every consumer records. See {@link Baselining};
+     * {@link HistoryBaseline} runs it once across processes, under a lease.
      *
      * @param keepGoing asked between entities; false ends the pass early (what it took stays taken)
      */
@@ -430,7 +451,7 @@ public final class History {
         String current = null;
         List<BsonDocument> group = new ArrayList<>();
         try {
-            for (BsonDocument record : reads.find().sort(orderBy(ascending(ID_ENTITY, ID_SEQ)))) {
+            for (BsonDocument record : reads.find(exists(ID_ENTITY)).sort(orderBy(ascending(ID_ENTITY, ID_SEQ)))) {
                 String entity = Records.entityOf(record);
                 if (current != null && !current.equals(entity)) {
                     each.accept(settled(current, group));
@@ -473,6 +494,125 @@ public final class History {
     }
 
     /**
+     * True once the baseline is complete: every entity that had operations before the history was on has been
+     * taken in (or the collection was empty, or the history was declared on since its first write), so an entity
+     * with no state taken by the baseline has been recorded from its first operation. Read from the history
+     * collection until it is, and remembered from then on (it never goes back). See {@link HistoryBaseline}.
+     */
+    public boolean baselineComplete() {
+        if (!baselineComplete && BaselineStatus.read(this).flatMap(BaselineStatus.Status::complete).isPresent()) {
+            baselineComplete = true;
+        }
+        return baselineComplete;
+    }
+
+    void learntComplete() {
+        baselineComplete = true;
+    }
+
+    /** True if this process already knows the baseline is complete; no round trip. */
+    boolean knownComplete() {
+        return baselineComplete;
+    }
+
+    /**
+     * Decides how the history starts on its live collection ({@link #withLive} is required), before the consumers
+     * that record start, so that none of their first documents counts as data from before the history. Decided once
+     * per history: what it decides is recorded in the history collection, and a later call (in any process) finds it
+     * there. A baseline that began is resumed whatever {@code start} says, except
+     * {@link HistoryBaseline.Start#DECLARE_COMPLETE}, which is then refused. Then, while it is
+     * {@link HistoryBaseline.Begun#UNDER_WAY}, run {@link HistoryBaseline#runIfDue()} beside the consumers until it is
+     * complete.
+     *
+     * @throws InvalidConfigurationException if {@code start} is {@code DECLARE_COMPLETE} and a baseline that began
+     *                                       taking the live documents in is not complete
+     */
+    public HistoryBaseline.Begun beginBaseline(HistoryBaseline.Start start) {
+        if (start == null) {
+            throw new InvalidConfigurationException("history baseline of " + name + ": start is required");
+        }
+        if (live.isEmpty()) {
+            throw new InvalidConfigurationException("history baseline of " + name + ": the history does not know its"
+                    + " live collection; give it with History.withLive(collection)");
+        }
+        if (baselineComplete()) {
+            return HistoryBaseline.Begun.COMPLETE;
+        }
+        boolean liveEmpty = liveIsEmpty();
+        boolean historyEmpty = isEmpty();
+        // last: a process that decided first recorded it before its consumers wrote anything that this one saw
+        Optional<BaselineStatus.Status> status = BaselineStatus.read(this);
+        Instant now = options.clock().instant();
+        if (status.flatMap(BaselineStatus.Status::complete).isPresent()) {
+            learntComplete();
+            return HistoryBaseline.Begun.COMPLETE;
+        }
+        if (start == HistoryBaseline.Start.DECLARE_COMPLETE) {
+            if (status.isPresent()) {
+                throw new InvalidConfigurationException("history baseline of " + name + ": cannot be declared complete:"
+                        + " a baseline began taking the live documents in at " + status.get().begun() + " (the history"
+                        + " was turned on over existing data) and is not complete; let it run to the end");
+            }
+            BaselineStatus.complete(this, BaselineStatus.How.DECLARED, now);
+            return HistoryBaseline.Begun.COMPLETE;
+        }
+        if (status.isPresent()) {
+            return HistoryBaseline.Begun.UNDER_WAY;
+        }
+        if (liveEmpty && historyEmpty) {   // nothing to take in: from now on every entity is recorded from the start
+            BaselineStatus.complete(this, BaselineStatus.How.EMPTY, now);
+            return HistoryBaseline.Begun.COMPLETE;
+        }
+        if (start == HistoryBaseline.Start.DETECT && !historyEmpty) {
+            return HistoryBaseline.Begun.UNDECIDED;
+        }
+        BaselineStatus.begin(this, now);
+        return HistoryBaseline.Begun.UNDER_WAY;
+    }
+
+    /** True if the live collection has no document. */
+    boolean liveIsEmpty() {
+        try {
+            return live.orElseThrow().find().projection(new BsonDocument(StoredFields.ID, new org.bson.BsonInt32(1)))
+                    .limit(1).first() == null;
+        } catch (RuntimeException e) {
+            throw MongoErrors.translate("look for documents in the live collection of " + name, e);
+        }
+    }
+
+    /** True if the history holds no record and no folded state. */
+    boolean isEmpty() {
+        try {
+            return reads.find(ne(ID, BaselineStatus.ID_VALUE)).limit(1).first() == null;
+        } catch (RuntimeException e) {
+            throw MongoErrors.translate("look for records in " + name, e);
+        }
+    }
+
+    /** Why the state of {@code loaded}'s entity as of {@code seq} cannot be told, if it cannot. */
+    private Optional<String> unknowable(Loaded loaded, Optional<BsonDocument> document, long seq) {
+        return loaded.unreadable().or(() -> notTakenIn(loaded)).or(() -> loaded.unknowableAt(seq))
+                .or(() -> unexplained(loaded, document));
+    }
+
+    /**
+     * Why no state of {@code loaded}'s entity can be vouched for while the baseline is under way, if so: the history
+     * knows its live collection, the baseline has not taken the entity in, and it is not complete, so the entity may
+     * have had operations before the history was on, whose effects the live document need not show any more
+     * (overwritten by recorded operations: a rename, a remove, a delete).
+     */
+    Optional<String> notTakenIn(Loaded loaded) {
+        if (live.isEmpty() || loaded.baseline().isPresent() || baselineComplete()) {
+            return Optional.empty();
+        }
+        return Optional.of("the history's baseline has not taken '" + loaded.entity() + "' in yet, and is not"
+                + " complete: it may have had operations before the history was on, whose effects its records cannot"
+                + " show (overwritten since, or not); its reads answer once the baseline has taken it in"
+                + " (HistoryBaseline), or is complete (on an empty collection, or declared so where the history has"
+                + " been on since the collection's first write)");
+    }
+
+    /**
      * Why the records of {@code loaded} (all of them, read after {@code document}) cannot explain the live
      * document, if they cannot: it shows a seq that no record has and the folded state does not vouch for. Every
      * operation applied with the history on was recorded before it was applied, so before the document was read;
@@ -483,8 +623,7 @@ public final class History {
         if (document.isEmpty()) {
             return Optional.empty();
         }
-        java.util.Set<Long> recorded = new java.util.HashSet<>();
-        loaded.records().forEach(record -> recorded.add(Records.seqOf(record)));
+        java.util.Set<Long> recorded = loaded.recordedSeqs();
         long gcFloor = LiveDocument.gcFloor(document.get());
         Map<Long, String> unaccounted = new java.util.TreeMap<>();
         LiveDocument.seqs(document.get(), schema).forEach((seq, where) -> {
@@ -493,7 +632,7 @@ public final class History {
             }
         });
         if (unaccounted.isEmpty()) {
-            return Optional.empty();
+            return uncounted(loaded, document.get());
         }
         Map.Entry<Long, String> first = unaccounted.entrySet().iterator().next();
         return Optional.of("the live document of '" + loaded.entity() + "' holds state that no record accounts for ("
@@ -501,6 +640,26 @@ public final class History {
                 + (unaccounted.size() - 1) + " more" : "") + "): it was applied before the history was on, or by a"
                 + " consumer that does not record, and what it overwrote is not known either; the history's baseline"
                 + " takes the live state in, after which reads from its horizon on answer");
+    }
+
+    /**
+     * Why the live document counts more applied operations than the history holds records of the entity, if it
+     * does: {@code _v} rises by one per applied operation, and each was recorded before it was applied, so a higher
+     * {@code _v} shows an apply without recording whose effects may all have been overwritten since by recorded
+     * operations (they show nowhere in the document). Only where no state is folded (retention drops the records it
+     * folds) and compaction never ran on the document (it raises {@code _v} too).
+     */
+    private Optional<String> uncounted(Loaded loaded, BsonDocument document) {
+        long applied = LiveDocument.version(document);
+        long records = loaded.records().size();
+        if (loaded.record().isPresent() || LiveDocument.gcFloor(document) > 0 || applied <= records) {
+            return Optional.empty();
+        }
+        return Optional.of("the live document of '" + loaded.entity() + "' counts " + applied + " applied operations"
+                + " (_v) and the history holds " + records + " records of it: at least " + (applied - records)
+                + " were applied without recording (before the history was on, or by a consumer that does not"
+                + " record), and what they wrote may have been overwritten since; the history's baseline takes the"
+                + " live state in, after which reads from its horizon on answer");
     }
 
     void ensureIndexed() {

@@ -1,9 +1,7 @@
 package dev.orderless.history;
 
 import dev.orderless.InvalidConfigurationException;
-import dev.orderless.apply.StoredFields;
 import dev.orderless.internal.LeasedPasses;
-import dev.orderless.internal.MongoErrors;
 import dev.orderless.lease.LeaseProvider;
 import io.micrometer.core.instrument.Counter;
 import java.time.Clock;
@@ -11,9 +9,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
 import org.bson.BsonString;
 
 /**
@@ -21,20 +17,20 @@ import org.bson.BsonString;
  * once across every process that runs it: under the lease {@code history-baseline:<history collection>} (see
  * {@link LeasedPasses}), one pass at a time, at most one starting per interval. A pass keeps in the lease the
  * last entity it finished ({@code progress.after}, every {@value #SAVE_EVERY} entities and when it ends), so the
- * next pass, wherever it runs, resumes after it; the pass that reaches the end records it ({@code progress.complete})
- * and no pass runs after that. Each entity is taken guarded, so a pass is harmless to repeat, to run while
+ * next pass, wherever it runs, resumes after it; the pass that reaches the end records the baseline complete in
+ * the history collection itself ({@link History#baselineComplete()}, which every process reading the history
+ * knows), and no pass runs after that. Each entity is taken guarded, so a pass is harmless to repeat, to run while
  * consumers run, or to leave half done.
  *
- * <p>Run it from the start of the consumers that record (it may run beside them): Spring Boot does, with
- * {@code orderless.history.enabled=true} (unless {@code orderless.history.baseline.enabled=false}). On an empty
- * collection it completes at once, with nothing to take in ({@link #completeIfEmpty()} before the consumers
- * start). Until it has passed an entity, a read of that entity answers only if the
- * records explain its live document, and says it cannot tell otherwise.
+ * <p>Decide it with {@link History#beginBaseline} before the consumers that record start, then run it from their
+ * start (it may run beside them): Spring Boot does both, with {@code orderless.history.enabled=true}. On an empty
+ * collection it completes at once, with nothing to take in. Until it is complete, a read of an entity it has not
+ * taken in says it cannot tell: the entity may have had operations before the history was on, whose effects
+ * recorded ones have overwritten since.
  */
 public final class HistoryBaseline {
     static final int SAVE_EVERY = 100;
     static final String AFTER = "after";
-    static final String COMPLETE = "complete";
 
     private final History history;
     private final LeasedPasses passes;
@@ -43,6 +39,7 @@ public final class HistoryBaseline {
     private final Counter baselined;
     private final Counter joined;
     private final Counter vouched;
+    private final Counter unreadable;
     private volatile boolean complete;
 
     private HistoryBaseline(History history, LeasedPasses passes) {
@@ -54,6 +51,7 @@ public final class HistoryBaseline {
         this.baselined = taken("baselined");
         this.joined = taken("joined");
         this.vouched = taken("vouched");
+        this.unreadable = taken("unreadable");
     }
 
     private Counter taken(String outcome) {
@@ -84,8 +82,14 @@ public final class HistoryBaseline {
         return passes.interval();
     }
 
-    /** True once this process learnt that a pass reached the end (its own, or another process's). */
+    /**
+     * True once this process learnt that the baseline is complete (its own pass, another process's, or at once by
+     * {@link History#beginBaseline}); no round trip.
+     */
     public boolean complete() {
+        if (!complete && history.knownComplete()) {
+            complete = true;
+        }
         return complete;
     }
 
@@ -98,29 +102,44 @@ public final class HistoryBaseline {
         passes.resume();
     }
 
-    /**
-     * If the live collection is empty, records the baseline complete at once (unless another process holds its
-     * lease): there is nothing to take in, and every entity is recorded from its first operation from now on. Call
-     * it before the consumers start, so that none of their first documents is taken in as if it predated the
-     * history (harmless, but its versions below the document's highest seq would read Unknowable); on a collection
-     * with data, run the baseline beside them instead.
-     *
-     * @return true if the baseline is complete
-     */
-    public boolean completeIfEmpty() {
-        if (!complete && liveIsEmpty()) {
-            runIfDue();
-        }
-        return complete;
+    /** How a history starts on its live collection ({@link History#beginBaseline}). */
+    public enum Start {
+        /**
+         * Tell from the collections: an empty live collection with an empty history needs no baseline (complete at
+         * once); a live collection with documents and an empty history was consumed without it (a baseline begins);
+         * both with data and no baseline ever begun cannot be told apart ({@link Begun#UNDECIDED}): a history on
+         * since the collection's first write, or one turned on over existing data whose baseline never ran.
+         */
+        DETECT,
+        /** Take the live documents in (a baseline begins; complete at once on an empty live collection). */
+        RUN,
+        /**
+         * The history has been on since the collection's first write, with every consumer recording: the baseline is
+         * recorded complete without reading anything, and reads answer wherever the records explain the live
+         * documents. Refused while a baseline that began is not complete.
+         */
+        DECLARE_COMPLETE
     }
 
-    private boolean liveIsEmpty() {
-        try {
-            return history.live().orElseThrow().find().projection(new BsonDocument(StoredFields.ID, new BsonInt32(1)))
-                    .limit(1).first() == null;
-        } catch (RuntimeException e) {
-            throw MongoErrors.translate("look for documents in the live collection of " + history.name(), e);
+    /** What {@link History#beginBaseline} found or decided. */
+    public enum Begun {
+        /** Complete (now or before): nothing more to run. */
+        COMPLETE,
+        /** A baseline has begun and is not complete: run it ({@link #runIfDue()}) until it is. */
+        UNDER_WAY,
+        /**
+         * {@link Start#DETECT} could not tell: nothing was written; begin again with {@link Start#RUN} or
+         * {@link Start#DECLARE_COMPLETE}.
+         */
+        UNDECIDED
+    }
+
+    /** True if this process knows the baseline is complete, asking the history (a read) until it is. */
+    private boolean learntComplete() {
+        if (!complete && history.baselineComplete()) {
+            complete = true;
         }
+        return complete;
     }
 
     /**
@@ -128,20 +147,18 @@ public final class HistoryBaseline {
      * the interval; what this pass did.
      */
     public Optional<BaselinePass> runIfDue() {
-        if (complete) {
-            return Optional.empty();   // no lease round trip once it is known to be done
+        if (complete()) {
+            return Optional.empty();   // no round trip once it is known to be done
         }
         Optional<BaselinePass> pass = passes.<Optional<BaselinePass>>runHeldIfDue(hold -> {
-            Optional<BsonDocument> saved = hold.saved();
-            if (saved.isPresent() && saved.get().isDateTime(COMPLETE)) {
-                complete = true;
-                return Optional.empty();
+            if (learntComplete()) {
+                return Optional.empty();   // another process's pass reached the end
             }
-            if (saved.isEmpty() && liveIsEmpty()) {   // nothing to take in: from now on all is recorded from the start
-                if (hold.save(new BsonDocument(COMPLETE, new BsonDateTime(clock.instant().toEpochMilli())))) {
-                    complete = true;
-                }
-                return Optional.of(new BaselinePass(0, 0, 0, 0, true));
+            Optional<BsonDocument> saved = hold.saved();
+            if (saved.isEmpty() && history.liveIsEmpty()) {   // nothing to take in: all is recorded from the start
+                BaselineStatus.complete(history, BaselineStatus.How.EMPTY, clock.instant());
+                complete = true;
+                return Optional.of(new BaselinePass(0, 0, 0, 0, 0, true));
             }
             Optional<String> after = saved.filter(p -> p.isString(AFTER)).map(p -> p.getString(AFTER).getValue());
             AtomicReference<String> last = new AtomicReference<>(after.orElse(null));
@@ -153,13 +170,9 @@ public final class HistoryBaseline {
                     hold.save(new BsonDocument(AFTER, new BsonString(entity)));
                 }
             });
-            BsonDocument progress = last.get() == null ? new BsonDocument() : new BsonDocument(AFTER,
-                    new BsonString(last.get()));
+            hold.save(last.get() == null ? new BsonDocument() : new BsonDocument(AFTER, new BsonString(last.get())));
             if (done.complete()) {
-                progress.append(COMPLETE, new BsonDateTime(clock.instant().toEpochMilli()));
-            }
-            if (hold.save(progress) && done.complete()) {
-                complete = true;
+                complete = true;   // recorded in the history by the pass
             }
             return Optional.of(done);
         }).flatMap(p -> p);
@@ -168,6 +181,7 @@ public final class HistoryBaseline {
             baselined.increment(done.baselined());
             joined.increment(done.joined());
             vouched.increment(done.vouched());
+            unreadable.increment(done.unreadable());
         });
         return pass;
     }

@@ -16,13 +16,15 @@ package dev.orderless.history;
  *   state: { floor: 0, live: { classes: [ {element: "CS 101", seq: 1042, attrs: {...}} ] },
  *            tombstones: { classes: [ {element: "MA 201", seq: 1003} ] },
  *            registers: { name: { seq: 1043, value: "Ada" } } },
+ *   gcFloor: 1003,                                 // the live _gcFloor the records accounted for when it was folded
  *   at: ISODate(...) }                             // when the pass folded it
  *
  * { _id: { entity: "student-17", seq: 0 },         // after the baseline: the live document's state as of horizon
  *   horizon: 1044, state: { ... }, cutoff: ISODate(...), at: ISODate(...),
  *   baseline: { horizon: 1044,                     // the highest seq the live document showed when it was taken
  *               compacted: 0,                      // its _gcFloor then: tombstones up to it were already dropped
- *               v: 7, at: ISODate(...) } }         // its _v, and when it was taken
+ *               v: 7, at: ISODate(...),            // its _v, and when it was taken
+ *               unreadable: "..." } }              // only if the document could not be read: why (nothing taken)
  * </pre>
  * Operation seqs are positive, so seq 0 is free for the folded state, and it sorts first. Without
  * {@code baseline}: a record at or below the horizon recorded before the cutoff was folded (a pass that stopped
@@ -52,7 +54,9 @@ final class HistoryFields {
     static final String REGISTERS = "registers";
     static final String BASELINE = "baseline";
     static final String COMPACTED = "compacted";
+    static final String GC_FLOOR = "gcFloor";
     static final String LIVE_VERSION = "v";
+    static final String UNREADABLE = "unreadable";
 
     static final String ADD = "add";
     static final String REMOVE = "remove";

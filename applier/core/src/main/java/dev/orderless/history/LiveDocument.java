@@ -3,7 +3,9 @@ package dev.orderless.history;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.SetField;
 import dev.orderless.apply.StoredFields;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -34,6 +36,39 @@ final class LiveDocument {
             entries(seqs, doc, set, set.tombstones(), "tombstone");
         }
         return seqs;
+    }
+
+    /**
+     * Why {@code doc} cannot be read as an orderless state, if it cannot: the first entry of a set (live or
+     * tombstone) that is not a document, or whose key is missing or not a string. The applier leaves such entries
+     * alone (no guard of its matches them), but they are no state the history can vouch for.
+     */
+    static Optional<String> unreadable(BsonDocument doc, CollectionSchema schema) {
+        for (SetField set : schema.sets()) {
+            for (String array : List.of(set.field(), set.tombstones())) {
+                BsonValue entries = doc.get(array);
+                if (entries == null || !entries.isArray()) {
+                    continue;
+                }
+                for (int i = 0; i < entries.asArray().size(); i++) {
+                    BsonValue entry = entries.asArray().get(i);
+                    if (!entry.isDocument()) {
+                        return Optional.of("'" + array + "' entry " + i + " is a " + type(entry) + ", not a document");
+                    }
+                    BsonValue key = entry.asDocument().get(set.key());
+                    if (key == null || !key.isString()) {
+                        return Optional.of("'" + array + "' entry " + i + " has " + (key == null
+                                ? "no key '" + set.key() + "'"
+                                : "a key '" + set.key() + "' that is a " + type(key) + ", not a string"));
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String type(BsonValue value) {
+        return value.getBsonType().name().toLowerCase(java.util.Locale.ROOT);
     }
 
     /** The highest seq {@code doc} shows; 0 if none. */

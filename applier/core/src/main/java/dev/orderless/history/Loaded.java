@@ -35,10 +35,12 @@ import org.bson.BsonDocument;
  * @param baseline what the baseline found, if the state was taken from the live document
  * @param folded   the state as of {@code horizon}: {@code stored}, with the merged records
  * @param horizon  the seq the folded state is as of (0 if none)
+ * @param gcFloor  the live document's compaction floor that the records accounted for when retention folded the
+ *                 state ({@link Records#withGcFloor}; 0 if none)
  * @param above    the records above it, in seq order
  */
 record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, Optional<Baseline> baseline,
-              EntityState folded, long horizon, List<BsonDocument> above, List<BsonDocument> late,
+              EntityState folded, long horizon, long gcFloor, List<BsonDocument> above, List<BsonDocument> late,
               List<BsonDocument> leftover, List<BsonDocument> merged, List<BsonDocument> unjudged) {
 
     static Loaded of(String entity, List<BsonDocument> all, ReferenceModel model) {
@@ -46,6 +48,7 @@ record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, 
         EntityState stored = History.empty(entity);
         Optional<Baseline> baseline = Optional.empty();
         long horizon = 0;
+        long gcFloor = 0;
         Instant cutoff = Instant.MIN;
         List<BsonDocument> records = new ArrayList<>();
         for (BsonDocument r : all) {
@@ -53,6 +56,7 @@ record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, 
                 record = Optional.of(r);
                 stored = Records.stateOf(r);
                 horizon = Records.horizonOf(r);
+                gcFloor = Records.gcFloorOf(r);
                 cutoff = Records.cutoffOf(r);
                 baseline = Records.baselineOf(r);
             } else {
@@ -79,7 +83,8 @@ record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, 
             List<Operation> judged = judge(stored, baseline.get().compacted(), below, merged, unjudged);
             folded = judged.isEmpty() ? stored : merge(model, stored, judged);
         }
-        return new Loaded(entity, record, stored, baseline, folded, horizon, above, late, leftover, merged, unjudged);
+        return new Loaded(entity, record, stored, baseline, folded, horizon, gcFloor, above, late, leftover, merged,
+                unjudged);
     }
 
     /** The state of {@code state}'s operations and {@code ops} together, in seq order whatever theirs. */
@@ -135,8 +140,19 @@ record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, 
         return all;
     }
 
+    /** Why no state of the entity can be told: the baseline could not read its live document, if so. */
+    Optional<String> unreadable() {
+        return baseline.flatMap(Baseline::unreadable).map(why -> "the baseline could not read the live document of '"
+                + entity + "' as an orderless state (" + why + ") and took nothing of it: the history vouches for no"
+                + " state of it until the document is repaired and a baseline pass (History.baseline) takes it in");
+    }
+
     /** Why the state as of {@code seq} cannot be told from the records, if it cannot. */
     Optional<String> unknowableAt(long seq) {
+        Optional<String> unreadable = unreadable();
+        if (unreadable.isPresent()) {
+            return unreadable;
+        }
         if (!late.isEmpty()) {
             return Optional.of(late.size() + " operation(s) of '" + entity + "' (first: seq "
                     + Records.seqOf(late.get(0)) + ") were recorded after retention folded everything up to seq "
@@ -173,15 +189,25 @@ record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, 
      * True if the folded state accounts for {@code seq}, shown by the live document (whose {@code _gcFloor} is
      * {@code liveGcFloor}) but recorded nowhere: the state shows it, or it is at or below the state's floor (what
      * a delete superseded), or at or below the compaction floor the baseline found, or it is the live document's own
-     * compaction floor at or below the horizon (the seq of a tombstone it dropped, whose record retention may have
-     * folded since). A seq of the live document that a folded record was folded from shows in the folded state as
-     * soon as the document has applied what the folded state holds.
+     * compaction floor and the records accounted for it when retention folded them ({@link Records#withGcFloor}: the
+     * seq of a tombstone compaction dropped, whose record retention folded since). A compaction floor accounted for
+     * by none of these is the seq of an operation applied without recording (a rolling upgrade's older instance)
+     * whose tombstone compaction dropped: which element it removed is not known. A seq of the live document that a
+     * folded record was folded from shows in the folded state as soon as the document has applied what the folded
+     * state holds.
      */
     boolean vouchesFor(long seq, long liveGcFloor) {
         if (record.isEmpty()) {
             return false;
         }
         return seq <= stored.floor() || seq <= baseline.map(Baseline::compacted).orElse(0L)
-                || (seq == liveGcFloor && seq <= horizon) || ReferenceModel.witnesses(stored).contains(seq);
+                || (seq == liveGcFloor && seq == gcFloor) || ReferenceModel.witnesses(stored).contains(seq);
+    }
+
+    /** The seqs of every record but the folded state's. */
+    Set<Long> recordedSeqs() {
+        Set<Long> seqs = new HashSet<>();
+        records().forEach(r -> seqs.add(Records.seqOf(r)));
+        return seqs;
     }
 }

@@ -23,8 +23,9 @@ public sealed interface Read<T> {
     /**
      * The history does not hold what the answer needs: it asks below a retention horizon, or operations arrived
      * below it after it was folded; it asks below a baseline horizon (the entity had operations before the history
-     * was on), or for a state without tombstones compaction had dropped before the baseline; or the entity's live
-     * document holds state that no record accounts for.
+     * was on), or for a state without tombstones compaction dropped where the history cannot account for them; the
+     * baseline has not taken the entity in yet and is not complete, or could not read its live document; or the
+     * entity's live document holds state that no record accounts for.
      */
     record Unknowable<T>(String reason) implements Read<T> {
         @Override

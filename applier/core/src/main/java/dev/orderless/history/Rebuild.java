@@ -17,7 +17,9 @@ import java.util.List;
  *                      rather than written wrong): their live document holds state no record accounts for (they
  *                      had operations before the history was on, and the baseline has not taken them), or an
  *                      operation of theirs is below the compaction floor their live document had when the baseline
- *                      took it, where the history cannot judge it
+ *                      took it, where the history cannot judge it, or their latest state reads Unknowable (compaction
+ *                      dropped tombstones the history cannot account for, and no delete has superseded them), or the
+ *                      baseline could not read their live document
  * @param reasons       why, one line per entity left out (the first 100; each is also logged)
  */
 public record Rebuild(long entities, long operations, long applied, long beyondHorizon, long refused, long failed,

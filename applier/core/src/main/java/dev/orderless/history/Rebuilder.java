@@ -26,8 +26,11 @@ import org.slf4j.LoggerFactory;
  *   <li>Except an entity whose state the history cannot vouch for: its live document holds state no record
  *       accounts for (it had operations before the history was on, and no baseline took it; only where the
  *       history knows its live collection and the document is there), or an operation of it is below the
- *       compaction floor the baseline found, on an element it had no entry for. Rather than write a state without
- *       what it cannot know, the rebuild leaves it out, counts it ({@link Rebuild#unrestored()}) and says why.
+ *       compaction floor the baseline found, on an element it had no entry for, or its latest state reads
+ *       Unknowable because compaction had dropped tombstones the history cannot account for (before the baseline,
+ *       or after it, of an operation applied without recording) and no delete has superseded them, or the baseline
+ *       could not read its live document. Rather than write a state without what it cannot know (a removed element
+ *       brought back), the rebuild leaves it out, counts it ({@link Rebuild#unrestored()}) and says why.
  *   <li>Apply them with {@link GuardedApplier#applyAll} in batches of {@link HistoryOptions#rebuildBatch()}.
  *       Guarded: an operation already there is a duplicate or superseded, so a rebuild can run while consumers
  *       run, be repeated, or resume a rebuild that stopped.
@@ -99,11 +102,26 @@ final class Rebuilder {
      * operation recorded and applied in between would look unexplained: the records are read again first.
      */
     private Optional<String> unrestorable(Loaded loaded) {
+        if (loaded.unreadable().isPresent()) {
+            return loaded.unreadable();
+        }
+        Optional<String> notTakenIn = history.notTakenIn(loaded);
+        if (notTakenIn.isPresent()) {
+            return notTakenIn;
+        }
         if (!loaded.unjudged().isEmpty()) {
             return Optional.of(loaded.unjudged().size() + " operation(s) of '" + loaded.entity() + "' (first: seq "
                     + Records.seqOf(loaded.unjudged().get(0)) + ") are below the compaction floor "
                     + loaded.baseline().map(Baseline::compacted).orElse(0L) + " its live document had when the"
                     + " baseline took it, on elements it had no entry for: the history cannot judge them");
+        }
+        if (loaded.baseline().map(Baseline::compacted).orElse(0L) > 0) {
+            List<Operation> above = new ArrayList<>();
+            loaded.above().forEach(record -> above.add(Records.operationOf(record)));
+            Optional<String> latest = loaded.unknowableState(history.model().continueFrom(loaded.folded(), above));
+            if (latest.isPresent()) {
+                return latest;   // its latest state reads Unknowable: written, it could hold a removed element
+            }
         }
         Optional<BsonDocument> document = history.liveDocument(loaded.entity());
         if (document.isEmpty() || history.unexplained(loaded, document).isEmpty()) {

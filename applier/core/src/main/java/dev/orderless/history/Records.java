@@ -13,6 +13,7 @@ import static dev.orderless.history.HistoryFields.ENTITY;
 import static dev.orderless.history.HistoryFields.FIELD;
 import static dev.orderless.history.HistoryFields.FLOOR;
 import static dev.orderless.history.HistoryFields.FOLDED;
+import static dev.orderless.history.HistoryFields.GC_FLOOR;
 import static dev.orderless.history.HistoryFields.HORIZON;
 import static dev.orderless.history.HistoryFields.ID;
 import static dev.orderless.history.HistoryFields.LIVE;
@@ -23,6 +24,7 @@ import static dev.orderless.history.HistoryFields.REMOVE;
 import static dev.orderless.history.HistoryFields.SEQ;
 import static dev.orderless.history.HistoryFields.STATE;
 import static dev.orderless.history.HistoryFields.TOMBSTONES;
+import static dev.orderless.history.HistoryFields.UNREADABLE;
 import static dev.orderless.history.HistoryFields.VALUE;
 
 import com.mongodb.client.model.Filters;
@@ -155,9 +157,11 @@ final class Records {
      * {@link #folded} with {@code baseline}, so that reads merge every record at or below its horizon.
      */
     static BsonDocument baseline(EntityState state, long horizon, Baseline baseline, Instant at) {
-        return folded(state, horizon, at, at).append(BASELINE, new BsonDocument(HORIZON, new BsonInt64(baseline.horizon()))
+        BsonDocument found = new BsonDocument(HORIZON, new BsonInt64(baseline.horizon()))
                 .append(COMPACTED, new BsonInt64(baseline.compacted())).append(LIVE_VERSION, new BsonInt64(baseline.version()))
-                .append(AT, new BsonDateTime(baseline.at().toEpochMilli())));
+                .append(AT, new BsonDateTime(baseline.at().toEpochMilli()));
+        baseline.unreadable().ifPresent(why -> found.append(UNREADABLE, new BsonString(why)));
+        return folded(state, horizon, at, at).append(BASELINE, found);
     }
 
     /** {@code record} (a retention pass's new folded state) with the baseline of {@code from}, if it has one. */
@@ -184,11 +188,30 @@ final class Records {
         BsonDocument b = folded.getDocument(BASELINE);
         try {
             return Optional.of(new Baseline(b.getNumber(HORIZON).longValue(), b.getNumber(COMPACTED).longValue(),
-                    b.getNumber(LIVE_VERSION).longValue(), Instant.ofEpochMilli(b.getDateTime(AT).getValue())));
+                    b.getNumber(LIVE_VERSION).longValue(), Instant.ofEpochMilli(b.getDateTime(AT).getValue()),
+                    b.isString(UNREADABLE) ? Optional.of(b.getString(UNREADABLE).getValue()) : Optional.empty()));
         } catch (RuntimeException e) {
             throw new OrderlessException("history record " + folded.getDocument(ID).toJson() + " has a baseline that"
                     + " cannot be read (" + e.getMessage() + "); was it written by something other than orderless?", e);
         }
+    }
+
+    /**
+     * {@code folded} remembering that the live document's compaction floor {@code gcFloor} (the seq of a tombstone
+     * compaction dropped) was accounted for by the records when it was folded: the record of that seq may be folded
+     * and dropped since, and the state may no longer show it (the element added again).
+     */
+    static BsonDocument withGcFloor(BsonDocument folded, long gcFloor) {
+        if (gcFloor > 0) {
+            folded.append(GC_FLOOR, new BsonInt64(gcFloor));
+        }
+        return folded;
+    }
+
+    /** The live compaction floor a folded state accounts for ({@link #withGcFloor}); 0 if none. */
+    static long gcFloorOf(BsonDocument folded) {
+        BsonValue gcFloor = folded.get(GC_FLOOR);
+        return gcFloor != null && gcFloor.isNumber() ? gcFloor.asNumber().longValue() : 0;
     }
 
     static Instant cutoffOf(BsonDocument folded) {

@@ -3,6 +3,7 @@ package dev.orderless.history;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.Operation;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * What the history holds of one entity, oldest first.
@@ -19,9 +20,14 @@ import java.util.List;
  *                 baseline took it, of an element it had no entry for (the history cannot judge them)
  * @param baseline the folded state was taken from the live document by the baseline: the entity had operations
  *                 before the history was on, and its states are known from the horizon on only
+ * @param unknowable why the history cannot vouch that these are the entity's versions, if it cannot (as a read of
+ *                 it would say): the baseline has not taken it in yet and is not complete, or could not read its
+ *                 live document, or the live document holds state no record accounts for (applied before the
+ *                 history was on, or by a consumer that does not record). Empty for a history that does not know
+ *                 its live collection: it cannot check
  */
 public record Versions(String entity, long horizon, EntityState folded, List<Version> versions, List<Operation> late,
-                       boolean baseline) {
+                       boolean baseline, Optional<String> unknowable) {
     public Versions {
         versions = List.copyOf(versions);
         late = List.copyOf(late);

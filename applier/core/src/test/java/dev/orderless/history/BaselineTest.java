@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.Filters;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.GuardedApplier;
@@ -100,15 +101,78 @@ class BaselineTest {
         Read<EntityState> read = history.asOf("order-1", 8);
 
         assertThat(read).as("the records hold only seq 8: a status and no items").isInstanceOfSatisfying(
-                Read.Unknowable.class, r -> assertThat(r.reason()).contains("'order-1'")
-                        .contains("holds state that no record accounts for").contains("baseline"));
+                Read.Unknowable.class, r -> assertThat(r.reason()).contains("baseline has not taken 'order-1' in yet"));
         assertThat(history.changes("order-1", 7, 8)).isInstanceOf(Read.Unknowable.class);
+    }
+
+    @Test
+    void before_the_baseline_is_complete_items_from_before_the_history_that_a_recorded_delete_overwrote_read_unknowable() {
+        applier.apply(Operation.add("order-1", 1, "items", "sku-1"));   // consumed before the history was on
+        applier.apply(Operation.add("order-1", 2, "items", "sku-2"));
+        recording.apply(Operation.delete("order-1", 5));   // the document now shows seq 5 alone, which is recorded
+
+        for (long seq : new long[] {1, 2, 4, 5}) {
+            assertThat(history.asOf("order-1", seq)).as("as of %d: sku-1 was live at 1", seq)
+                    .isInstanceOfSatisfying(Read.Unknowable.class, r -> assertThat(r.reason())
+                            .contains("baseline has not taken 'order-1' in yet"));
+        }
+    }
+
+    @Test
+    void before_the_baseline_is_complete_a_register_renamed_since_reads_unknowable_in_changes_and_versions_too() {
+        applier.apply(status(1, "placed"));   // before the history was on
+        recording.apply(status(3, "paid"));
+
+        assertThat(history.asOf("order-1", 2)).as("placed at 2").isInstanceOf(Read.Unknowable.class);
+        assertThat(history.changes("order-1", 2, 3)).isInstanceOf(Read.Unknowable.class);
+        assertThat(history.versions("order-1").unknowable()).hasValueSatisfying(reason ->
+                assertThat(reason).contains("baseline has not taken 'order-1' in yet"));
+    }
+
+    @Test
+    void once_the_baseline_is_complete_an_entity_it_did_not_take_in_is_known_from_its_first_recorded_operation() {
+        applier.apply(Operation.add("order-0", 1, "items", "sku-1"));   // before the history was on
+        assertThat(history.baseline(() -> true).complete()).isTrue();
+        List<Operation> ops = new ArrayList<>(beforeTheHistory());
+        ops.forEach(recording::apply);   // its live document is checked at each read: the records explain it
+
+        for (Operation op : ops) {
+            assertThat(history.asOf("order-1", op.seq()).value()).as("as of %d", op.seq()).contains(oracle(ops, op.seq()));
+        }
+        assertThat(history.versions("order-1").unknowable()).isEmpty();
+    }
+
+    @Test
+    void after_the_baseline_an_unrecorded_apply_whose_effects_were_overwritten_since_shows_in_the_documents_version() {
+        history.baseline(() -> true);   // an empty collection: complete at once
+        Operation remove = Operation.remove("order-1", 2, "items", "sku-1");
+        List<Operation> ops = List.of(Operation.add("order-1", 1, "items", "sku-1"), remove,
+                Operation.add("order-1", 3, "items", "sku-1"));
+        recording.apply(ops.get(0));
+        applier.apply(remove);   // an instance still without the history
+        recording.apply(ops.get(2));   // the tombstone at 2 is overwritten: the document shows seqs 3 only
+
+        assertThat(history.asOf("order-1", 2)).as("sku-1 removed at 2: %s", oracle(ops, 2))
+                .isInstanceOfSatisfying(Read.Unknowable.class, r -> assertThat(r.reason())
+                        .contains("counts 3 applied operations (_v) and the history holds 2 records"));
+    }
+
+    @Test
+    void before_the_baseline_is_complete_a_rebuild_leaves_out_every_entity_it_has_not_taken_in() {
+        beforeTheHistory().forEach(applier::apply);
+        recording.apply(Operation.add("order-2", 1, "items", "sku-1"));
+
+        Rebuild rebuild = history.rebuild(GuardedApplier.create(db.getCollection("rebuilt", BsonDocument.class), ORDERS));
+
+        assertThat(rebuild.unrestored()).as("order-2 may have had operations before the history too").isEqualTo(1);
+        assertThat(rebuild.reasons()).singleElement().asString().contains("has not taken 'order-2' in yet");
+        assertThat(db.getCollection("rebuilt").countDocuments()).isZero();
     }
 
     @Test
     void after_the_baseline_the_state_at_or_above_its_horizon_is_the_live_state_with_the_recorded_operations() {
         beforeTheHistory().forEach(applier::apply);
-        assertThat(history.baseline(() -> true)).isEqualTo(new BaselinePass(1, 1, 0, 0, true));
+        assertThat(history.baseline(() -> true)).isEqualTo(new BaselinePass(1, 1, 0, 0, 0, true));
         recording.apply(status(8, "shipped"));
 
         List<Operation> all = plus(beforeTheHistory(), status(8, "shipped"));
@@ -175,7 +239,7 @@ class BaselineTest {
 
         assertThat(history.asOf("order-1", 10)).isInstanceOfSatisfying(Read.Unknowable.class, r ->
                 assertThat(r.reason()).contains("element 'sku-7' of 'items' written by seq 9"));
-        assertThat(history.baseline(() -> true)).isEqualTo(new BaselinePass(1, 0, 1, 0, true));
+        assertThat(history.baseline(() -> true)).isEqualTo(new BaselinePass(1, 0, 1, 0, 0, true));
 
         List<Operation> all = plus(beforeTheHistory(), straggler, status(10, "delivered"));
         assertThat(history.asOf("order-1", 10).value()).contains(oracle(all, 10)).contains(liveState());
@@ -190,7 +254,7 @@ class BaselineTest {
         recording.apply(status(8, "shipped"));
         List<BsonDocument> taken = records.find().into(new ArrayList<>());
 
-        assertThat(history.baseline(() -> true)).isEqualTo(new BaselinePass(2, 0, 0, 2, true));
+        assertThat(history.baseline(() -> true)).isEqualTo(new BaselinePass(2, 0, 0, 2, 0, true));
         assertThat(records.find().into(new ArrayList<>())).isEqualTo(taken);
     }
 
@@ -242,6 +306,47 @@ class BaselineTest {
         assertThat(db.getCollection("rebuilt").countDocuments()).as("nothing written rather than a guess").isZero();
     }
 
+    /**
+     * order-1 consumed without the history (sku-1 at 1, paid at 5) and baselined; then an instance still without the
+     * history applies remove sku-1 (seq 3, late), and compaction drops its tombstone: {@code _gcFloor} 3.
+     */
+    private List<Operation> anUnrecordedRemoveCompactedAfterTheBaseline() {
+        List<Operation> all = List.of(Operation.add("order-1", 1, "items", "sku-1"), status(5, "paid"),
+                Operation.remove("order-1", 3, "items", "sku-1"));
+        applier.apply(all.get(0));
+        applier.apply(all.get(1));
+        history.baseline(() -> true);
+        applier.apply(all.get(2));
+        live.updateOne(new BsonDocument("_id", new BsonString("order-1")), BsonDocument.parse(
+                "{$pull: {deleted_items: {sku: 'sku-1'}}, $set: {_gcFloor: {$numberLong: '3'}},"
+                        + " $inc: {_v: {$numberLong: '1'}}}"));   // as TombstoneCompactor does after its grace
+        return all;
+    }
+
+    @Test
+    void an_unrecorded_remove_whose_tombstone_compaction_dropped_after_the_baseline_reads_unknowable_even_after_a_pass() {
+        anUnrecordedRemoveCompactedAfterTheBaseline();
+
+        assertThat(history.asOf("order-1", 5)).as("sku-1 was removed by an operation the history never saw")
+                .isInstanceOfSatisfying(Read.Unknowable.class, r -> assertThat(r.reason())
+                        .contains("_gcFloor written by seq 3"));
+        assertThat(history.baseline(() -> true).joined()).as("its compaction floor joined in").isEqualTo(1);
+        assertThat(history.asOf("order-1", 5)).isInstanceOfSatisfying(Read.Unknowable.class, r -> assertThat(r.reason())
+                .contains("compaction had dropped tombstones of 'order-1' up to seq 3"));
+    }
+
+    @Test
+    void a_rebuild_leaves_out_an_entity_whose_latest_state_compaction_left_unknowable() {
+        anUnrecordedRemoveCompactedAfterTheBaseline();
+        history.baseline(() -> true);
+
+        Rebuild rebuild = history.rebuild(GuardedApplier.create(db.getCollection("rebuilt", BsonDocument.class), ORDERS));
+
+        assertThat(rebuild.complete()).isFalse();
+        assertThat(rebuild.reasons()).singleElement().asString().contains("up to seq 3");
+        assertThat(db.getCollection("rebuilt").countDocuments()).as("not sku-1 brought back").isZero();
+    }
+
     @Test
     void retention_after_the_baseline_folds_the_merged_records_and_later_ones_below_its_horizon_are_still_merged() {
         List<Operation> before = beforeTheHistory();
@@ -264,19 +369,10 @@ class BaselineTest {
     }
 
     @Test
-    void without_a_baseline_an_entity_recorded_from_its_first_operation_is_known_at_every_seq() {
-        List<Operation> ops = new ArrayList<>(beforeTheHistory());
-        ops.forEach(recording::apply);   // its live document is checked at each read: the records explain it
-
-        for (Operation op : ops) {
-            assertThat(history.asOf("order-1", op.seq()).value()).as("as of %d", op.seq()).contains(oracle(ops, op.seq()));
-        }
-    }
-
-    @Test
     void a_rebuild_leaves_out_an_entity_whose_live_document_its_history_cannot_explain_and_says_why() {
         beforeTheHistory().forEach(applier::apply);
-        recording.apply(status(8, "shipped"));
+        history.baseline(() -> true);
+        applier.apply(status(8, "shipped"));   // an instance still without the history
         recording.apply(Operation.add("order-2", 1, "items", "sku-1"));   // recorded from its first operation
 
         Rebuild rebuild = history.rebuild(GuardedApplier.create(db.getCollection("rebuilt", BsonDocument.class), ORDERS));
@@ -301,6 +397,39 @@ class BaselineTest {
     }
 
     @Test
+    void a_live_document_the_baseline_cannot_read_is_not_taken_in_and_says_why_and_the_pass_takes_the_others() {
+        applier.apply(Operation.add("order-0", 1, "items", "sku-1"));
+        live.insertOne(BsonDocument.parse("{_id: 'order-1', items: ['stray', {sku: 'sku-1', seq: {$numberLong: '2'}}],"
+                + " deleted_items: [], _seq: {}, _floor: {$numberLong: '0'}, _gcFloor: {$numberLong: '0'},"
+                + " _v: {$numberLong: '1'}}"));   // the applier leaves the stray entry alone
+        applier.apply(Operation.add("order-1", 3, "items", "sku-2"));
+        applier.apply(Operation.add("order-2", 1, "items", "sku-1"));
+
+        assertThat(history.baseline(() -> true)).isEqualTo(new BaselinePass(3, 2, 0, 0, 1, true));
+        assertThat(history.versions("order-2").baseline()).isTrue();
+        assertThat(history.asOf("order-1", 3)).isInstanceOfSatisfying(Read.Unknowable.class, r -> assertThat(r.reason())
+                .contains("could not read the live document of 'order-1'").contains("'items' entry 0 is a string"));
+        Rebuild rebuild = history.rebuild(GuardedApplier.create(db.getCollection("rebuilt", BsonDocument.class), ORDERS));
+        assertThat(rebuild.unrestored()).isEqualTo(1);
+        assertThat(rebuild.reasons()).singleElement().asString().contains("'order-1'");
+    }
+
+    @Test
+    void once_the_document_is_repaired_a_pass_takes_it_in() {
+        live.insertOne(BsonDocument.parse("{_id: 'order-1', items: [{sku: 7, seq: {$numberLong: '1'}}],"
+                + " deleted_items: [], _seq: {}, _floor: {$numberLong: '0'}, _gcFloor: {$numberLong: '0'},"
+                + " _v: {$numberLong: '1'}}"));
+        applier.apply(Operation.add("order-1", 2, "items", "sku-2"));
+        assertThat(history.baseline(() -> true).unreadable()).isEqualTo(1);
+
+        live.updateOne(new BsonDocument("_id", new BsonString("order-1")), BsonDocument.parse(
+                "{$pull: {items: {sku: 7}}}"));   // repaired by hand
+        assertThat(history.baseline(() -> true)).isEqualTo(new BaselinePass(1, 0, 1, 0, 0, true));
+
+        assertThat(history.asOf("order-1", 2).value()).contains(liveState());
+    }
+
+    @Test
     void the_baseline_needs_the_live_collection_and_an_applier_of_another_collection_is_refused() {
         History recordsOnly = History.of(records, ORDERS);
         assertThatThrownBy(() -> recordsOnly.baseline(() -> true)).hasMessageContaining("History.withLive");
@@ -309,7 +438,7 @@ class BaselineTest {
     }
 
     /** {@code leases}, whose leases say they are lost once asked whether they are held {@code held} times. */
-    private static LeaseProvider losingAfter(LeaseProvider leases, int held) {
+    static LeaseProvider losingAfter(LeaseProvider leases, int held) {
         AtomicInteger asked = new AtomicInteger();
         return (resource, owner) -> leases.tryAcquire(resource, owner).map(lease -> (Lease) Proxy.newProxyInstance(
                 Lease.class.getClassLoader(), new Class<?>[] {Lease.class}, (proxy, method, args) -> {
@@ -336,32 +465,17 @@ class BaselineTest {
         HistoryBaseline first = HistoryBaseline.create(history, losingAfter(leases, 15), "a", Duration.ofMinutes(1));
         HistoryBaseline second = HistoryBaseline.create(history, leases, "b", Duration.ofMinutes(1));
 
-        assertThat(first.runIfDue()).as("its lease lost after 15 entities").contains(new BaselinePass(15, 15, 0, 0, false));
+        assertThat(first.runIfDue()).as("its lease lost after 15 entities").contains(new BaselinePass(15, 15, 0, 0, 0, false));
         assertThat(second.runIfDue()).as("a pass began within the interval").isEmpty();
         clock.advance(Duration.ofMinutes(2));
-        assertThat(second.runIfDue()).as("resumed after the 15th").contains(new BaselinePass(15, 15, 0, 0, true));
+        assertThat(second.runIfDue()).as("resumed after the 15th").contains(new BaselinePass(15, 15, 0, 0, 0, true));
         assertThat(second.complete()).isTrue();
         clock.advance(Duration.ofMinutes(2));
         HistoryBaseline third = HistoryBaseline.create(history, leases, "c", Duration.ofMinutes(1));
         assertThat(third.runIfDue()).as("complete: no pass").isEmpty();
         assertThat(third.complete()).isTrue();
-        assertThat(records.countDocuments()).isEqualTo(30);
+        assertThat(records.countDocuments(Filters.exists("_id.entity"))).isEqualTo(30);
         assertThat(history.options().meters().get("orderless.history.baseline.entities").tag("outcome", "baselined")
                 .counter().count()).isEqualTo(30);
-    }
-
-    @Test
-    void on_an_empty_collection_the_leased_baseline_is_complete_at_once_and_takes_in_nothing_written_after() {
-        HistoryBaseline baseline = HistoryBaseline.create(history, MongoLeaseProvider.create(
-                db.getCollection("leases", BsonDocument.class), LeaseOptions.ofDefaults().withClock(clock)), "a",
-                Duration.ofMinutes(1));
-
-        assertThat(baseline.completeIfEmpty()).isTrue();
-        beforeTheHistory().forEach(recording::apply);   // the consumers, started after
-        clock.advance(Duration.ofMinutes(2));
-
-        assertThat(baseline.runIfDue()).isEmpty();
-        assertThat(history.versions("order-1").baseline()).isFalse();
-        assertThat(history.asOf("order-1", 3).value()).contains(oracle(beforeTheHistory(), 3));
     }
 }

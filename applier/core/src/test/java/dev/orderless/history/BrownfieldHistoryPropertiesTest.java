@@ -14,6 +14,7 @@ import dev.orderless.lease.MongoLeaseProvider;
 import dev.orderless.oracle.Histories;
 import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.oracle.Workers;
+import dev.orderless.testing.ManualClock;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.PropertyCheck;
 import java.time.Duration;
@@ -21,7 +22,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -35,42 +38,70 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The history turned on for a collection that already has data, as a property (issue 37): for random histories,
  * part of each entity's operations (mostly its earlier ones, some held back, some later ones early) is applied
  * without the history by eight threads in batches with duplicates; then the history is turned on with its
- * documented step, the leased {@link HistoryBaseline}, which runs while eight threads record and apply the rest,
- * with redeliveries of the old ones and duplicates, and a pass of {@link History#baseline} once more among them. Then every {@code asOf} of every entity at every seq is
- * {@code Unknowable} or the sequential oracle's state (never {@code Known} and wrong), is {@code Known} from the
- * entity's horizon on, and equals the live document at its last seq; a rebuild into a new collection is exact or
- * says it is incomplete.
+ * documented step ({@link History#beginBaseline}, then the leased {@link HistoryBaseline} beside the consumers),
+ * while eight threads record and apply the rest, with redeliveries of the old ones and duplicates.
+ *
+ * <p>During the baseline: its first pass loses its lease after a random number of entities, so reads meet it under
+ * way; readers among the consumers ask {@code asOf} at random seqs, and each {@code Known} answer must be the
+ * oracle's state of some set of the entity's operations that holds every one applied before the read began and
+ * none not yet delivered when it ended; once the first half of the deliveries is done (the baseline still under way,
+ * or not), every {@code asOf} of every entity at every seq is {@code Unknowable} or the oracle's state of what was
+ * delivered. Then the rest is delivered beside a second leased pass, which completes the baseline, and a plain
+ * pass of {@link History#baseline}; then every {@code asOf} is {@code Unknowable} or the sequential oracle's state
+ * (never {@code Known} and wrong), is {@code Known} from the entity's horizon on, and equals the live document at
+ * its last seq; a rebuild into a new collection is exact or says it is incomplete.
  */
 @ExtendWith(MongoExtension.class)
 class BrownfieldHistoryPropertiesTest {
     private static final ReferenceModel ORACLE = new ReferenceModel(Histories.SCHEMA);
+    private static final int SUBSETS_UP_TO = 10;   // in-flight operations a concurrent read is checked against
     private static final AtomicLong TRIES = new AtomicLong();
     private static final LongAdder KNOWN = new LongAdder();
     private static final LongAdder UNKNOWABLE = new LongAdder();
+    private static final LongAdder DURING_KNOWN = new LongAdder();
+    private static final LongAdder DURING_UNKNOWABLE = new LongAdder();
+    private static final LongAdder UNDER_WAY = new LongAdder();
     private static final LongAdder BASELINED = new LongAdder();
     private static final LongAdder REBUILT_EXACT = new LongAdder();
     private static final LongAdder RETRIES = new LongAdder();
 
     @AfterAll
     static void printCounts() {
-        System.out.println("[brownfield history] " + KNOWN.sum() + " reads Known (each the oracle's), " + UNKNOWABLE.sum()
-                + " Unknowable (below a baseline horizon), " + BASELINED.sum() + " entities taken by a baseline, "
-                + REBUILT_EXACT.sum() + " rebuilds exact, " + RETRIES.sum() + " ops applied again after a transient"
-                + " error");
+        System.out.println("[brownfield history] during the baseline: " + DURING_KNOWN.sum() + " reads Known (each the"
+                + " oracle's), " + DURING_UNKNOWABLE.sum() + " Unknowable, in " + UNDER_WAY.sum() + " tries still under way"
+                + " half-way; after it: " + KNOWN.sum() + " Known (each the oracle's), " + UNKNOWABLE.sum() + " Unknowable"
+                + " (below a baseline horizon), " + BASELINED.sum() + " entities taken by a baseline, " + REBUILT_EXACT.sum()
+                + " rebuilds exact, " + RETRIES.sum() + " ops applied again after a transient error");
+    }
+
+    /** The operations delivered so far: started (given to a consumer) and finished (its apply returned). */
+    private static final class Deliveries {
+        final Set<Operation> started = ConcurrentHashMap.newKeySet();
+        final Set<Operation> finished = ConcurrentHashMap.newKeySet();
+
+        Runnable batch(Function<List<Operation>, List<BatchResult>> apply, List<Operation> batch) {
+            return () -> {
+                started.addAll(batch);
+                applyAll(apply, batch);
+                finished.addAll(batch);
+            };
+        }
     }
 
     @Test
     void turned_on_with_the_baseline_while_consumers_run_every_read_is_unknowable_or_the_oracles_and_a_rebuild_exact(
             MongoDatabase db) {
         PropertyCheck.forAll("brownfield: 12..40 ops over 4 entities, part applied without the history, the rest"
-                        + " recorded with 30% redeliveries of the old and 20% duplicates beside two baselines, batches of"
-                        + " 1..12, 8 threads", 12, random -> Histories.steps(random, 12, 40, 4))
+                        + " recorded with 30% redeliveries of the old and 20% duplicates beside a baseline that stops"
+                        + " half-way and readers, batches of 1..12, 8 threads", 12,
+                        random -> Histories.steps(random, 12, 40, 4))
                 .check((steps, trySeed) -> {
                     String name = "b" + TRIES.incrementAndGet();
+                    ManualClock clock = new ManualClock();
                     MongoCollection<BsonDocument> live = db.getCollection(name, BsonDocument.class);
                     GuardedApplier applier = GuardedApplier.create(live, Histories.SCHEMA);
                     History history = History.of(db.getCollection(name + "_history", BsonDocument.class),
-                            Histories.SCHEMA).withLive(live);
+                            Histories.SCHEMA, HistoryOptions.ofDefaults().withClock(clock)).withLive(live);
                     RecordingApplier recording = history.recording(applier);
                     List<Operation> ops = Histories.operations(steps, name + "-");
                     Random random = new Random(trySeed);
@@ -83,23 +114,108 @@ class BrownfieldHistoryPropertiesTest {
                             withoutHistory.add(() -> applyAll(applier::applyAll, batch)));
                     run(withoutHistory);
 
+                    Deliveries delivered = new Deliveries();
+                    delivered.started.addAll(before);
+                    delivered.finished.addAll(before);
                     List<Operation> rest = new ArrayList<>(after);
                     before.stream().filter(op -> random.nextDouble() < 0.3).forEach(rest::add);   // redeliveries
-                    List<Runnable> withHistory = new ArrayList<>();
-                    batches(Histories.delivery(rest, 0.2, random), random).forEach(batch ->
-                            withHistory.add(() -> applyAll(recording::applyAll, batch)));
-                    // the documented step among the first tasks (so beside the consumers), and a pass again later
-                    HistoryBaseline baseline = HistoryBaseline.create(history, MongoLeaseProvider.create(
-                            db.getCollection(name + "_leases", BsonDocument.class), LeaseOptions.ofDefaults()),
-                            "p" + name, Duration.ofMinutes(1));
-                    withHistory.add(random.nextInt(Math.min(3, withHistory.size() + 1)), () -> BASELINED.add(
-                            baseline.runIfDue().orElseThrow().baselined()));
-                    withHistory.add(random.nextInt(withHistory.size() + 1), () -> history.baseline(() -> true));
-                    run(withHistory);
+                    List<List<Operation>> batches = batches(Histories.delivery(rest, 0.2, random), random);
+                    int half = random.nextInt(batches.size() + 1);
 
-                    assertThat(baseline.complete()).isTrue();
+                    // the documented step: decided before the consumers, then the leased passes beside them
+                    assertThat(history.beginBaseline(HistoryBaseline.Start.DETECT))
+                            .isNotEqualTo(HistoryBaseline.Begun.UNDECIDED);
+                    MongoLeaseProvider leases = MongoLeaseProvider.create(db.getCollection(name + "_leases",
+                            BsonDocument.class), LeaseOptions.ofDefaults().withClock(clock));
+                    HistoryBaseline stopping = HistoryBaseline.create(history, BaselineTest.losingAfter(leases,
+                            random.nextInt(5)), "a" + name, Duration.ofMinutes(1));
+                    HistoryBaseline resuming = HistoryBaseline.create(history, leases, "b" + name, Duration.ofMinutes(1));
+
+                    List<Runnable> firstHalf = new ArrayList<>();
+                    batches.subList(0, half).forEach(batch -> firstHalf.add(delivered.batch(recording::applyAll, batch)));
+                    firstHalf.add(random.nextInt(Math.min(3, firstHalf.size() + 1)), () -> stopping.runIfDue()
+                            .ifPresent(pass -> BASELINED.add(pass.baselined())));
+                    Map<String, List<Operation>> byEntity = byEntity(ops);
+                    List<String> entities = new ArrayList<>(byEntity.keySet());
+                    for (int reader = 0; reader < 4; reader++) {
+                        String entity = entities.get(random.nextInt(entities.size()));
+                        List<Operation> its = byEntity.get(entity);
+                        long seq = its.get(random.nextInt(its.size())).seq();
+                        firstHalf.add(random.nextInt(firstHalf.size() + 1), () -> readDuring(history, entity, seq,
+                                delivered));
+                    }
+                    run(firstHalf);
+                    if (!history.baselineComplete()) {
+                        UNDER_WAY.increment();
+                    }
+                    checkDelivered(byEntity, delivered.finished, history);
+
+                    clock.advance(Duration.ofMinutes(2));   // the interval since the pass that stopped
+                    List<Runnable> secondHalf = new ArrayList<>();
+                    batches.subList(half, batches.size()).forEach(batch ->
+                            secondHalf.add(delivered.batch(recording::applyAll, batch)));
+                    secondHalf.add(random.nextInt(Math.min(3, secondHalf.size() + 1)), () -> resuming.runIfDue()
+                            .ifPresent(pass -> BASELINED.add(pass.baselined())));
+                    secondHalf.add(random.nextInt(secondHalf.size() + 1), () -> history.baseline(() -> true));
+                    run(secondHalf);
+
+                    assertThat(history.baselineComplete()).isTrue();
                     check(ops, history, live, db.getCollection(name + "_rebuilt", BsonDocument.class));
                 });
+    }
+
+    /**
+     * A read while consumers and the baseline run: Unknowable, or the oracle's state of the entity's operations up to
+     * {@code seq} that were applied before it began, with some of those in flight while it ran (none not yet given
+     * to a consumer when it ended).
+     */
+    private static void readDuring(History history, String entity, long seq, Deliveries delivered) {
+        Set<Operation> applied = Set.copyOf(delivered.finished);
+        Read<EntityState> read = history.asOf(entity, seq);
+        Set<Operation> given = Set.copyOf(delivered.started);
+        if (!(read instanceof Read.Known<EntityState> known)) {
+            DURING_UNKNOWABLE.increment();
+            return;
+        }
+        List<Operation> sure = applied.stream().filter(op -> op.entity().equals(entity) && op.seq() <= seq).toList();
+        List<Operation> maybe = given.stream().filter(op -> op.entity().equals(entity) && op.seq() <= seq
+                && !applied.contains(op)).toList();
+        if (maybe.size() > SUBSETS_UP_TO) {
+            return;   // too many in flight to try every set
+        }
+        boolean explained = false;
+        for (int subset = 0; subset < 1 << maybe.size() && !explained; subset++) {
+            List<Operation> some = new ArrayList<>(sure);
+            for (int i = 0; i < maybe.size(); i++) {
+                if ((subset & 1 << i) != 0) {
+                    some.add(maybe.get(i));
+                }
+            }
+            explained = ORACLE.replay(some).getOrDefault(entity, History.empty(entity)).equals(known.answer());
+        }
+        assertThat(explained).as("Known as of seq %d of %s during the baseline: %s; applied before the read %s, in"
+                + " flight %s", seq, entity, known.answer(), sure, maybe).isTrue();
+        DURING_KNOWN.increment();
+    }
+
+    /** With nothing in flight: every read of every entity is Unknowable or the oracle's state of what was delivered. */
+    private static void checkDelivered(Map<String, List<Operation>> byEntity, Set<Operation> delivered, History history) {
+        for (Map.Entry<String, List<Operation>> entity : byEntity.entrySet()) {
+            String id = entity.getKey();
+            for (Operation op : entity.getValue()) {
+                List<Operation> upTo = delivered.stream().filter(d -> d.entity().equals(id) && d.seq() <= op.seq())
+                        .toList();
+                Read<EntityState> read = history.asOf(id, op.seq());
+                if (read instanceof Read.Known<EntityState> known) {
+                    assertThat(known.answer()).as("Known as of seq %d of %s half-way (baseline complete: %s), delivered"
+                                    + " %s", op.seq(), id, history.baselineComplete(), upTo)
+                            .isEqualTo(ORACLE.replay(upTo).getOrDefault(id, History.empty(id)));
+                    DURING_KNOWN.increment();
+                } else {
+                    DURING_UNKNOWABLE.increment();
+                }
+            }
+        }
     }
 
     /**

@@ -136,6 +136,28 @@ class RetentionTest {
     }
 
     @Test
+    void a_tombstone_compaction_dropped_stays_accounted_for_once_its_record_is_folded_and_its_element_added_again(
+            MongoDatabase db) {
+        MongoCollection<BsonDocument> students = db.getCollection("students", BsonDocument.class);
+        History checked = history.withLive(students);   // reads check the live document's compaction floor
+        checked.baseline(() -> true);   // the collection is empty: nothing to take in, complete at once
+        List<Operation> ops = List.of(Operation.add("s1", 1, "classes", "CS 101"),
+                Operation.remove("s1", 2, "classes", "CS 101"), Operation.add("s1", 3, "classes", "CS 101"));
+        recording.apply(ops.get(0));
+        recording.apply(ops.get(1));
+        students.updateOne(new BsonDocument("_id", new BsonString("s1")), BsonDocument.parse(
+                "{$pull: {deleted_classes: {name: 'CS 101'}}, $set: {_gcFloor: {$numberLong: '2'}},"
+                        + " $inc: {_v: {$numberLong: '1'}}}"));   // as TombstoneCompactor does after its grace
+        clock.advance(Duration.ofDays(2));
+        checked.retain(clock.instant().minus(Duration.ofDays(1)), () -> true);   // remove at 2 folded and dropped
+        recording.apply(ops.get(2));
+        clock.advance(Duration.ofDays(2));
+        checked.retain(clock.instant().minus(Duration.ofDays(1)), () -> true);   // the state no longer shows seq 2
+
+        assertThat(checked.asOf("s1", 3).value()).contains(ORACLE.replay(ops).get("s1"));
+    }
+
+    @Test
     void a_schedule_runs_one_pass_per_interval_across_processes(MongoDatabase db) {
         recording.apply(rename(1));
         clock.advance(Duration.ofDays(2));

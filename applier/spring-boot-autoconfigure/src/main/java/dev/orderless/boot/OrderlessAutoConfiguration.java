@@ -72,9 +72,10 @@ import org.springframework.util.ClassUtils;
  *       a health indicator ({@code orderlessViews});
  *   <li>with {@code orderless.history.enabled=true}: a {@link dev.orderless.history.History} bean of the
  *       applier's collection, which the consumer records every operation in before applying it, a health
- *       indicator ({@code orderlessHistory}), {@link OrderlessHistoryBaseline} (unless
- *       {@code orderless.history.baseline.enabled=false}), which takes the live documents into the history once
- *       across every instance, and with {@code orderless.history.retention.keep}, {@link OrderlessHistoryRetention},
+ *       indicator ({@code orderlessHistory}), {@link OrderlessHistoryBaseline}, which decides before the consumer
+ *       starts whether the live documents must be taken into the history ({@code orderless.history.baseline.enabled})
+ *       and does it once across every instance, and with {@code orderless.history.retention.keep},
+ *       {@link OrderlessHistoryRetention},
  *       one pass per interval across every instance.
  * </ol>
  * A missing or out-of-range property fails the start with a message naming it.
@@ -182,21 +183,25 @@ public class OrderlessAutoConfiguration {
                     .withLive(applier.reads());
         }
 
+        /** Decided as it is made, before the consumer starts ({@code orderless.history.baseline.enabled}). */
         @Bean
-        @ConditionalOnBooleanProperty(name = "orderless.history.baseline.enabled", matchIfMissing = true)
         OrderlessHistoryBaseline orderlessHistoryBaseline(MongoClient client, dev.orderless.history.History history,
                                                           OrderlessProperties properties,
                                                           ObjectProvider<MeterRegistry> meters) {
+            Optional<Boolean> enabled = Optional.ofNullable(properties.history().baseline().enabled());
+            MeterRegistry registry = meters.getIfAvailable(SimpleMeterRegistry::new);
             if (history.live().isEmpty()) {
-                throw new InvalidConfigurationException("orderless.history.baseline.enabled: the History bean does not"
-                        + " know its live collection; build it with History.withLive(collection), or set"
-                        + " orderless.history.baseline.enabled=false");
+                if (enabled.equals(Optional.of(false))) {
+                    return new OrderlessHistoryBaseline(Optional.empty(), enabled, history, registry);
+                }
+                throw new InvalidConfigurationException(OrderlessHistoryBaseline.PROPERTY + ": the History bean does not"
+                        + " know its live collection, so it cannot tell what it holds from before the history; build it"
+                        + " with History.withLive(collection), or set " + OrderlessHistoryBaseline.PROPERTY + "=false");
             }
             LeaseProvider leases = MongoLeaseProvider.create(database(client, properties)
                     .getCollection(properties.leases(), BsonDocument.class), LeaseOptions.ofDefaults());
-            String name = history.collection().getNamespace().getCollectionName();
-            return new OrderlessHistoryBaseline(HistoryBaseline.create(history, leases, owner(),
-                    OrderlessHistoryBaseline.INTERVAL), name, meters.getIfAvailable(SimpleMeterRegistry::new));
+            return new OrderlessHistoryBaseline(Optional.of(HistoryBaseline.create(history, leases, owner(),
+                    OrderlessHistoryBaseline.INTERVAL)), enabled, history, registry);
         }
 
         @Bean

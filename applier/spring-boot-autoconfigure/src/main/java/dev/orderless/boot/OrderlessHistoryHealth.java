@@ -9,7 +9,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * The version history: {@code UP} while it is kept, {@code DOWN} while its retention or its baseline fails (the
  * history keeps recording, but old records pile up, or reads of entities the baseline has not reached cannot
  * answer; the reason is shown); details: the collection, retention's keep and passes where it runs, and the
- * baseline ({@code complete}, {@code under way}, or {@code off}).
+ * baseline ({@code complete}, {@code under way}, or {@code off} where the history does not know its live
+ * collection).
  */
 final class OrderlessHistoryHealth implements HealthIndicator {
     private final History history;
@@ -34,7 +35,7 @@ final class OrderlessHistoryHealth implements HealthIndicator {
         baselineFailing.ifPresent(f -> health.withDetail("baselineFailing", f));
         health.withDetail("collection", history.collection().getNamespace().getCollectionName())
                 .withDetail("retention", keep.map(k -> "keep " + k).orElse("every version kept"))
-                .withDetail("baseline", baseline.map(b -> b.complete() ? "complete" : "under way").orElse("off"));
+                .withDetail("baseline", baseline.map(OrderlessHistoryBaseline::state).orElse("off"));
         retention.ifPresent(r -> health.withDetail("retentionPasses", r.passes()));
         return health.build();
     }

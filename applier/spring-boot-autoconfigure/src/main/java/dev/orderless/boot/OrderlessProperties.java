@@ -53,13 +53,18 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
                           @DefaultValue Baseline baseline) {
         /**
          * {@code orderless.history.baseline.*}: the live documents taken into the history, so that reads can vouch
-         * for entities that had operations before the history was on (a {@code dev.orderless.history.HistoryBaseline}).
+         * for entities that had operations before the history was on (a {@code dev.orderless.history.HistoryBaseline}),
+         * decided at start-up, before the consumer starts, and recorded in the history collection (a later start, in
+         * any instance, finds it there and resumes a baseline under way whatever this says).
          *
-         * @param enabled run it from start-up until one pass, in any instance, has reached the end (true; on an
-         *                empty collection that is at once). False: where the history has been on since the
-         *                collection was empty, so that no entity's earlier versions become unknowable
+         * @param enabled unset: decided from the collections (an empty collection and history: none needed; documents
+         *                and an empty history: the baseline runs; documents and a history with records, no baseline
+         *                ever begun: the start fails, asking for true or false). {@code true}: the baseline runs
+         *                (the history was turned on over existing data). {@code false}: the history has been on
+         *                since the collection's first write: the baseline is recorded complete without reading, and no
+         *                recorded version becomes unknowable
          */
-        public record Baseline(@DefaultValue("true") boolean enabled) {
+        public record Baseline(Boolean enabled) {
         }
 
         /**

@@ -116,13 +116,45 @@ class HistoryBootTest {
         });
     }
 
+    /** A database whose students were recorded from their first write, by a version that kept no baseline status. */
+    private static String recordedFromTheFirstWrite(MongoClient client, List<Operation> ops) {
+        String database = MongoBackend.freshDatabaseName("HistoryBootTest");
+        MongoCollection<BsonDocument> students = client.getDatabase(database).getCollection("students", BsonDocument.class);
+        History history = History.of(client.getDatabase(database).getCollection("students_history", BsonDocument.class),
+                Histories.SCHEMA).withLive(students);
+        ops.forEach(history.recording(GuardedApplier.create(students, Histories.SCHEMA))::apply);
+        return database;
+    }
+
     @Test
-    void with_the_baseline_turned_off_none_runs_and_health_says_so() {
-        runner.withPropertyValues("orderless.history.enabled=true", "orderless.history.baseline.enabled=false")
-                .run(context -> {
-                    assertThat(context).hasNotFailed().doesNotHaveBean(OrderlessHistoryBaseline.class);
+    void unset_where_both_the_collection_and_its_history_have_data_but_no_baseline_began_the_start_fails_asking_which(
+            MongoClient client) {
+        String database = recordedFromTheFirstWrite(client, List.of(Operation.add("s1", 1, "classes", "a")));
+
+        runner.withPropertyValues("orderless.database=" + database, "orderless.history.enabled=true")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageStartingWith("orderless.history.baseline.enabled must be set: 'students' has documents"
+                                + " and 'students_history' has records, but no baseline ever began: false if the history"
+                                + " has been on since the collection's first write")
+                        .hasMessageContaining("true if it was turned on over existing data"));
+    }
+
+    @Test
+    void set_to_false_the_baseline_is_declared_complete_without_reading_and_recorded_versions_stay_known(
+            MongoClient client) {
+        List<Operation> ops = List.of(Operation.add("s1", 1, "classes", "a"),
+                Operation.assign("s1", 2, "name", new BsonString("Ada")), Operation.assign("s1", 3, "name",
+                        new BsonString("Grace")));
+        String database = recordedFromTheFirstWrite(client, ops);
+
+        runner.withPropertyValues("orderless.database=" + database, "orderless.history.enabled=true",
+                "orderless.history.baseline.enabled=false").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(OrderlessHistoryBaseline.class).complete()).isTrue();
+                    assertThat(context.getBean(History.class).asOf("s1", 2).value())
+                            .contains(new ReferenceModel(Histories.SCHEMA).replay(ops.subList(0, 2)).get("s1"));
                     assertThat(context.getBean(OrderlessHistoryHealth.class).health().getDetails())
-                            .containsEntry("baseline", "off");
+                            .containsEntry("baseline", "complete");
                 });
     }
 
