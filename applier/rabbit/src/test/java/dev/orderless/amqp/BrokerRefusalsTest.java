@@ -22,7 +22,8 @@ class BrokerRefusalsTest {
             assertThatThrownBy(() -> QueueTopology.declare(cf, "refusals", "refusals.dlq", QueueTopology.QueueType.CLASSIC,
                     java.util.Optional.empty()))
                     .isInstanceOf(InvalidConfigurationException.class)
-                    .hasMessageStartingWith("the broker refused the login")
+                    .hasMessageStartingWith("RabbitMQ at " + cf.getHost() + ":" + cf.getPort())
+                    .hasMessageContaining("declaring queue 'refusals.dlq': the broker refused the login")
                     .hasMessageEndingWith("check the user name and password");
         } finally {
             cf.destroy();
@@ -40,7 +41,8 @@ class BrokerRefusalsTest {
             assertThatThrownBy(() -> QueueTopology.declare(cf, "refusals", "refusals.dlq", QueueTopology.QueueType.CLASSIC,
                     java.util.Optional.empty()))
                     .isInstanceOf(InvalidConfigurationException.class)
-                    .hasMessageStartingWith("the broker refused the virtual host")
+                    .hasMessageStartingWith("RabbitMQ at " + cf.getHost() + ":" + cf.getPort() + " (virtual host 'no-such-vhost')")
+                    .hasMessageContaining("the broker refused the virtual host")
                     .hasMessageContaining("%2F");
         } finally {
             cf.destroy();

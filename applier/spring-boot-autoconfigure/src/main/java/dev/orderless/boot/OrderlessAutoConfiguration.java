@@ -302,11 +302,12 @@ public class OrderlessAutoConfiguration {
                 });
                 return new OrderlessConsumer(connectionFactory, options, properties.consumer().queueType(),
                         OrderlessProperties.Protocol.AMQP_1_0, deadLetterTtl, Amqp10Transport.starter(details, applier,
-                        options, registered, registry, Optional.ofNullable(history.getIfAvailable())));
+                        options, registered, registry, Optional.ofNullable(history.getIfAvailable()),
+                        properties.consumer().envelope(registered)));
             }
             return OrderlessConsumer.overAmqp091(connectionFactory, applier, options, properties.consumer().queueType(),
                     registered, deadLetterTtl, builder -> {
-                        builder.observations(registry);
+                        builder.observations(registry).decoder(properties.consumer().envelope(registered));
                         history.ifAvailable(builder::history);   // orderless.history.enabled: record, then apply
                         return factory == null ? builder : builder.container(factory::createListenerContainer);
                     });
@@ -353,7 +354,7 @@ public class OrderlessAutoConfiguration {
     }
 
     private static MongoDatabase database(MongoClient client, OrderlessProperties properties) {
-        return client.getDatabase(properties.requiredDatabase());
+        return properties.database(client);
     }
 
     private static MongoCollection<BsonDocument> entities(MongoDatabase database, OrderlessProperties properties) {

@@ -1,6 +1,7 @@
 package dev.orderless.boot;
 
 import dev.orderless.InvalidConfigurationException;
+import dev.orderless.TransientException;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.amqp.QueueTopology;
@@ -82,7 +83,8 @@ public final class OrderlessConsumer implements SmartLifecycle {
                 deadLetterTtl, () -> {
                     OperationConsumer consumer = wiring.apply(OperationConsumer.builder(connectionFactory, applier)
                             .options(options).meters(meters)).start();
-                    return RunningConsumer.of(consumer::isRunning, consumer::holding, consumer::close);
+                    return RunningConsumer.of(consumer::isRunning, consumer::holding, consumer::waitingFor,
+                            consumer::close);
                 });
     }
 
@@ -180,15 +182,22 @@ public final class OrderlessConsumer implements SmartLifecycle {
                 return false;
             }
             throw e;
+        } catch (TransientException e) {
+            // the broker did not answer (QueueTopology names where and what to check): the watch tries again
+            return notYet("the broker does not answer: " + e.getMessage());
         } catch (AmqpException e) {
-            String why = "the broker does not answer: " + e.getMessage();
-            if (!waiting.equals(Optional.of(why))) {   // once per reason, not every 5 s while it lasts
-                log.warn("consumer on '{}' not started, {}; trying again every {} s (its health says so meanwhile)",
-                        options.queue(), why, RETRY_SECONDS);
-            }
-            waiting = Optional.of(why);
-            return false;
+            return notYet("the broker does not answer: " + e.getMessage());
         }
+    }
+
+    /** The broker did not answer, saying {@code why}: said once per reason, and tried again by the watch. */
+    private boolean notYet(String why) {
+        if (!waiting.equals(Optional.of(why))) {   // once per reason, not every 5 s while it lasts
+            log.warn("consumer on '{}' not started, {}; trying again every {} s (its health says so meanwhile)",
+                    options.queue(), why, RETRY_SECONDS);
+        }
+        waiting = Optional.of(why);
+        return false;
     }
 
     @Override
@@ -225,9 +234,12 @@ public final class OrderlessConsumer implements SmartLifecycle {
         return consuming.map(RunningConsumer::holding).orElse(0);
     }
 
-    /** Why it is not consuming though started, if so. */
+    /**
+     * Why it is not consuming though started (the broker does not answer, a refusal), or, while it consumes, why
+     * it applies nothing ({@code MongoDB: ...}: MongoDB unavailable; its messages are held), if so.
+     */
     public Optional<String> waitingFor() {
-        return waiting;
+        return waiting.or(() -> consuming.flatMap(RunningConsumer::waitingFor));
     }
 
     /**

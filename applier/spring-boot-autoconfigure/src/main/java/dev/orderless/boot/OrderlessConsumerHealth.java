@@ -1,11 +1,12 @@
 package dev.orderless.boot;
 
+import java.util.Optional;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
- * {@code UP} while the consumer consumes, {@code DOWN} otherwise (not started, stopped, waiting for the
- * broker, or its container gave up); details: the queue, the dead-letter queue, how many messages wait
+ * {@code UP} while the consumer consumes and applies, {@code DOWN} otherwise (not started, stopped, waiting for
+ * the broker or for MongoDB, or its container gave up); details: the queue, the dead-letter queue, how many messages wait
  * there, how many messages are held (retried after a failure), and what it waits for.
  */
 final class OrderlessConsumerHealth implements HealthIndicator {
@@ -17,8 +18,9 @@ final class OrderlessConsumerHealth implements HealthIndicator {
 
     @Override
     public Health health() {
-        Health.Builder health = consumer.isConsuming() ? Health.up() : Health.down();
-        consumer.waitingFor().ifPresent(why -> health.withDetail("waitingFor", why));
+        Optional<String> waitingFor = consumer.waitingFor();
+        Health.Builder health = consumer.isConsuming() && waitingFor.isEmpty() ? Health.up() : Health.down();
+        waitingFor.ifPresent(why -> health.withDetail("waitingFor", why));
         health.withDetail("queue", consumer.options().queue())
                 .withDetail("protocol", consumer.protocol() == OrderlessProperties.Protocol.AMQP_1_0 ? "amqp-1.0"
                         : "amqp-0-9-1")

@@ -32,12 +32,46 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param publisher  the stamping publisher (orderless-producer-stamping's auto-configuration)
  * @param outbox     the outbox and its relay (orderless-producer-stamping's auto-configuration)
  * @param history    the version history of {@code orderless.collection}
+ * @param writeConcern how orderless writes to MongoDB: {@code majority} (default: an apply, a record, an outbox entry
+ *                   is acknowledged once a majority of the replica set has it, so a primary's failover cannot lose it
+ *                   while its message is acked), or {@code client}: the write concern of Boot's MongoDB client (say
+ *                   {@code ?w=majority} in {@code spring.mongodb.uri}); weaker than majority, it is said at start-up
  */
 @ConfigurationProperties(prefix = "orderless", ignoreUnknownFields = false)   // a typo fails the start
 public record OrderlessProperties(String database, String collection, @DefaultValue Consumer consumer,
                                   @DefaultValue("orderless_leases") String leases, Map<String, View> view,
                                   @DefaultValue Compaction compaction, @DefaultValue Publisher publisher,
-                                  @DefaultValue Outbox outbox, @DefaultValue History history) {
+                                  @DefaultValue Outbox outbox, @DefaultValue History history,
+                                  @DefaultValue("majority") WriteConcernSetting writeConcern) {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(OrderlessProperties.class);
+
+    /** {@code orderless.write-concern}. */
+    public enum WriteConcernSetting {
+        /** Every orderless write acknowledged by a majority of the replica set. */
+        MAJORITY,
+        /** The write concern of Boot's MongoDB client, as {@code spring.mongodb.uri} sets it. */
+        CLIENT
+    }
+
+    /**
+     * {@code orderless.database} on {@code client}, with the write concern {@code orderless.write-concern} makes
+     * explicit: majority, or the client's own, said at WARN when it is weaker than majority.
+     */
+    public com.mongodb.client.MongoDatabase database(com.mongodb.client.MongoClient client) {
+        com.mongodb.client.MongoDatabase database = client.getDatabase(requiredDatabase());
+        if (writeConcern == WriteConcernSetting.MAJORITY) {
+            return database.withWriteConcern(com.mongodb.WriteConcern.MAJORITY);
+        }
+        com.mongodb.WriteConcern own = database.getWriteConcern();
+        Object w = own.getWObject();
+        if (!"majority".equals(w) && !(w instanceof Integer n && n > 1)) {
+            log.warn("orderless.write-concern=client: MongoDB's write concern for '{}' is {}: an apply acknowledged by"
+                    + " a primary that fails over before a majority has it can be lost while its message is acked; set"
+                    + " ?w=majority in spring.mongodb.uri, or orderless.write-concern=majority (the default)",
+                    database.getName(), w == null ? "the server's default (w: 1)" : "w: " + w);
+        }
+        return database;
+    }
 
     /**
      * {@code orderless.history.*}: a {@code dev.orderless.history.History} bean, and the consumer records every
@@ -226,6 +260,17 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
     }
 
     /**
+     * {@code orderless.consumer.envelope.*}.
+     *
+     * @param unknownMembers a message member the envelope does not define: {@code ignore} (default: counted in
+     *                       {@code orderless.envelope.ignored_members} and logged once per name, so producers may
+     *                       add members first) or {@code refuse} (dead-lettered as {@code unsupported_envelope})
+     */
+    public record EnvelopeProperties(
+            @DefaultValue("ignore") dev.orderless.message.Envelope.UnknownMembers unknownMembers) {
+    }
+
+    /**
      * {@code orderless.view.<name>.*}; anything unset keeps {@link FeederOptions#ofDefaults(String)}'s value.
      *
      * @param commitEvery    commit the position after this many events ...
@@ -356,12 +401,19 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
      *                            queue to its parking queue ({@code <dead-letter-queue>.parked}); at most
      *                            {@code orderless.compaction.grace}. Unset: letters stay until replayed,
      *                            parked or purged
+     * @param envelope            how messages in the canonical envelope are read ({@code orderless.consumer.envelope.*})
      */
     public record Consumer(@DefaultValue("true") boolean enabled, String queue, String deadLetterQueue,
                            @DefaultValue("auto") QueueType queueType, @DefaultValue("amqp-0-9-1") Protocol protocol,
                            Integer concurrency, Integer prefetch,
                            Integer batchSize, Duration batchReceiveTimeout, @DefaultValue BackoffProperties backoff,
-                           Duration maxHold, Duration shutdownTimeout, Duration deadLetterTtl) {
+                           Duration maxHold, Duration shutdownTimeout, Duration deadLetterTtl,
+                           @DefaultValue EnvelopeProperties envelope) {
+
+        /** The envelope the consumer reads its messages with, counting what it ignores in {@code meters}. */
+        dev.orderless.message.Envelope envelope(io.micrometer.core.instrument.MeterRegistry meters) {
+            return new dev.orderless.message.Envelope().withUnknownMembers(envelope.unknownMembers()).withMeters(meters);
+        }
 
         /**
          * The consumer's options: these properties, else {@code spring.rabbitmq.listener.simple.*}'s

@@ -34,9 +34,16 @@ class ConsumerWatchTest {
             return running.get() && !closed.get();
         }
 
+        final java.util.concurrent.atomic.AtomicReference<String> waitingFor = new java.util.concurrent.atomic.AtomicReference<>();
+
         @Override
         public int holding() {
             return 0;
+        }
+
+        @Override
+        public Optional<String> waitingFor() {
+            return Optional.ofNullable(waitingFor.get());
         }
 
         @Override
@@ -74,5 +81,28 @@ class ConsumerWatchTest {
             new RabbitAdmin(cf).deleteQueue(queue + ".dlq");
         }
         assertThat(started.get(1).closed).as("stop closes the running one").isTrue();
+    }
+
+    @Test
+    void a_consumer_that_waits_for_mongodb_is_down_in_health_saying_so_and_up_once_mongodb_answers(ConnectionFactory cf) {
+        String queue = RabbitExtension.uniqueQueue("mongowait");
+        StandIn consumer = new StandIn();
+        OrderlessConsumer bean = new OrderlessConsumer(cf, ConsumerOptions.ofDefaults(queue),
+                OrderlessProperties.QueueType.AUTO, OrderlessProperties.Protocol.AMQP_0_9_1, Optional.empty(), () -> consumer);
+        bean.start();
+        try {
+            OrderlessConsumerHealth health = new OrderlessConsumerHealth(bean);
+            assertThat(health.health().getStatus()).isEqualTo(org.springframework.boot.health.contributor.Status.UP);
+
+            consumer.waitingFor.set("MongoDB: apply to students 's-1' seq 7: MongoDB at db.example:27017 unavailable");
+
+            assertThat(health.health().getStatus()).isEqualTo(org.springframework.boot.health.contributor.Status.DOWN);
+            assertThat(health.health().getDetails()).containsEntry("waitingFor",
+                    "MongoDB: apply to students 's-1' seq 7: MongoDB at db.example:27017 unavailable");
+            consumer.waitingFor.set(null);
+            assertThat(health.health().getStatus()).isEqualTo(org.springframework.boot.health.contributor.Status.UP);
+        } finally {
+            bean.stop();
+        }
     }
 }

@@ -71,6 +71,33 @@ class OrderlessAutoConfigurationTest {
     }
 
     @Test
+    void orderless_writes_with_majority_unless_told_to_take_the_clients_write_concern() {
+        runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e")
+                .run(context -> assertThat(context.getBean(GuardedApplier.class).reads().getWriteConcern())
+                        .isEqualTo(com.mongodb.WriteConcern.MAJORITY));
+        runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.write-concern=client")
+                .run(context -> assertThat(context.getBean(GuardedApplier.class).reads().getWriteConcern())
+                        .isEqualTo(com.mongodb.WriteConcern.ACKNOWLEDGED));
+    }
+
+    @Test
+    void the_envelope_of_a_strict_consumer_refuses_members_it_does_not_define() {
+        runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e",
+                        "orderless.consumer.envelope.unknown-members=refuse")
+                .run(context -> assertThat(context.getBean(OrderlessProperties.class).consumer()
+                        .envelope(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()).unknownMembers())
+                        .isEqualTo(dev.orderless.message.Envelope.UnknownMembers.REFUSE));
+        runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e",
+                        "orderless.consumer.envelope.unknown-members=sometimes")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("orderless.consumer.envelope.unknown-members"));
+    }
+
+    @Test
     void an_out_of_range_consumer_property_fails_the_start_naming_it() {
         runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
                 .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.consumer.queue=q",

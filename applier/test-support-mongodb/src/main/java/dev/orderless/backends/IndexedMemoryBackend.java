@@ -26,6 +26,9 @@ final class IndexedMemoryBackend extends MemoryBackend {
     @Override
     public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
         pauses.before(channel, command, query);
+        if (command.equalsIgnoreCase("hello")) {
+            return hello(channel, databaseName, query);
+        }
         Document response;
         try {
             response = super.handleCommand(channel, databaseName, command, query);
@@ -34,6 +37,16 @@ final class IndexedMemoryBackend extends MemoryBackend {
             throw e;
         }
         return pauses.after(channel, command, query, response);
+    }
+
+    /**
+     * MongoDB 4.4.2's name for {@code isMaster}, which mongo-java-server does not know: Spring Boot's MongoDB health
+     * check sends it (and showed this server DOWN). The same answer as {@code isMaster}, with its newer field name.
+     */
+    private Document hello(Channel channel, String databaseName, Document query) {
+        Document response = super.handleCommand(channel, databaseName, "ismaster", query);
+        response.put("isWritablePrimary", response.getOrDefault("ismaster", Boolean.TRUE));
+        return response;
     }
 
     @Override

@@ -625,6 +625,15 @@ public abstract class MongoConformanceContract {
         }
     }
 
+    /** What Spring Boot's MongoDB health check sends (MongoDB 4.4.2 and later call isMaster so). */
+    @Test
+    void hello_answers_that_the_server_is_a_writable_primary() {
+        Document hello = db.runCommand(new Document("hello", 1));
+
+        assertThat(hello.get("ok", Number.class).intValue()).isEqualTo(1);
+        assertThat(hello.getBoolean("isWritablePrimary")).isTrue();
+    }
+
     @Test
     void a_guarded_update_on_a_large_collection_examines_one_document() {
         List<BsonDocument> many = new ArrayList<>();

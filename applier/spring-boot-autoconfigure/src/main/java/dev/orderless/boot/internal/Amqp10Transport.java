@@ -45,7 +45,8 @@ public final class Amqp10Transport {
      */
     public static ConsumerStarter starter(RabbitConnectionDetails details, GuardedApplier applier,
                                           ConsumerOptions options, MeterRegistry meters,
-                                          ObservationRegistry observations, Optional<History> history) {
+                                          ObservationRegistry observations, Optional<History> history,
+                                          dev.orderless.message.OperationDecoder decoder) {
         if (details.getSslBundle() != null) {
             throw new InvalidConfigurationException("orderless.consumer.protocol=amqp-1.0 does not take"
                     + " spring.rabbitmq.ssl yet: use amqp-0-9-1 over TLS, or a plain connection");
@@ -75,10 +76,10 @@ public final class Amqp10Transport {
                 }
                 try {
                     Amqp10Consumer.Builder builder = Amqp10Consumer.builder(connection, applier).options(options)
-                            .meters(meters).observations(observations);
+                            .meters(meters).observations(observations).decoder(decoder);
                     history.ifPresent(builder::history);
                     Amqp10Consumer consumer = builder.start();
-                    return RunningConsumer.of(consumer::isRunning, consumer::holding, () -> {
+                    return RunningConsumer.of(consumer::isRunning, consumer::holding, consumer::waitingFor, () -> {
                         try {
                             consumer.close();
                         } finally {

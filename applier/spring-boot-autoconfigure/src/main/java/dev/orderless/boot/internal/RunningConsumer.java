@@ -1,5 +1,10 @@
 package dev.orderless.boot.internal;
 
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+
 /** A started consumer, whatever its protocol, as the Boot bean sees it. */
 public interface RunningConsumer extends AutoCloseable {
     /** True while it consumes. */
@@ -8,12 +13,15 @@ public interface RunningConsumer extends AutoCloseable {
     /** Messages held now, retried after a failure. */
     int holding();
 
+    /** What it waits for while it consumes but cannot apply (MongoDB unavailable), if so. */
+    Optional<String> waitingFor();
+
     /** Stops it and closes what it opened. */
     @Override
     void close();
 
-    /** A consumer seen through its three methods; {@code close} stops it and closes what it opened. */
-    static RunningConsumer of(java.util.function.BooleanSupplier running, java.util.function.IntSupplier holding,
+    /** A consumer seen through these methods; {@code close} stops it and closes what it opened. */
+    static RunningConsumer of(BooleanSupplier running, IntSupplier holding, Supplier<Optional<String>> waitingFor,
                               Runnable close) {
         return new RunningConsumer() {
             @Override
@@ -24,6 +32,11 @@ public interface RunningConsumer extends AutoCloseable {
             @Override
             public int holding() {
                 return holding.getAsInt();
+            }
+
+            @Override
+            public Optional<String> waitingFor() {
+                return waitingFor.get();
             }
 
             @Override

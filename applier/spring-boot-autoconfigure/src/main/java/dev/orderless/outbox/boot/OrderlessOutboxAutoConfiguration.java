@@ -54,7 +54,7 @@ public class OrderlessOutboxAutoConfiguration {
     private static final Logger log = LoggerFactory.getLogger(OrderlessOutboxAutoConfiguration.class);
 
     static MongoCollection<BsonDocument> entries(MongoClient client, OrderlessProperties properties) {
-        return client.getDatabase(properties.requiredDatabase()).getCollection(properties.outbox().collection(),
+        return properties.database(client).getCollection(properties.outbox().collection(),
                 BsonDocument.class);
     }
 
@@ -66,7 +66,7 @@ public class OrderlessOutboxAutoConfiguration {
                     + " action may wait in the outbox cannot be checked against it; set orderless.outbox.max-wait below"
                     + " the grace of the consumers' collection to have the outbox health say so");
         }
-        Stamper stamper = stampers.getIfAvailable(() -> MongoCounterStamper.create(client.getDatabase(properties.requiredDatabase())
+        Stamper stamper = stampers.getIfAvailable(() -> MongoCounterStamper.create(properties.database(client)
                 .getCollection(properties.publisher().counters(), BsonDocument.class)));
         return Outbox.create(entries(client, properties), stamper,
                 OutboxSettings.outboxOptions(properties.outbox()).withMeters(meters.getIfAvailable(SimpleMeterRegistry::new)));

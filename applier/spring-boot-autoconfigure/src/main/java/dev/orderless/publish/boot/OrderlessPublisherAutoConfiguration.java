@@ -76,7 +76,7 @@ public class OrderlessPublisherAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         Stamper orderlessStamper(MongoClient client, OrderlessProperties properties) {
-            return MongoCounterStamper.create(client.getDatabase(properties.requiredDatabase())
+            return MongoCounterStamper.create(properties.database(client)
                     .getCollection(properties.publisher().counters(), BsonDocument.class));
         }
 
