@@ -58,6 +58,14 @@ class CliTest {
     }
 
     @Test
+    void the_exit_code_says_done_failed_or_an_option_it_does_not_take() {
+        assertThat(CliRun.of(Map.of(), "--help").exit()).as("done").isZero();
+        assertThat(CliRun.of(Map.of(), "consume").exit()).as("failed: no backends named").isEqualTo(1);
+        assertThat(CliRun.of(Map.of(), "run", "--opps", "10").exit()).as("an option it does not take").isEqualTo(2);
+        assertThat(CliRun.of(Map.of(), "bogus").exit()).as("a command it does not have").isEqualTo(2);
+    }
+
+    @Test
     void commands_that_share_backends_refuse_without_uris_and_say_to_run_serve() {
         for (String command : List.of("consume", "publish", "verify", "view", "dead-letters")) {
             CliRun run = CliRun.of(Map.of(), command);

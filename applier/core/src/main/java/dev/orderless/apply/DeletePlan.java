@@ -76,7 +76,8 @@ final class DeletePlan implements WritePlan {
         }
         for (String register : schema.registers()) {
             long registerSeq = Stored.registerSeq(doc, register);
-            if (registerSeq != 0 && registerSeq < seq) {
+            // a value without a seq was there before orderless wrote (seq 0): older than the delete too
+            if ((registerSeq != 0 || doc.containsKey(register)) && registerSeq < seq) {
                 updates.add(unset(register));
                 updates.add(unset(Queries.registerSeqPath(register)));
             }

@@ -97,7 +97,7 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
         Map<String, Register> registers = new TreeMap<>();
         for (String register : schema.registers()) {
             long seq = Stored.registerSeq(doc, register);
-            if (seq > 0) {
+            if (seq > 0 || doc.containsKey(register)) {   // seq 0: a value there before orderless wrote
                 registers.put(register, new Register(seq, doc.get(register)));
             }
         }

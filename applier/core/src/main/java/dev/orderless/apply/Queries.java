@@ -97,9 +97,10 @@ final class Queries {
 
     /** {@code element} is already in array {@code to} with a lower seq: replace that entry in place. */
     static Bson refreshFilter(String entity, long seq, SetField set, String to, String element) {
+        // $not $gte, not $lt: an entry without a seq (written before orderless) reads as seq 0, as the plan reads it
         return and(byId(entity),
                 floorBelow(seq),
-                elemMatch(to, and(entryOf(set, element), lt(ENTRY_SEQ, seq))));
+                elemMatch(to, and(entryOf(set, element), not(gte(ENTRY_SEQ, seq)))));
     }
 
     static Bson refreshUpdate(String to, BsonDocument entry) {

@@ -13,12 +13,12 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.boot.actuate.endpoint.Access;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
-import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
 
 /**
  * The consumer's dead letters, at {@code /actuator/orderlessdeadletters} once exposed
@@ -31,11 +31,12 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *   <li>{@code DELETE} with {@code kind} or {@code max} (or both; never neither): dropped.
  * </ul>
  * {@code max} defaults to {@value #DEFAULT_MAX}; each call looks at most at the letters there when it began.
- * A {@code kind} must be one of {@link DeadLetterQueue#KINDS}. Read-only by default: the writes need
+ * A {@code kind} must be one of {@link DeadLetterQueue#KINDS}: anything refused answers 400 with a JSON body that
+ * says why ({@code error}) and names what is valid ({@code kinds}), and does nothing. Read-only by default: the writes need
  * {@code management.endpoint.orderlessdeadletters.access=unrestricted}, so exposing the endpoint to look
  * does not also let anyone replay or drop letters.
  */
-@Endpoint(id = "orderlessdeadletters", defaultAccess = Access.READ_ONLY)
+@WebEndpoint(id = "orderlessdeadletters", defaultAccess = Access.READ_ONLY)
 public final class OrderlessDeadLettersEndpoint {
     static final int DEFAULT_MAX = 1000;
     /** Without compaction no tombstone is ever dropped, so no letter is too old to replay. */
@@ -60,7 +61,11 @@ public final class OrderlessDeadLettersEndpoint {
     }
 
     @ReadOperation
-    public Map<String, Object> letters(@Nullable Integer max) {
+    public WebEndpointResponse<Map<String, Object>> letters(@Nullable Integer max) {
+        Optional<WebEndpointResponse<Map<String, Object>>> refused = refusedMax(max);
+        if (refused.isPresent()) {
+            return refused.get();
+        }
         int limit = limit(max);
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("queue", options.queue());
@@ -74,22 +79,27 @@ public final class OrderlessDeadLettersEndpoint {
             view.put("parked", DeadLetterQueue.of(connectionFactory, options.queue(), parking).list(limit));
         }
         grace.ifPresent(g -> view.put("replayGrace", g.toString()));
-        return view;
+        return new WebEndpointResponse<>(view);
     }
 
     /** {@code replay} or {@code park} up to {@code max} letters of {@code kind} (every kind if absent). */
     @WriteOperation
-    public Map<String, Object> act(@Selector String action, @Nullable String kind, @Nullable Integer max) {
+    public WebEndpointResponse<Map<String, Object>> act(@Selector String action, @Nullable String kind,
+                                                        @Nullable Integer max) {
+        if (!action.equals("replay") && !action.equals("park")) {
+            return refused("unknown action '" + action + "': POST .../replay or .../park", Map.of("actions",
+                    List.of("replay", "park")));
+        }
+        Optional<WebEndpointResponse<Map<String, Object>>> refused = refusedKind(kind).or(() -> refusedMax(max));
+        if (refused.isPresent()) {
+            return refused.get();
+        }
         Optional<String> ofKind = kind(kind);
-        return switch (action) {
-            case "replay" -> {
-                DeadLetterQueue.Replay replay = letters.replay(ofKind, limit(max), grace.orElse(NO_COMPACTION), clock);
-                yield Map.of("replayed", replay.replayed(), "refused", replay.refused());
-            }
-            case "park" -> Map.of("parked", letters.park(ofKind, limit(max)));
-            default -> throw new InvalidEndpointRequestException("unknown action '" + action + "': replay or park",
-                    "unknown action: replay or park");
-        };
+        if (action.equals("replay")) {
+            DeadLetterQueue.Replay replay = letters.replay(ofKind, limit(max), grace.orElse(NO_COMPACTION), clock);
+            return new WebEndpointResponse<>(Map.of("replayed", replay.replayed(), "refused", replay.refused()));
+        }
+        return new WebEndpointResponse<>(Map.of("parked", letters.park(ofKind, limit(max))));
     }
 
     /**
@@ -97,29 +107,49 @@ public final class OrderlessDeadLettersEndpoint {
      * bare {@code DELETE} drops nothing by accident.
      */
     @DeleteOperation
-    public Map<String, Object> purge(@Nullable String kind, @Nullable Integer max) {
+    public WebEndpointResponse<Map<String, Object>> purge(@Nullable String kind, @Nullable Integer max) {
+        Optional<WebEndpointResponse<Map<String, Object>>> refused = refusedKind(kind).or(() -> refusedMax(max));
+        if (refused.isPresent()) {
+            return refused.get();
+        }
         Optional<String> ofKind = kind(kind);
         if (ofKind.isEmpty() && max == null) {
-            throw new InvalidEndpointRequestException("purge drops letters for good: give a kind, or max, or both",
-                    "purge needs kind or max");
+            return refused("purge drops letters for good: give a kind, or max, or both", Map.of("kinds", KINDS));
         }
-        return Map.of("purged", letters.purge(ofKind, limit(max)));
+        return new WebEndpointResponse<>(Map.of("purged", letters.purge(ofKind, limit(max))));
     }
 
+    private static final List<String> KINDS = List.copyOf(DeadLetterQueue.KINDS);
+
     private static Optional<String> kind(@Nullable String kind) {
-        Optional<String> ofKind = Optional.ofNullable(kind).map(String::strip).filter(k -> !k.isEmpty());
-        try {
-            DeadLetterQueue.requireKind(ofKind);
-        } catch (dev.orderless.InvalidInputException e) {
-            throw new InvalidEndpointRequestException(e.getMessage(), "unknown kind");
+        return Optional.ofNullable(kind).map(String::strip).filter(k -> !k.isEmpty());
+    }
+
+    /** A 400 whose JSON names the valid kinds, for a kind that is none of them. */
+    private static Optional<WebEndpointResponse<Map<String, Object>>> refusedKind(@Nullable String kind) {
+        Optional<String> ofKind = kind(kind);
+        if (ofKind.isPresent() && !DeadLetterQueue.KINDS.contains(ofKind.get())) {
+            return Optional.of(refused("unknown kind '" + ofKind.get() + "'", Map.of("kinds", KINDS)));
         }
-        return ofKind;
+        return Optional.empty();
+    }
+
+    private static Optional<WebEndpointResponse<Map<String, Object>>> refusedMax(@Nullable Integer max) {
+        if (max != null && max < 1) {
+            return Optional.of(refused("max must be at least 1, was " + max, Map.of()));
+        }
+        return Optional.empty();
+    }
+
+    /** 400 Bad Request, its body {@code {"error": ..., and what is valid}}: nothing was done. */
+    private static WebEndpointResponse<Map<String, Object>> refused(String error, Map<String, Object> valid) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("error", error);
+        body.putAll(valid);
+        return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_BAD_REQUEST);
     }
 
     private static int limit(@Nullable Integer max) {
-        if (max != null && max < 1) {
-            throw new InvalidEndpointRequestException("max must be at least 1, was " + max, "max must be at least 1");
-        }
         return max == null ? DEFAULT_MAX : max;
     }
 }

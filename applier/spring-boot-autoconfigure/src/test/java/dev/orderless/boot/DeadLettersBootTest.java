@@ -1,7 +1,6 @@
 package dev.orderless.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.groups.Tuple.tuple;
 
 import com.mongodb.client.MongoClient;
@@ -30,7 +29,7 @@ import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.actuate.endpoint.Access;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.InvocationContext;
 import org.springframework.boot.actuate.endpoint.OperationFilter;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
@@ -166,11 +165,14 @@ class DeadLettersBootTest {
     void a_purge_without_kind_or_max_and_an_unknown_kind_are_refused_with_what_to_give() {
         ExposableWebEndpoint endpoint = endpoint(Access.UNRESTRICTED);
 
-        assertThatThrownBy(() -> invoke(endpoint, WebEndpointHttpMethod.DELETE, Map.of()))
-                .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("give a kind, or max");
-        assertThatThrownBy(() -> invoke(endpoint, WebEndpointHttpMethod.POST, Map.of("action", "replay", "kind", "bad-input")))
-                .isInstanceOf(InvalidEndpointRequestException.class).hasMessageContaining("unknown kind 'bad-input'")
-                .hasMessageContaining("bad_input");
+        WebEndpointResponse<Map<String, Object>> bare = response(endpoint, WebEndpointHttpMethod.DELETE, Map.of());
+        assertThat(bare.getStatus()).isEqualTo(400);
+        assertThat(String.valueOf(bare.getBody().get("error"))).contains("give a kind, or max");
+        WebEndpointResponse<Map<String, Object>> misspelt = response(endpoint, WebEndpointHttpMethod.POST,
+                Map.of("action", "replay", "kind", "bad-input"));
+        assertThat(misspelt.getStatus()).isEqualTo(400);
+        assertThat(misspelt.getBody()).containsEntry("error", "unknown kind 'bad-input'");
+        assertThat(misspelt.getBody().get("kinds")).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST).contains("bad_input", "unsupported_envelope");
     }
 
     /**
@@ -191,12 +193,21 @@ class DeadLettersBootTest {
         return info == null ? -1 : info.getMessageCount();
     }
 
-    @SuppressWarnings("unchecked")
     private static Map<String, Object> invoke(ExposableWebEndpoint endpoint, WebEndpointHttpMethod method,
                                               Map<String, Object> arguments) {
+        WebEndpointResponse<Map<String, Object>> response = response(endpoint, method, arguments);
+        assertThat(response.getStatus()).as("answered " + response.getBody()).isEqualTo(200);
+        return response.getBody();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static WebEndpointResponse<Map<String, Object>> response(ExposableWebEndpoint endpoint,
+                                                                     WebEndpointHttpMethod method,
+                                                                     Map<String, Object> arguments) {
         WebOperation operation = endpoint.getOperations().stream()
                 .filter(o -> o.getRequestPredicate().getHttpMethod() == method).findFirst().orElseThrow();
-        return (Map<String, Object>) operation.invoke(new InvocationContext(SecurityContext.NONE, arguments));
+        return (WebEndpointResponse<Map<String, Object>>) operation.invoke(
+                new InvocationContext(SecurityContext.NONE, arguments));
     }
 
     @SuppressWarnings("unchecked")
