@@ -151,7 +151,7 @@ class BatchOutcomesTest {
                 ApplierOptions.ofDefaults().withMaxAttempts(2));
         students.insertOne(new BsonDocument("_id", new BsonString("s1")).append("_v", new BsonInt64(1))
                 .append("classes", new BsonArray(List.of(new BsonDocument("name", new BsonString("CS 101"))
-                        .append("seq", new BsonString("7"))))));
+                        .append("seq", new BsonArray(List.of(new BsonInt64(100))))))));
 
         assertThatThrownBy(() -> twoAttempts.apply(enroll("s1", 9, "CS 101"))).isInstanceOfSatisfying(
                 CannotApplyException.class, e -> assertThat(e.kind()).isEqualTo(CannotApplyException.Kind.NO_PROGRESS));

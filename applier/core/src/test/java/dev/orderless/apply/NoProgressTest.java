@@ -70,10 +70,10 @@ class NoProgressTest {
     }
 
     @Test
-    void an_entry_whose_stored_seq_is_a_string_stops_the_refresh_at_once_not_after_max_attempts() {
+    void an_entry_whose_stored_seq_is_an_array_stops_the_refresh_at_once_not_after_max_attempts() {
         students.insertOne(new BsonDocument("_id", new BsonString("s1")).append("_v", new BsonInt64(1))
                 .append("classes", new BsonArray(List.of(new BsonDocument("name", new BsonString("CS 101"))
-                        .append("seq", new BsonString("7"))))));
+                        .append("seq", new BsonArray(List.of(new BsonInt64(100))))))));
 
         assertNoProgress(() -> applier.apply(enroll("s1", 9, "CS 101")), "refresh write on students 's1' seq 9");
         assertThat(meters.get("orderless.apply.retries").counter().count()).as("the move and the refresh failed once each").isEqualTo(2);
