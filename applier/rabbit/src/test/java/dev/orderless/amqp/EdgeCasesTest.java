@@ -262,10 +262,16 @@ class EdgeCasesTest {
                 c -> c.insertOne(doc("u-old").append("_v", new BsonInt64(1)).append("email", new BsonString("old@x"))),
                 json("{'entity':'u-old','seq':2,'op':'assign','field':'email','value':'taken@example.com'}"),
                 "no_progress", "unique index 'email_1'"));
-        cases.add(new Case("stored entry with a string seq",
+        cases.add(new Case("stored entry with a string seq (read as 0)",
                 c -> c.insertOne(doc("f-seq").append("_v", new BsonInt64(1)).append("classes", new BsonArray(List.of(
                         new BsonDocument("name", new BsonString("CS 101")).append("seq", new BsonString("7")))))),
                 json("{'entity':'f-seq','seq':9,'op':'add','field':'classes','element':'CS 101'}"),
+                "applied", ""));
+        cases.add(new Case("stored entry with an array seq",
+                c -> c.insertOne(doc("f-aseq").append("_v", new BsonInt64(1)).append("classes", new BsonArray(List.of(
+                        new BsonDocument("name", new BsonString("CS 101")).append("seq",
+                                new BsonArray(List.of(new BsonInt64(100)))))))),
+                json("{'entity':'f-aseq','seq':9,'op':'add','field':'classes','element':'CS 101'}"),
                 "no_progress", "refresh write"));
         cases.add(new Case("stored _v of another type",
                 c -> c.insertOne(doc("f-v").append("_v", new BsonString("x"))),
