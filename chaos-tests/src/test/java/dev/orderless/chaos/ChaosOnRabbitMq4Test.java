@@ -121,8 +121,8 @@ class ChaosOnRabbitMq4Test {
 
     @Test
     @Order(13)
-    void its_share_covered_at_least_10000_operations() {
-        assertThat(SCENARIOS.totalOps()).isGreaterThanOrEqualTo(10_000);
+    void its_share_covered_at_least_7500_operations() {
+        assertThat(SCENARIOS.totalOps()).isGreaterThanOrEqualTo(7_500);
     }
 
     static String amqp10ConsumersKilled(ChaosRig rig, List<Operation> ops) {

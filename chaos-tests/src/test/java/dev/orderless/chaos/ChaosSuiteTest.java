@@ -329,9 +329,9 @@ class ChaosSuiteTest {
 
     @Test
     @Order(14)
-    void the_suite_covered_at_least_20000_operations() {
-        // with a RabbitMQ 4, half of them run there: ChaosOnRabbitMq4Test checks its share of 10,000
-        assertThat(SCENARIOS.totalOps()).isGreaterThanOrEqualTo(RabbitBackends.rabbitMq4().isPresent() ? 10_000 : 20_000);
+    void the_suite_covered_at_least_15000_operations() {
+        // with a RabbitMQ 4, some run there: ChaosOnRabbitMq4Test checks its share of 7,500
+        assertThat(SCENARIOS.totalOps()).isGreaterThanOrEqualTo(RabbitBackends.rabbitMq4().isPresent() ? 7_500 : 15_000);
     }
 
     /**

@@ -23,7 +23,7 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
  * names it.
  */
 final class Scenarios {
-    static final int OPS = 2000;
+    static final int OPS = 1500;
 
     /** A scenario's faults; returns what it injected, for the summary. */
     interface Body {

@@ -46,7 +46,7 @@ class ConsumeProcessesTest {
         String queue = RabbitExtension.uniqueQueue("consume");
         QueueTopology.declare(cf, queue, queue + ".dlq");
         List<Operation> ops = new WebApp(MongoCounterStamper.create(db.getCollection("seq_counters", BsonDocument.class)),
-                100, 10, seed).act(6000);
+                100, 10, seed).act(3500);
         Random random = new Random(seed);
         Envelope envelope = new Envelope();
         List<byte[]> messages = new ArrayList<>();

@@ -32,7 +32,7 @@ import org.springframework.amqp.rabbit.core.RabbitAdmin;
 class OutboxFlowTest {
 
     @Test
-    void with_rabbitmq_stopped_the_web_app_records_2000_actions_and_the_relay_drains_them_when_it_is_back(
+    void with_rabbitmq_stopped_the_web_app_records_1000_actions_and_the_relay_drains_them_when_it_is_back(
             MongoBackend mongo, RabbitBackend rabbit, ConnectionFactory cf, MongoClient client) throws Exception {
         String database = "outbox_stopped_" + System.nanoTime();
         String queue = RabbitExtension.uniqueQueue("outbox");
@@ -51,11 +51,11 @@ class OutboxFlowTest {
                 CliRun direct = CliRun.of(Map.of(), args("publish", place, "--ops", "10"));
                 assertThat(direct.exit()).as("a direct publish needs the broker: %s", direct.err()).isEqualTo(1);
 
-                CliRun recorded = CliRun.of(Map.of(), args("publish", place, "--outbox", "--ops", "2000"));
+                CliRun recorded = CliRun.of(Map.of(), args("publish", place, "--outbox", "--ops", "1000"));
                 assertThat(recorded.exit()).as(recorded.err()).isZero();
                 assertThat(recorded.err()).isEmpty();
-                assertThat(recorded.out()).contains("RECORDED actions=2000");
-                assertThat(outbox.countDocuments()).as("nothing published while the broker is away").isEqualTo(2000);
+                assertThat(recorded.out()).contains("RECORDED actions=1000");
+                assertThat(outbox.countDocuments()).as("nothing published while the broker is away").isEqualTo(1000);
                 Awaitility.await("the relay backing off, saying why").atMost(Duration.ofSeconds(60))
                         .until(() -> lines(logs.resolve("relay-through-outage.log")).stream()
                                 .anyMatch(l -> l.startsWith("  relay is BACKING_OFF: RabbitMQ did not take")));
@@ -82,7 +82,7 @@ class OutboxFlowTest {
         List<String> place = place(mongo, rabbit.uri().toString(), database, queue);
         MongoCollection<BsonDocument> outbox = client.getDatabase(database)
                 .getCollection(Enrollment.OUTBOX, BsonDocument.class);
-        CliRun recorded = CliRun.of(Map.of(), args("publish", place, "--outbox", "--ops", "2500"));
+        CliRun recorded = CliRun.of(Map.of(), args("publish", place, "--outbox", "--ops", "1500"));
         assertThat(recorded.exit()).as(recorded.err()).isZero();
 
         Process victim = DemoProcess.start(Map.of(), logs.resolve("victim.log"),
@@ -91,11 +91,11 @@ class OutboxFlowTest {
                 args("relay", place, "--batch", "50", "--claim-ttl", "3", "--exit-when-empty", "3"));
         try {
             Awaitility.await("draining").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10))
-                    .until(() -> outbox.countDocuments() < 2500);
+                    .until(() -> outbox.countDocuments() < 1500);
             victim.destroyForcibly();   // SIGKILL: its claims stay until they expire
             assertThat(victim.waitFor(30, TimeUnit.SECONDS)).isTrue();
             long left = outbox.countDocuments();
-            System.out.printf("[outbox] killed one of two relays with %d of 2500 entries left%n", left);
+            System.out.printf("[outbox] killed one of two relays with %d of 1500 entries left%n", left);
             assertThat(left).as("killed mid-drain").isPositive();
 
             assertThat(survivor.waitFor(3, TimeUnit.MINUTES)).as("the survivor drains and exits").isTrue();

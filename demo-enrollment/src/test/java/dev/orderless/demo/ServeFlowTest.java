@@ -45,10 +45,10 @@ class ServeFlowTest {
             assertThat(again.out().lines()).containsExactly("export MONGODB_URI=" + env.get("MONGODB_URI"),
                     "export RABBITMQ_URI=" + env.get("RABBITMQ_URI"));
 
-            CliRun publish = CliRun.of(env, "publish", "--ops", "2000", "--shuffle", "--duplicate-rate", "0.2",
+            CliRun publish = CliRun.of(env, "publish", "--ops", "1200", "--shuffle", "--duplicate-rate", "0.2",
                     "--poison", "5", "--seed", String.valueOf(Long.getLong("orderless.seed", System.nanoTime())));
             assertThat(publish.exit()).as(publish.err()).isZero();
-            assertThat(publish.out()).contains("PUBLISHED", "actions=2000", "poison=5");
+            assertThat(publish.out()).contains("PUBLISHED", "actions=1200", "poison=5");
 
             for (int i = 1; i <= 2; i++) {
                 consumers.add(DemoProcess.start(env, logs.resolve("consume-" + i + ".log"), "consume", "--consumers", "2",

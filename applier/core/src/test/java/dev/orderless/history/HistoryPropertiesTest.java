@@ -52,7 +52,7 @@ class HistoryPropertiesTest {
         MongoCollection<BsonDocument> live = db.getCollection("histories", BsonDocument.class);
         History history = History.of(db.getCollection("histories_history", BsonDocument.class), Histories.SCHEMA);
         RecordingApplier recording = history.recording(GuardedApplier.create(live, Histories.SCHEMA));
-        PropertyCheck.forAll("recorded then applied: 10..60 ops + 20% duplicates, batches of 1..20, 8 threads", 60,
+        PropertyCheck.forAll("recorded then applied: 10..60 ops + 20% duplicates, batches of 1..20, 8 threads", 40,
                 random -> Histories.steps(random, 10, 60, 3)).check((steps, trySeed) -> {
             String prefix = "h" + PREFIXES.incrementAndGet() + "-";
             List<Operation> ops = Histories.operations(steps, prefix);

@@ -59,7 +59,7 @@ class ConvergencePropertiesTest {
     void every_delivery_order_of_a_short_history_converges(MongoDatabase db) {
         String property = "every order of 1..5 ops (1 thread)";
         Store store = Store.in(db);
-        run(property, 250, random -> Histories.steps(random, 1, 5, 2), (steps, trySeed) -> {
+        run(property, 150, random -> Histories.steps(random, 1, 5, 2), (steps, trySeed) -> {
             List<Integer> positions = IntStream.range(0, steps.size()).boxed().toList();
             for (List<Integer> order : Histories.permutations(positions)) {
                 String prefix = nextPrefix();
@@ -72,19 +72,19 @@ class ConvergencePropertiesTest {
 
     @Test
     void a_shuffled_long_history_with_duplicates_converges_from_one_thread(MongoDatabase db) {
-        shuffledWithDuplicates(db, 450, 1);
+        shuffledWithDuplicates(db, 250, 1);
     }
 
     @Test
     void a_shuffled_long_history_with_duplicates_converges_from_eight_threads(MongoDatabase db) {
-        shuffledWithDuplicates(db, 300, 8);
+        shuffledWithDuplicates(db, 200, 8);
     }
 
     @Test
     void a_shuffled_long_history_cut_into_random_batches_converges_from_eight_threads(MongoDatabase db) {
         String property = "shuffled 10..60 ops + 20% duplicates, random batches of 1..20, half hinted as present (8 threads)";
         Store store = Store.in(db);
-        run(property, 200, random -> Histories.steps(random, 10, 60, 3), (steps, trySeed) -> {
+        run(property, 120, random -> Histories.steps(random, 10, 60, 3), (steps, trySeed) -> {
             String prefix = nextPrefix();
             List<Operation> history = Histories.operations(steps, prefix);
             Random random = new Random(trySeed);
