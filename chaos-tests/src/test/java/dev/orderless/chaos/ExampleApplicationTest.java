@@ -19,6 +19,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -32,6 +34,7 @@ class ExampleApplicationTest {
     private static final String VERSION = "0.1.0-SNAPSHOT";
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)   // the two example builds side by side: each waits on its own Maven
     void the_example_application_built_on_the_installed_artifacts_converges_and_exits_once_it_is_done(
             MongoBackend mongo, RabbitBackend rabbit) throws Exception {
         Optional<String> unusable = installedArtifactsAreThisBuilds();
@@ -71,6 +74,7 @@ class ExampleApplicationTest {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void the_guarded_apply_runs_with_only_orderless_core_and_the_mongodb_driver(MongoBackend mongo) throws Exception {
         Optional<String> unusable = installedArtifactsAreThisBuilds();
         unusable.ifPresent(why -> System.out.println("[example-core] skipped: " + why));

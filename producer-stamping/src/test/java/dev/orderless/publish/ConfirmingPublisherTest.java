@@ -145,7 +145,7 @@ class ConfirmingPublisherTest {
                     int thread = t;
                     users.add(web.submit(() -> {
                         Random random = new Random(thread);
-                        for (int i = 0; i < 250; i++) {
+                        for (int i = 0; i < 150; i++) {
                             String student = "student-" + random.nextInt(30);
                             String course = "C" + random.nextInt(5);
                             int action = random.nextInt(10);

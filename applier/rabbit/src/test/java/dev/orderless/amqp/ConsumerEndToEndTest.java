@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 
-/** 5,000 operations over 200 entities, shuffled, 20% duplicated, 4 competing consumers: converged. */
+/** 3,000 operations over 200 entities, shuffled, 20% duplicated, 4 competing consumers: converged. */
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
 class ConsumerEndToEndTest {
 
@@ -34,7 +34,7 @@ class ConsumerEndToEndTest {
     static void run(ConnectionFactory cf, MongoDatabase db, int batch) throws Exception {
         long seed = Long.getLong("orderless.seed", System.nanoTime());
         Random random = new Random(seed);
-        List<Operation> history = Histories.operations(Histories.steps(random, 5000, 5000, 200), "s");
+        List<Operation> history = Histories.operations(Histories.steps(random, 3000, 3000, 200), "s");
         List<Operation> delivered = Histories.delivery(history, 0.2, random);
 
         try (ConsumerFixture fixture = new ConsumerFixture(cf, db, "e2e")) {

@@ -67,7 +67,7 @@ class GracefulShutdownTest {
                                                                            MongoDatabase fresh) throws Exception {
         long seed = Long.getLong("orderless.seed", System.nanoTime());
         Random random = new Random(seed);
-        List<Operation> history = Histories.operations(Histories.steps(random, 800, 800, 50), "g");
+        List<Operation> history = Histories.operations(Histories.steps(random, 500, 500, 50), "g");
         List<Operation> delivered = Histories.delivery(history, 0.2, random);
         Envelope envelope = new Envelope();
         List<String> published = delivered.stream().map(op -> utf8(envelope.encode(op))).toList();

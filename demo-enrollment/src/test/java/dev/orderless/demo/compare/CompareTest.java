@@ -19,7 +19,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
 class CompareTest {
-    private static final CompareWorkload SMALL = new CompareWorkload(Keys.zipf(2_000, 1.1), 600, 11);
+    private static final CompareWorkload SMALL = new CompareWorkload(Keys.zipf(2_000, 1.1), 400, 11);
     private static final Duration TWO_MS = Duration.ofMillis(2);
     private Arena arena;
 
