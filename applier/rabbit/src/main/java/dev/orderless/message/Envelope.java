@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
@@ -37,14 +39,18 @@ import org.bson.BsonValue;
  *   <li>The members of an operation ({@code entity}, {@code seq}, {@code op}, and {@code field}, {@code element},
  *       {@code attrs}, {@code value} as its op needs) are checked strictly: one missing or mistyped, a seq that is
  *       not a positive whole number, an unknown op, is bad input, refused by name, so a producer bug shows in the
- *       dead-letter queue instead of becoming a wrong write.
+ *       dead-letter queue instead of becoming a wrong write. A misspelt member reads as missing and is refused
+ *       by the name it lacks; an add without {@code attrs} that carries a member spelt like it ({@code atrs},
+ *       {@code Attrs}, {@code attributes}) is refused too, since {@code attrs} is optional and its attributes would
+ *       otherwise be lost in silence.
  *   <li>{@value #META} is the producers' own: any JSON (a trace id, a priority), carried and never read.
- *   <li>{@value #VERSION_MEMBER}, if present, names the envelope version; absent means {@value #VERSION}. A version
- *       this consumer does not read is refused as {@link UnsupportedEnvelopeException} (replayable once it does).
+ *   <li>{@value #VERSION_MEMBER}, if present, names the envelope version, a positive whole number (anything else is
+ *       bad input); absent means {@value #VERSION}. A version this consumer does not read is refused as {@link UnsupportedEnvelopeException} (replayable once it does).
  *   <li>Any other member is ignored by default ({@link UnknownMembers#IGNORE}): counted in
  *       {@code orderless.envelope.ignored_members} (with {@link #withMeters}) and logged once per name at WARN, so a
  *       producer that adds one does not dead-letter everything it sends. {@link UnknownMembers#REFUSE} (a strict
- *       consumer) refuses it as {@link UnsupportedEnvelopeException}.
+ *       consumer) refuses it as {@link UnsupportedEnvelopeException}, once the operation's own members were read
+ *       (a misspelt one is bad input first: no upgrade of the consumer would make it replayable).
  * </ol>
  * Every refusal names the entity and seq where the message holds them readably. Field names are checked against
  * the schema later, by the applier. Immutable and thread-safe: {@link #withUnknownMembers} and {@link #withMeters}
@@ -78,12 +84,15 @@ public final class Envelope implements OperationDecoder {
     private static final List<String> MEMBERS = List.of("entity", "seq", "op", "field", "element", "attrs", "value");
     private static final Set<String> DEFINED = Set.of("entity", "seq", "op", "field", "element", "attrs", "value",
             META, VERSION_MEMBER);
+    /** Jackson's words for a member given twice. */
+    private static final Pattern DUPLICATE = Pattern.compile("Duplicate field '(.*?)'");
     /** Names logged at most once each, and at most this many: a producer cannot fill the log with names. */
     private static final int NAMES_LOGGED = 32;
 
     private final ObjectMapper json = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
+    private final ObjectMapper lenient = new ObjectMapper();
     private final UnknownMembers unknownMembers;
     private final Optional<Counter> ignored;
     private final Set<String> logged = ConcurrentHashMap.newKeySet();
@@ -131,7 +140,7 @@ public final class Envelope implements OperationDecoder {
         try {
             root = json.readTree(body);
         } catch (IOException e) {
-            throw new InvalidInputException("not JSON: " + firstLine(e.getMessage()));
+            throw new InvalidInputException(notJson(e) + readable(body).map(Envelope::about).orElse(""));
         }
         if (root == null || !root.isObject()) {
             throw new InvalidInputException("not a JSON object");
@@ -140,11 +149,41 @@ public final class Envelope implements OperationDecoder {
         try {
             version(root);
             List<String> unknown = unknownMembers(root);
-            return operation(root, unknown);
+            Operation op = operation(root, unknown);
+            unknownMembersPolicy(unknown);
+            return op;
         } catch (UnsupportedEnvelopeException e) {
-            throw new UnsupportedEnvelopeException(e.getMessage() + about);
+            throw new UnsupportedEnvelopeException(naming(e.getMessage(), about));
         } catch (InvalidInputException e) {
-            throw new InvalidInputException(e.getMessage() + about);
+            throw new InvalidInputException(naming(e.getMessage(), about));
+        }
+    }
+
+    /** {@code reason} with the subject at its end, once: the operation's own checks may have put it there already. */
+    private static String naming(String reason, String about) {
+        return reason.endsWith(about) ? reason : reason + about;
+    }
+
+    /** Why a body is not JSON the envelope reads, in its own words where Jackson's would mislead. */
+    private static String notJson(IOException e) {
+        String message = e.getMessage() == null ? "" : e.getMessage();
+        Matcher duplicate = DUPLICATE.matcher(message);
+        if (duplicate.find()) {
+            return "member '" + clip(duplicate.group(1)) + "' appears twice";
+        }
+        if (message.startsWith("Trailing token")) {
+            return "not JSON: more follows the object";
+        }
+        return "not JSON: " + firstLine(message);
+    }
+
+    /** The body read leniently (duplicates and trailing content allowed), to name its subject in a refusal. */
+    private Optional<JsonNode> readable(byte[] body) {
+        try {
+            JsonNode node = lenient.readTree(body);
+            return node != null && node.isObject() ? Optional.of(node) : Optional.empty();
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
         }
     }
 
@@ -167,8 +206,9 @@ public final class Envelope implements OperationDecoder {
         if (version == null) {
             return;
         }
-        if (!version.isIntegralNumber()) {
-            throw new InvalidInputException("'" + VERSION_MEMBER + "' must be a whole number, was " + clip(version.toString()));
+        if (!version.isIntegralNumber() || (version.canConvertToLong() && version.longValue() < 1)) {
+            throw new InvalidInputException("'" + VERSION_MEMBER + "' (the envelope version) must be a positive whole"
+                    + " number, was " + clip(version.toString()));
         }
         if (!version.canConvertToInt() || version.intValue() != VERSION) {
             throw new UnsupportedEnvelopeException("envelope version " + clip(version.toString())
@@ -176,16 +216,25 @@ public final class Envelope implements OperationDecoder {
         }
     }
 
-    /** The members the version does not define: refused, or ignored and counted. */
-    private List<String> unknownMembers(JsonNode root) {
+    /** The members the version does not define. */
+    private static List<String> unknownMembers(JsonNode root) {
         List<String> unknown = new ArrayList<>();
         for (var name : (Iterable<String>) root::fieldNames) {
             if (!DEFINED.contains(name)) {
                 unknown.add(name);
             }
         }
+        return unknown;
+    }
+
+    /**
+     * What this consumer does with the members the version does not define, once the operation itself was read
+     * (so that a misspelt member of the operation is refused as bad input first, by the name it lacks): refused,
+     * or ignored, counted and logged once per name.
+     */
+    private void unknownMembersPolicy(List<String> unknown) {
         if (unknown.isEmpty()) {
-            return unknown;
+            return;
         }
         if (unknownMembers == UnknownMembers.REFUSE) {
             throw new UnsupportedEnvelopeException("unknown member '" + clip(unknown.get(0)) + "' (envelope "
@@ -199,7 +248,6 @@ public final class Envelope implements OperationDecoder {
                         + " said once per name; a producer's own metadata belongs under '{}')", clip(name), VERSION, META);
             }
         }
-        return unknown;
     }
 
     private static Operation operation(JsonNode root, List<String> unknown) {
@@ -209,7 +257,7 @@ public final class Envelope implements OperationDecoder {
         switch (op) {
             case "add":
                 return Operation.add(entity, seq, text(root, "field", unknown), text(root, "element", unknown),
-                        attrs(root));
+                        attrs(root, unknown));
             case "remove":
                 return Operation.remove(entity, seq, text(root, "field", unknown), text(root, "element", unknown));
             case "assign":
@@ -285,9 +333,19 @@ public final class Envelope implements OperationDecoder {
                 .collect(java.util.stream.Collectors.joining(", ")) + ", which envelope " + VERSION + " does not define)";
     }
 
-    private static BsonDocument attrs(JsonNode root) {
+    /**
+     * An add's attributes. {@code attrs} is optional, so a misspelt one would read as absent and its attributes
+     * be lost in silence: an add without {@code attrs} that carries a member spelt like it is refused instead.
+     */
+    private static BsonDocument attrs(JsonNode root, List<String> unknown) {
         JsonNode node = root.get("attrs");
         if (node == null || node.isNull()) {
+            for (String name : unknown) {
+                if (spelledLikeAttrs(name)) {
+                    throw new InvalidInputException("unknown member '" + clip(name) + "' beside an add without"
+                            + " 'attrs': a misspelt 'attrs'? (refused, so that its attributes are not lost)");
+                }
+            }
             return new BsonDocument();
         }
         if (!node.isObject()) {
@@ -295,6 +353,31 @@ public final class Envelope implements OperationDecoder {
         }
         BsonValue value = JsonBson.toBson(node);
         return value.asDocument();
+    }
+
+    /** {@code Attrs}, {@code atrs}, {@code attributes}, {@code attr}: one that most likely meant {@code attrs}. */
+    static boolean spelledLikeAttrs(String name) {
+        String lower = name.toLowerCase(java.util.Locale.ROOT);
+        return lower.startsWith("attr") || lower.startsWith("atr") || editDistance(lower, "attrs") <= 2;
+    }
+
+    private static int editDistance(String a, String b) {
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitution, Math.min(previous[j] + 1, current[j - 1] + 1));
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
     }
 
     static String clip(String s) {

@@ -50,7 +50,7 @@ class PoisonMessagesTest {
                 "'attrs' must be an object");
         p.put("{\"entity\":\"p1\",\"seq\":7,\"op\":\"assign\",\"field\":\"name\"}", "assign without 'value'");
         p.put("{\"entity\":\"p1\",\"seq\":8,\"op\":\"assign\",\"field\":\"name\",\"value\":\"" + "x".repeat(MAX_BYTES) + "\"}",
-                "oversized: ");
+                "bytes, limit " + MAX_BYTES + " (entity 'p1', seq 8)");
         return p;
     }
 

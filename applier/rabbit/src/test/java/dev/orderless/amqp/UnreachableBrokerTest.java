@@ -50,6 +50,20 @@ class UnreachableBrokerTest {
     }
 
     @Test
+    void a_factory_given_its_addresses_is_named_by_them_not_by_its_default_host() {
+        CachingConnectionFactory byAddresses = new CachingConnectionFactory();
+        byAddresses.setAddresses("127.0.0.1:" + nowhere.getPort());
+        byAddresses.setVirtualHost("orders");
+        try {
+            assertThatThrownBy(() -> QueueTopology.declare(byAddresses, "orders", "orders.dlq"))
+                    .isInstanceOf(TransientException.class)
+                    .hasMessageStartingWith("RabbitMQ at 127.0.0.1:" + nowhere.getPort() + " (virtual host 'orders')");
+        } finally {
+            byAddresses.destroy();
+        }
+    }
+
+    @Test
     void starting_a_consumer_names_the_address_the_virtual_host_and_the_queue(MongoDatabase db) {
         GuardedApplier applier = GuardedApplier.create(db.getCollection("orders", BsonDocument.class),
                 CollectionSchema.builder().register("status").build());

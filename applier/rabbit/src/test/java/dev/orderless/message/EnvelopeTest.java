@@ -80,15 +80,17 @@ class EnvelopeTest {
     }
 
     @Test
-    void a_duplicated_member_is_refused() {
-        assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"seq\":1,\"seq\":2,\"op\":\"delete\"}"))
-                .isInstanceOf(InvalidInputException.class).hasMessageContaining("not JSON");
+    void a_duplicated_member_is_refused_by_its_name_with_the_subject() {
+        assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"op\":\"delete\",\"seq\":1,\"seq\":2}"))
+                .isInstanceOf(InvalidInputException.class)
+                .hasMessageStartingWith("member 'seq' appears twice (entity 'e', seq ");
     }
 
     @Test
-    void trailing_content_is_refused() {
+    void trailing_content_is_refused_with_the_subject() {
         assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"seq\":1,\"op\":\"delete\"} {}"))
-                .isInstanceOf(InvalidInputException.class).hasMessageContaining("not JSON");
+                .isInstanceOf(InvalidInputException.class)
+                .hasMessage("not JSON: more follows the object (entity 'e', seq 1)");
     }
 
     @Test
@@ -157,7 +159,50 @@ class EnvelopeTest {
                         + " (entity 'e', seq 7)");
         assertThatThrownBy(() -> decode("{\"v\":\"1\",\"entity\":\"e\",\"seq\":7,\"op\":\"delete\"}"))
                 .isInstanceOf(InvalidInputException.class).isNotInstanceOf(UnsupportedEnvelopeException.class)
-                .hasMessageStartingWith("'v' must be a whole number");
+                .hasMessageStartingWith("'v' (the envelope version) must be a positive whole number");
+    }
+
+    @Test
+    void a_version_no_consumer_could_read_is_bad_input_not_unsupported() {
+        for (String v : List.of("0", "-1", "2.0", "null")) {
+            assertThatThrownBy(() -> decode("{\"v\":" + v + ",\"entity\":\"e\",\"seq\":7,\"op\":\"delete\"}"))
+                    .as("v %s", v)
+                    .isInstanceOf(InvalidInputException.class).isNotInstanceOf(UnsupportedEnvelopeException.class)
+                    .hasMessage("'v' (the envelope version) must be a positive whole number, was " + v
+                            + " (entity 'e', seq 7)");
+        }
+    }
+
+    @Test
+    void an_add_whose_attrs_are_misspelt_is_refused_not_written_without_them() {
+        for (String name : List.of("atrs", "Attrs", "attributes", "attr")) {
+            assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"seq\":1,\"op\":\"add\",\"field\":\"classes\","
+                    + "\"element\":\"x\",\"" + name + "\":{\"title\":\"Intro\"}}"))
+                    .as(name)
+                    .isInstanceOf(InvalidInputException.class).isNotInstanceOf(UnsupportedEnvelopeException.class)
+                    .hasMessage("unknown member '" + name + "' beside an add without 'attrs': a misspelt 'attrs'?"
+                            + " (refused, so that its attributes are not lost) (entity 'e', seq 1)");
+        }
+        assertThat(decode("{\"entity\":\"e\",\"seq\":1,\"op\":\"add\",\"field\":\"classes\",\"element\":\"x\","
+                + "\"attrs\":{\"title\":\"Intro\"},\"atrs\":1}"))
+                .as("beside attrs itself, a member spelt like it is just another member")
+                .isEqualTo(Operation.add("e", 1, "classes", "x", new BsonDocument("title", new BsonString("Intro"))));
+    }
+
+    @Test
+    void a_strict_envelope_refuses_a_misspelt_member_of_the_operation_as_bad_input_by_the_name_it_lacks() {
+        Envelope strict = new Envelope().withUnknownMembers(Envelope.UnknownMembers.REFUSE);
+
+        assertThatThrownBy(() -> strict.decode(bytes("{\"entity\":\"e\",\"sequence\":1,\"op\":\"delete\"}")))
+                .isInstanceOf(InvalidInputException.class).isNotInstanceOf(UnsupportedEnvelopeException.class)
+                .hasMessageStartingWith("missing 'seq' (it has 'sequence'");
+    }
+
+    @Test
+    void a_refusal_names_its_subject_once() {
+        assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"seq\":1,\"op\":\"add\",\"field\":\"classes\","
+                + "\"element\":\"\"}"))
+                .hasMessage("element is missing (entity 'e', seq 1)");
     }
 
     @Test

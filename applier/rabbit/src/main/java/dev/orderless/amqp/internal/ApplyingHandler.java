@@ -91,8 +91,9 @@ public final class ApplyingHandler {
     Optional<Operation> decode(Delivery delivery) {
         byte[] body = delivery.body();
         if (body.length > options.maxMessageBytes()) {
+            LetterSubject subject = LetterSubject.peek(body);
             deadLetter(delivery, DeadLetterReason.OVERSIZED,
-                    "oversized: " + body.length + " bytes, limit " + options.maxMessageBytes(), LetterSubject.peek(body));
+                    "oversized: " + body.length + " bytes, limit " + options.maxMessageBytes() + subject.about(), subject);
             return Optional.empty();
         }
         Operation op;

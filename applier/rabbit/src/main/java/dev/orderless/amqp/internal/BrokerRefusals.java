@@ -1,17 +1,22 @@
 package dev.orderless.amqp.internal;
 
 import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Address;
 import com.rabbitmq.client.AuthenticationFailureException;
 import com.rabbitmq.client.PossibleAuthenticationFailureException;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.TransientException;
+import java.lang.reflect.Field;
+import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.springframework.amqp.AmqpAuthenticationException;
 import org.springframework.amqp.AmqpConnectException;
 import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.AmqpIOException;
 import org.springframework.amqp.AmqpTimeoutException;
+import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 
 /**
@@ -52,8 +57,7 @@ public final class BrokerRefusals {
      * (it did not answer: refused, timed out, cut). Anything else is returned as it is, in neither.
      */
     public static RuntimeException named(ConnectionFactory factory, String doing, AmqpException failure) {
-        String where = "RabbitMQ at " + factory.getHost() + ":" + factory.getPort() + " (virtual host '"
-                + factory.getVirtualHost() + "')";
+        String where = "RabbitMQ at " + address(factory) + " (virtual host '" + factory.getVirtualHost() + "')";
         Optional<String> refused = configurationProblem(failure);
         if (refused.isPresent()) {
             return new InvalidConfigurationException(where + ", " + doing + ": " + refused.get(), failure);
@@ -64,6 +68,38 @@ public final class BrokerRefusals {
                     + ": check that it is running, and the connection factory's host, port and virtual host", failure);
         }
         return failure;
+    }
+
+    /**
+     * Where {@code factory} connects: the addresses given to {@code setAddresses} (Spring Boot's and most
+     * applications' way) where there are some, else its host and port. Spring AMQP keeps the addresses behind a
+     * protected getter and its {@code getHost()} ignores them (it would name the machine's own host name and 5672),
+     * so they are read from its field; a Spring AMQP without that field gets the host and port.
+     */
+    static String address(ConnectionFactory factory) {
+        if (factory instanceof AbstractConnectionFactory abstractFactory) {
+            try {
+                Field field = AbstractConnectionFactory.class.getDeclaredField("addresses");
+                field.setAccessible(true);
+                if (field.get(abstractFactory) instanceof List<?> addresses && !addresses.isEmpty()) {
+                    return addresses.stream().map(BrokerRefusals::hostAndPort).collect(Collectors.joining(","));
+                }
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                // a Spring AMQP that keeps them otherwise: the host and port below
+            }
+        }
+        return factory.getHost() + ":" + factory.getPort();
+    }
+
+    private static String hostAndPort(Object address) {
+        if (address instanceof Address a) {
+            return a.getHost() + ":" + (a.getPort() < 0 ? factoryDefaultPort() : a.getPort());
+        }
+        return String.valueOf(address);
+    }
+
+    private static int factoryDefaultPort() {
+        return com.rabbitmq.client.ConnectionFactory.DEFAULT_AMQP_PORT;
     }
 
     private static Throwable root(Throwable failure) {

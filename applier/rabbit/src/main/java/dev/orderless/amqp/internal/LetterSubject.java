@@ -31,6 +31,14 @@ public record LetterSubject(Optional<String> entity, OptionalLong seq) {
         return new LetterSubject(Optional.of(op.entity()), OptionalLong.of(op.seq()));
     }
 
+    /** {@code " (entity 'e', seq 7)"}, or as much of it as is known, for the end of a reason; empty if nothing is. */
+    public String about() {
+        java.util.List<String> parts = new java.util.ArrayList<>();
+        entity.ifPresent(e -> parts.add("entity '" + (e.length() <= 60 ? e : e.substring(0, 57) + "...") + "'"));
+        seq.ifPresent(s -> parts.add("seq " + s));
+        return parts.isEmpty() ? "" : " (" + String.join(", ", parts) + ")";
+    }
+
     /**
      * The subject of a body that was not decoded (refused, or too large): its top-level {@code entity} (a string of
      * at most 512 characters) and {@code seq} (a whole number) where it is a JSON object that has them, read in one
