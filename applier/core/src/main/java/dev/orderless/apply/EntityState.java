@@ -1,8 +1,11 @@
 package dev.orderless.apply;
 
+import dev.orderless.CannotApplyException;
+
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -60,6 +63,42 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
     }
 
     /**
+     * Why {@code doc} cannot be read as an orderless state, if it cannot: a set stored otherwise than as an array of
+     * entry documents each holding the set's key as a string (a value another program wrote, {@code classes:
+     * ["CS 101"]}, or one value where an array belongs). Empty for a document orderless can read.
+     */
+    public static Optional<String> unreadable(BsonDocument doc, CollectionSchema schema) {
+        for (SetField set : schema.sets()) {
+            for (String array : List.of(set.field(), set.tombstones())) {
+                BsonValue entries = doc.get(array);
+                if (entries == null || entries.isNull()) {
+                    continue;
+                }
+                if (!entries.isArray()) {
+                    return Optional.of("'" + array + "' is a " + type(entries) + ", not an array");
+                }
+                for (int i = 0; i < entries.asArray().size(); i++) {
+                    BsonValue entry = entries.asArray().get(i);
+                    if (!entry.isDocument()) {
+                        return Optional.of("'" + array + "' entry " + i + " is a " + type(entry) + ", not a document");
+                    }
+                    BsonValue key = entry.asDocument().get(set.key());
+                    if (key == null || !key.isString()) {
+                        return Optional.of("'" + array + "' entry " + i + " has " + (key == null
+                                ? "no key '" + set.key() + "'"
+                                : "a key '" + set.key() + "' that is a " + type(key) + ", not a string"));
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String type(BsonValue value) {
+        return value.getBsonType().name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /**
      * Reads the observable state out of a stored document. An element with more than one entry across its live
      * and tombstone arrays (an invariant nothing orderless writes breaks; see {@link DuplicateEntries}) is read
      * as its entry with the highest seq, live or tombstone, and logged at ERROR naming the entity and the
@@ -69,6 +108,13 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
         Map<String, Map<String, Element>> live = new TreeMap<>();
         Map<String, Map<String, Long>> tombstones = new TreeMap<>();
         String entity = doc.getString(StoredFields.ID).getValue();
+        Optional<String> unreadable = unreadable(doc, schema);
+        if (unreadable.isPresent()) {
+            // refused, not guessed: reading past it would lose what the field holds
+            throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "document '" + entity + "' cannot be"
+                    + " read as an orderless state: " + unreadable.get() + " (a set is an array of documents, each with"
+                    + " its key): migrate it (docs/operations.md, documents written before orderless)");
+        }
         for (SetField set : schema.sets()) {
             Map<String, Element> elements = new TreeMap<>();
             Map<String, Long> removed = new TreeMap<>();

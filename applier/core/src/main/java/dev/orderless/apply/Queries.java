@@ -81,6 +81,8 @@ final class Queries {
     static Bson moveFilter(String entity, long seq, SetField set, String to, String from, String element) {
         return and(byId(entity),
                 floorBelow(seq),
+                holdsNoPlainValue(to),
+                holdsNoPlainValue(from),
                 hasNoEntry(to, set, element),
                 not(elemMatch(from, entryAtOrAbove(set, element, seq))),
                 or(not(gte(GC_FLOOR, seq)), hasEntry(from, set, element)));
@@ -94,6 +96,20 @@ final class Queries {
                 setOnInsert(FLOOR, 0L),
                 setOnInsert(GC_FLOOR, 0L));
     }
+
+    /**
+     * Array {@code array} holds no plain value, and is none: a set another program stored as {@code ["CS 101"]} or
+     * {@code "CS 101"} is not written to, so that the read that follows refuses it by name
+     * ({@link EntityState#unreadable}) instead of a push mixing entries into it. ({@code $type} matches an array by
+     * any of its elements, and a missing field by none.)
+     */
+    private static Bson holdsNoPlainValue(String array) {
+        return new BsonDocument(array, new BsonDocument("$not", new BsonDocument("$type", PLAIN_VALUES)));
+    }
+
+    private static final org.bson.BsonArray PLAIN_VALUES = new org.bson.BsonArray(java.util.stream.Stream.of(
+            "string", "double", "int", "long", "decimal", "bool", "date", "objectId", "timestamp", "binData")
+            .map(type -> (BsonValue) new BsonString(type)).toList());
 
     /** {@code element} is already in array {@code to} with a lower seq: replace that entry in place. */
     static Bson refreshFilter(String entity, long seq, SetField set, String to, String element) {

@@ -123,6 +123,14 @@ final class WriteLoop {
 
     /** The plan's decision from {@code current} (null when absent); a document it cannot read is no progress. */
     WritePlan.Step decide(Operation op, WritePlan plan, BsonDocument current) {
+        Optional<String> unreadable = current == null ? Optional.empty() : EntityState.unreadable(current, schema);
+        if (unreadable.isPresent()) {
+            // refused, not guessed: a write chosen past it would mix entries into a value another program wrote
+            throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: " + describe(op)
+                    + ": the stored document cannot be read as an orderless document: " + unreadable.get()
+                    + " (a set is an array of documents, each with its key): migrate it (docs/operations.md,"
+                    + " documents written before orderless)");
+        }
         try {
             return plan.afterRead(Optional.ofNullable(current));
         } catch (RuntimeException e) {

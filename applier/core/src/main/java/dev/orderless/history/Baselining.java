@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  *       whole folded record as read ({@link Records#unchanged}), and read again if another writer came first.
  * </ol>
  * A document that cannot be read as an orderless state (an entry of a set that is not a document, or whose key is
- * not a string: the applier leaves such entries alone) is not taken: its folded state is marked with why
+ * not a string, or a set that is no array: the applier refuses to write to such a document) is not taken: its folded state is marked with why
  * ({@link Baseline#unreadable()}; a WARN line names it), so that no read vouches for it and a rebuild leaves it
  * out, and the pass goes on. A pass after it was repaired takes it in (step 3).
  *
@@ -111,7 +111,7 @@ final class Baselining {
     private Taken take(String entity, BsonDocument doc) {
         Map<Long, String> shown = LiveDocument.seqs(doc, history.schema());
         long horizon = LiveDocument.horizon(shown);
-        Optional<String> unreadable = LiveDocument.unreadable(doc, history.schema());
+        Optional<String> unreadable = EntityState.unreadable(doc, history.schema());
         EntityState state = null;
         if (unreadable.isEmpty()) {
             try {

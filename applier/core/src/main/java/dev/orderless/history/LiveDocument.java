@@ -38,39 +38,6 @@ final class LiveDocument {
         return seqs;
     }
 
-    /**
-     * Why {@code doc} cannot be read as an orderless state, if it cannot: the first entry of a set (live or
-     * tombstone) that is not a document, or whose key is missing or not a string. The applier leaves such entries
-     * alone (no guard of its matches them), but they are no state the history can vouch for.
-     */
-    static Optional<String> unreadable(BsonDocument doc, CollectionSchema schema) {
-        for (SetField set : schema.sets()) {
-            for (String array : List.of(set.field(), set.tombstones())) {
-                BsonValue entries = doc.get(array);
-                if (entries == null || !entries.isArray()) {
-                    continue;
-                }
-                for (int i = 0; i < entries.asArray().size(); i++) {
-                    BsonValue entry = entries.asArray().get(i);
-                    if (!entry.isDocument()) {
-                        return Optional.of("'" + array + "' entry " + i + " is a " + type(entry) + ", not a document");
-                    }
-                    BsonValue key = entry.asDocument().get(set.key());
-                    if (key == null || !key.isString()) {
-                        return Optional.of("'" + array + "' entry " + i + " has " + (key == null
-                                ? "no key '" + set.key() + "'"
-                                : "a key '" + set.key() + "' that is a " + type(key) + ", not a string"));
-                    }
-                }
-            }
-        }
-        return Optional.empty();
-    }
-
-    private static String type(BsonValue value) {
-        return value.getBsonType().name().toLowerCase(java.util.Locale.ROOT);
-    }
-
     /** The highest seq {@code doc} shows; 0 if none. */
     static long horizon(Map<Long, String> seqs) {
         return seqs.isEmpty() ? 0 : ((TreeMap<Long, String>) seqs).lastKey();

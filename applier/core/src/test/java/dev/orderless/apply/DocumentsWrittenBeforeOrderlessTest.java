@@ -1,9 +1,11 @@
 package dev.orderless.apply;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import dev.orderless.CannotApplyException;
 import dev.orderless.testing.MongoExtension;
 import java.util.List;
 import java.util.Map;
@@ -70,5 +72,40 @@ class DocumentsWrittenBeforeOrderlessTest {
 
         assertThat(state.registers()).isEqualTo(Map.of("name", new EntityState.Register(0, new BsonString("Ada"))));
         assertThat(state.live().get("classes")).containsOnlyKeys("CS 101", "MA 201");
+    }
+
+    @Test
+    void a_set_held_as_plain_values_is_refused_naming_the_document_and_the_field_and_left_as_it_was(MongoDatabase db) {
+        MongoCollection<BsonDocument> students = Students.collection(db);
+        BsonDocument before = new BsonDocument("_id", new BsonString("s-1"))
+                .append("classes", new BsonArray(List.of(new BsonString("CS 101"), new BsonString("MA 201"))));
+        students.insertOne(before.clone());
+        GuardedApplier applier = GuardedApplier.create(students, Students.SCHEMA);
+
+        for (Operation op : List.of(Students.enroll("s-1", 3, "PH 1", "Physics"), Students.unenroll("s-1", 4, "CS 101"),
+                Students.leave("s-1", 5))) {
+            assertThatThrownBy(() -> applier.apply(op)).as(op.toString())
+                    .isInstanceOfSatisfying(CannotApplyException.class,
+                            e -> assertThat(e.kind()).isEqualTo(CannotApplyException.Kind.NO_PROGRESS))
+                    .hasMessageContaining("'s-1'")
+                    .hasMessageContaining("'classes' entry 0 is a string, not a document")
+                    .hasMessageContaining("migrate it");
+        }
+        assertThat(students.find().first()).as("left as it was").isEqualTo(before);
+    }
+
+    @Test
+    void a_set_held_as_one_value_is_refused_and_left_as_it_was(MongoDatabase db) {
+        MongoCollection<BsonDocument> students = Students.collection(db);
+        BsonDocument before = new BsonDocument("_id", new BsonString("s-1")).append("classes", new BsonString("CS 101"));
+        students.insertOne(before.clone());
+        GuardedApplier applier = GuardedApplier.create(students, Students.SCHEMA);
+
+        for (Operation op : List.of(Students.enroll("s-1", 3, "PH 1", "Physics"), Students.leave("s-1", 5))) {
+            assertThatThrownBy(() -> applier.apply(op)).as(op.toString())
+                    .isInstanceOf(CannotApplyException.class)
+                    .hasMessageContaining("'classes' is a string, not an array");
+        }
+        assertThat(students.find().first()).isEqualTo(before);
     }
 }
