@@ -71,6 +71,8 @@ public final class MongoErrors {
     /** The name MongoDB gives the index on {@code _id}. */
     public static final String ID_INDEX = "_id_";
     private static final Pattern DUPLICATE_INDEX = Pattern.compile("index: (\\S+) dup key");
+    /** An exception in the driver's cluster view, {@code {java.net.ConnectException: Connection refused}}: its message. */
+    private static final Pattern CLUSTER_CAUSE = Pattern.compile("\\{[\\w.$]+(?:Exception|Error): ([^{}]*)\\}");
     private static final Pattern CLUSTER_ADDRESS = Pattern.compile("address=([^,}\\s]+)");
 
     private MongoErrors() {
@@ -132,7 +134,7 @@ public final class MongoErrors {
         }
         if (isBackendDown(m, code)) {
             return new TransientException(what + ": MongoDB" + address(m).map(a -> " at " + a).orElse("")
-                    + " unavailable: " + m.getMessage(), m, true);
+                    + " unavailable: " + brief(m), m, true);
         }
         if (TOO_LARGE.contains(code)) {
             return new CannotApplyException(CannotApplyException.Kind.TOO_LARGE,
@@ -156,6 +158,25 @@ public final class MongoErrors {
         }
         Matcher m = CLUSTER_ADDRESS.matcher(e.getMessage() == null ? "" : e.getMessage());
         return m.find() ? Optional.of(m.group(1)) : Optional.empty();
+    }
+
+    /**
+     * {@code e}'s message, kept to one short line: a server-selection timeout describes the driver's whole view of
+     * the cluster, several hundred characters; what a reader needs of it is that no server answered, and why.
+     */
+    static String brief(MongoException e) {
+        String message = e.getMessage() == null ? "" : e.getMessage();
+        if (!(e instanceof MongoTimeoutException) || !message.startsWith("Timed out")) {
+            return message;
+        }
+        Matcher cause = CLUSTER_CAUSE.matcher(message);
+        String why = null;
+        while (cause.find()) {
+            why = cause.group(1).strip();   // the last, the deepest: "Connection refused"
+        }
+        return "no server answered within the server selection timeout" + (why == null || why.isEmpty() ? "" : " ("
+                + why + ")") + ": check that it is running and that the URI names it (serverSelectionTimeoutMS in the"
+                + " URI sets how long each step waits)";
     }
 
     /** True if {@code e} shows MongoDB unavailable to every operation, not just to this one. */

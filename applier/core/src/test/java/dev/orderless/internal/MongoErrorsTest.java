@@ -42,6 +42,21 @@ class MongoErrorsTest {
     }
 
     @Test
+    void a_server_selection_timeout_is_said_in_one_short_line_with_its_address_and_its_cause() {
+        MongoTimeoutException timeout = new MongoTimeoutException("Timed out while waiting for a server that matches"
+                + " WritableServerSelector. Client view of cluster state is {type=UNKNOWN, servers=[{address=127.0.0.1:27999,"
+                + " type=UNKNOWN, state=CONNECTING, exception={com.mongodb.MongoSocketOpenException: Exception opening"
+                + " socket}, caused by {java.net.ConnectException: Connection refused}}]");
+
+        OrderlessException translated = MongoErrors.translate("apply to orders 'o-1' seq 3", timeout);
+
+        assertThat(translated.getMessage()).isEqualTo("apply to orders 'o-1' seq 3: MongoDB at 127.0.0.1:27999"
+                + " unavailable: no server answered within the server selection timeout (Connection refused): check that"
+                + " it is running and that the URI names it (serverSelectionTimeoutMS in the URI sets how long each step"
+                + " waits)");
+    }
+
+    @Test
     void a_connection_dropped_mid_operation_or_a_cleared_pool_is_transient_but_not_proof_of_an_outage() {
         assertTransientOnly(new MongoSocketReadException("Prematurely reached end of stream", SERVER));
         assertTransientOnly(new MongoConnectionPoolClearedException(new ServerId(new ClusterId(), SERVER), null));

@@ -161,7 +161,7 @@ public final class QueueTopology {
             Object product = server.get("product");
             return product != null && product.toString().toLowerCase(java.util.Locale.ROOT).contains("rabbitmq");
         } catch (AmqpException e) {
-            throw BrokerRefusals.named(connectionFactory, "asking which broker it is", e);
+            throw BrokerRefusals.named(connectionFactory, "reading which broker and version it is", e);
         }
     }
 

@@ -5,6 +5,8 @@ import dev.orderless.OrderlessException;
 import dev.orderless.TransientException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 
 /**
  * Makes a start-up that orderless refused read as orderless says it: Boot prints its one-line reason as the
@@ -12,6 +14,7 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
  * the fourth {@code Caused by}. Every refusal orderless raises at start-up is an {@link OrderlessException} that
  * names the property, the server or the queue concerned; the outermost one in the failure's causes is reported.
  */
+@Order(Ordered.HIGHEST_PRECEDENCE)   // before Boot's own (a bind failure around it): orderless's line names what to change
 final class OrderlessFailureAnalyzer extends AbstractFailureAnalyzer<OrderlessException> {
 
     @Override

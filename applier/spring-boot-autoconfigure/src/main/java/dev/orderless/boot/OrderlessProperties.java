@@ -60,7 +60,8 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
     public com.mongodb.client.MongoDatabase database(com.mongodb.client.MongoClient client) {
         com.mongodb.client.MongoDatabase database = client.getDatabase(requiredDatabase());
         if (writeConcern == WriteConcernSetting.MAJORITY) {
-            return database.withWriteConcern(com.mongodb.WriteConcern.MAJORITY);
+            // w only: a wtimeout or journal the client's URI sets stays, so a write never waits longer than it says
+            return database.withWriteConcern(database.getWriteConcern().withW("majority"));
         }
         com.mongodb.WriteConcern own = database.getWriteConcern();
         Object w = own.getWObject();

@@ -83,6 +83,22 @@ class OrderlessAutoConfigurationTest {
     }
 
     @Test
+    void majority_keeps_the_wtimeout_and_journal_the_clients_uri_sets() {
+        OrderlessProperties properties = new org.springframework.boot.context.properties.bind.Binder(
+                new org.springframework.boot.context.properties.source.MapConfigurationPropertySource(
+                        Map.of("orderless.database", "d")))
+                .bind("orderless", OrderlessProperties.class).get();
+        try (com.mongodb.client.MongoClient client = com.mongodb.client.MongoClients.create(
+                "mongodb://127.0.0.1:1/?w=1&wtimeoutMS=5000&journal=true&serverSelectionTimeoutMS=100")) {
+            com.mongodb.WriteConcern concern = properties.database(client).getWriteConcern();
+
+            assertThat(concern.getWString()).isEqualTo("majority");
+            assertThat(concern.getWTimeout(java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(5000);
+            assertThat(concern.getJournal()).isTrue();
+        }
+    }
+
+    @Test
     void the_envelope_of_a_strict_consumer_refuses_members_it_does_not_define() {
         runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
                 .withPropertyValues("orderless.database=d", "orderless.collection=e",
