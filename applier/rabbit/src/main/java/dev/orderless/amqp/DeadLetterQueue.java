@@ -120,8 +120,10 @@ public final class DeadLetterQueue {
     }
 
     /**
-     * The letters among the first {@code max}, grouped by kind and reason (the entity and seq each names set
-     * aside: {@link ReasonShape}), most frequent first.
+     * The letters among the first {@code max}, grouped by kind and reason (what varies from letter to letter set
+     * aside: {@link ReasonShape}): the kinds with most letters first, and in each kind the most frequent reason
+     * first. A group's reason is its first letter's, without the entity and seq at its end (the group names its
+     * entities).
      */
     public List<Group> list(int max) {
         Map<List<String>, GroupCount> groups = new LinkedHashMap<>();
@@ -132,13 +134,15 @@ public final class DeadLetterQueue {
             OptionalLong seq = field(props, DeadLetterFields.SEQ).flatMap(DeadLetterQueue::whole)
                     .map(OptionalLong::of).orElse(OptionalLong.empty());
             String kind = kindOf(props);
-            groups.computeIfAbsent(List.of(kind, ReasonShape.of(reason, entity, seq)), k -> new GroupCount(kind, reason))
-                    .add(entity);
+            groups.computeIfAbsent(List.of(kind, ReasonShape.of(reason, entity, seq)),
+                    k -> new GroupCount(kind, ReasonShape.withoutSubject(reason, entity, seq))).add(entity);
             return true;   // closing the channel hands every letter back
         }));
         List<Group> listed = new ArrayList<>();
         groups.values().forEach(group -> listed.add(group.group()));
-        listed.sort((a, b) -> Long.compare(b.count(), a.count()));
+        Map<String, Long> kinds = byKind(listed);
+        listed.sort(java.util.Comparator.<Group>comparingLong(g -> -kinds.get(g.kind())).thenComparing(Group::kind)
+                .thenComparingLong(g -> -g.count()));
         return listed;
     }
 

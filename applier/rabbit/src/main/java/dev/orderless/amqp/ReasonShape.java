@@ -43,7 +43,8 @@ final class ReasonShape {
         return NUMBER.matcher(shape).replaceAll(Matcher.quoteReplacement("…"));
     }
 
-    private static String withoutSubject(String reason, Optional<String> entity, OptionalLong seq) {
+    /** {@code reason} without the {@code (entity 'e', seq 7)} at its end (step 1). */
+    static String withoutSubject(String reason, Optional<String> entity, OptionalLong seq) {
         if (entity.isPresent()) {
             for (String named : List.of(entity.get(), clipped(entity.get()))) {
                 String withSeq = seq.isPresent() ? " (entity '" + named + "', seq " + seq.getAsLong() + ")" : "";

@@ -202,8 +202,8 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
                              Duration grace) {
         public Compaction {
             if ((enabled || grace != null) && (grace == null || grace.isNegative() || grace.isZero())) {
-                throw new InvalidConfigurationException("orderless.compaction.grace must be a positive duration, was "
-                        + grace + ": how long a tombstone is kept, longer than any message can take to arrive (retries"
+                throw new InvalidConfigurationException("orderless.compaction.grace must be a positive duration, "
+                        + (grace == null ? "and is not set (compaction is enabled)" : "was " + grace) + ": how long a tombstone is kept, longer than any message can take to arrive (retries"
                         + " and dead-letter replays included)");
             }
             if (interval == null || interval.isNegative() || interval.isZero()) {

@@ -205,7 +205,7 @@ class OrderlessAutoConfigurationTest {
         runner.withBean(CollectionSchema.class, () -> Histories.SCHEMA)
                 .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.compaction.enabled=true")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause().hasMessageStartingWith(
-                        "orderless.compaction.grace must be a positive duration, was null"));
+                        "orderless.compaction.grace must be a positive duration, and is not set (compaction is enabled)"));
     }
 
     @Test
