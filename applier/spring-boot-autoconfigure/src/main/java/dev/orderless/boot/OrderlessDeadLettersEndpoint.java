@@ -61,7 +61,7 @@ public final class OrderlessDeadLettersEndpoint {
     }
 
     @ReadOperation
-    public WebEndpointResponse<Map<String, Object>> letters(@Nullable Integer max) {
+    public WebEndpointResponse<Map<String, Object>> letters(@Nullable String max) {
         Optional<WebEndpointResponse<Map<String, Object>>> refused = refusedMax(max);
         if (refused.isPresent()) {
             return refused.get();
@@ -85,7 +85,7 @@ public final class OrderlessDeadLettersEndpoint {
     /** {@code replay} or {@code park} up to {@code max} letters of {@code kind} (every kind if absent). */
     @WriteOperation
     public WebEndpointResponse<Map<String, Object>> act(@Selector String action, @Nullable String kind,
-                                                        @Nullable Integer max) {
+                                                        @Nullable String max) {
         if (!action.equals("replay") && !action.equals("park")) {
             return refused("unknown action '" + action + "': POST .../replay or .../park", Map.of("actions",
                     List.of("replay", "park")));
@@ -107,13 +107,13 @@ public final class OrderlessDeadLettersEndpoint {
      * bare {@code DELETE} drops nothing by accident.
      */
     @DeleteOperation
-    public WebEndpointResponse<Map<String, Object>> purge(@Nullable String kind, @Nullable Integer max) {
+    public WebEndpointResponse<Map<String, Object>> purge(@Nullable String kind, @Nullable String max) {
         Optional<WebEndpointResponse<Map<String, Object>>> refused = refusedKind(kind).or(() -> refusedMax(max));
         if (refused.isPresent()) {
             return refused.get();
         }
         Optional<String> ofKind = kind(kind);
-        if (ofKind.isEmpty() && max == null) {
+        if (ofKind.isEmpty() && given(max).isEmpty()) {
             return refused("purge drops letters for good: give a kind, or max, or both", Map.of("kinds", KINDS));
         }
         return new WebEndpointResponse<>(Map.of("purged", letters.purge(ofKind, limit(max))));
@@ -122,7 +122,12 @@ public final class OrderlessDeadLettersEndpoint {
     private static final List<String> KINDS = List.copyOf(DeadLetterQueue.KINDS);
 
     private static Optional<String> kind(@Nullable String kind) {
-        return Optional.ofNullable(kind).map(String::strip).filter(k -> !k.isEmpty());
+        return given(kind);
+    }
+
+    /** A parameter as given, stripped; empty if absent or blank. */
+    private static Optional<String> given(@Nullable String parameter) {
+        return Optional.ofNullable(parameter).map(String::strip).filter(k -> !k.isEmpty());
     }
 
     /** A 400 whose JSON names the valid kinds, for a kind that is none of them. */
@@ -134,11 +139,21 @@ public final class OrderlessDeadLettersEndpoint {
         return Optional.empty();
     }
 
-    private static Optional<WebEndpointResponse<Map<String, Object>>> refusedMax(@Nullable Integer max) {
-        if (max != null && max < 1) {
-            return Optional.of(refused("max must be at least 1, was " + max, Map.of()));
+    /**
+     * A 400 for a max that is not a whole number of at least 1. Taken as text, not as an {@code Integer}: Actuator
+     * would answer a number it cannot convert with its own error body, which says nothing of max.
+     */
+    private static Optional<WebEndpointResponse<Map<String, Object>>> refusedMax(@Nullable String max) {
+        Optional<String> given = given(max);
+        if (given.isEmpty()) {
+            return Optional.empty();
         }
-        return Optional.empty();
+        try {
+            int n = Integer.parseInt(given.get());
+            return n < 1 ? Optional.of(refused("max must be at least 1, was " + n, Map.of())) : Optional.empty();
+        } catch (NumberFormatException e) {
+            return Optional.of(refused("max must be a whole number of at least 1, was '" + given.get() + "'", Map.of()));
+        }
     }
 
     /** 400 Bad Request, its body {@code {"error": ..., and what is valid}}: nothing was done. */
@@ -149,7 +164,8 @@ public final class OrderlessDeadLettersEndpoint {
         return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_BAD_REQUEST);
     }
 
-    private static int limit(@Nullable Integer max) {
-        return max == null ? DEFAULT_MAX : max;
+    /** {@code max}, once {@link #refusedMax} let it through; the default if absent. */
+    private static int limit(@Nullable String max) {
+        return given(max).map(Integer::parseInt).orElse(DEFAULT_MAX);
     }
 }

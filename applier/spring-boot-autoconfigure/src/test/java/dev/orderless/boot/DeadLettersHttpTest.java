@@ -125,6 +125,18 @@ class DeadLettersHttpTest {
                 .contains("\"error\":\"unknown kind 'unknown-field'\"").contains("\"unknown_field\"").endsWith("HTTP 400");
     }
 
+    @Test
+    void a_max_that_is_not_a_whole_number_is_refused_in_the_endpoints_own_json() throws Exception {
+        String base = "curl -s http://localhost:" + port + "/actuator/orderlessdeadletters";
+
+        assertThat(run(base + "?max=abc -w ' HTTP %{http_code}'")).as("GET")
+                .contains("\"error\":\"max must be a whole number of at least 1, was 'abc'\"").endsWith("HTTP 400");
+        assertThat(run(base + "/replay -X POST -H 'Content-Type: application/json' -d '{\"max\":\"abc\"}'"
+                + " -w ' HTTP %{http_code}'")).as("POST").contains("max must be a whole number").endsWith("HTTP 400");
+        assertThat(run(base + "?max=0 -X DELETE -w ' HTTP %{http_code}'")).as("DELETE")
+                .contains("max must be at least 1, was 0").endsWith("HTTP 400");
+    }
+
     /** The curl lines of the block after the mark in docs/operations.md. */
     private static List<String> curlExamples() throws IOException {
         String doc = Files.readString(OPERATIONS);
