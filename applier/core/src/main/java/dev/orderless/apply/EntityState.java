@@ -111,9 +111,8 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
         Optional<String> unreadable = unreadable(doc, schema);
         if (unreadable.isPresent()) {
             // refused, not guessed: reading past it would lose what the field holds
-            throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "document '" + entity + "' cannot be"
-                    + " read as an orderless state: " + unreadable.get() + " (a set is an array of documents, each with"
-                    + " its key): migrate it (docs/operations.md, documents written before orderless)");
+            throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "document '" + entity + "': "
+                    + unreadable.get() + ", which orderless does not read as a set: migrate it (docs/operations.md)");
         }
         for (SetField set : schema.sets()) {
             Map<String, Element> elements = new TreeMap<>();

@@ -127,9 +127,7 @@ final class WriteLoop {
         if (unreadable.isPresent()) {
             // refused, not guessed: a write chosen past it would mix entries into a value another program wrote
             throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: " + describe(op)
-                    + ": the stored document cannot be read as an orderless document: " + unreadable.get()
-                    + " (a set is an array of documents, each with its key): migrate it (docs/operations.md,"
-                    + " documents written before orderless)");
+                    + ": " + unreadable.get() + ", which orderless does not read as a set: migrate it (docs/operations.md)");
         }
         try {
             return plan.afterRead(Optional.ofNullable(current));

@@ -140,7 +140,12 @@ public final class Envelope implements OperationDecoder {
         try {
             root = json.readTree(body);
         } catch (IOException e) {
-            throw new InvalidInputException(notJson(e) + readable(body).map(Envelope::about).orElse(""));
+            // the subject as far as it reads unambiguously: a member given twice names neither of its values
+            Optional<String> twice = duplicated(e);
+            throw new InvalidInputException(notJson(e) + readable(body).map(node -> {
+                twice.ifPresent(((ObjectNode) node)::remove);
+                return about(node);
+            }).orElse(""));
         }
         if (root == null || !root.isObject()) {
             throw new InvalidInputException("not a JSON object");
@@ -167,14 +172,20 @@ public final class Envelope implements OperationDecoder {
     /** Why a body is not JSON the envelope reads, in its own words where Jackson's would mislead. */
     private static String notJson(IOException e) {
         String message = e.getMessage() == null ? "" : e.getMessage();
-        Matcher duplicate = DUPLICATE.matcher(message);
-        if (duplicate.find()) {
-            return "member '" + clip(duplicate.group(1)) + "' appears twice";
+        Optional<String> twice = duplicated(e);
+        if (twice.isPresent()) {
+            return "member '" + clip(twice.get()) + "' appears twice";
         }
         if (message.startsWith("Trailing token")) {
             return "not JSON: more follows the object";
         }
         return "not JSON: " + firstLine(message);
+    }
+
+    /** The member Jackson refused for appearing twice, if that is why it refused. */
+    private static Optional<String> duplicated(IOException e) {
+        Matcher duplicate = DUPLICATE.matcher(e.getMessage() == null ? "" : e.getMessage());
+        return duplicate.find() ? Optional.of(duplicate.group(1)) : Optional.empty();
     }
 
     /** The body read leniently (duplicates and trailing content allowed), to name its subject in a refusal. */
