@@ -17,21 +17,25 @@ import java.util.Set;
  * CollectionSchema students = CollectionSchema.builder()
  *         .set(SetField.of("classes", "name"))   // classes + deleted_classes, element key "name"
  *         .register("name")
+ *         .counter("credits")                     // a sum of increments, read as a plain number
  *         .build();
  * </pre>
  *
  * @param sets      set fields (live array, tombstone array, element key)
  * @param registers register fields (last-writer-wins values)
+ * @param counters  counter fields (sums of increments)
  */
-public record CollectionSchema(List<SetField> sets, List<String> registers) {
+public record CollectionSchema(List<SetField> sets, List<String> registers, List<String> counters) {
     public CollectionSchema {
-        if (sets == null || registers == null) {
-            throw new InvalidConfigurationException("schema: sets and registers must not be null (use an empty list)");
+        if (sets == null || registers == null || counters == null) {
+            throw new InvalidConfigurationException("schema: sets, registers and counters must not be null (use an empty"
+                    + " list)");
         }
         sets = List.copyOf(sets);
         registers = List.copyOf(registers);
-        if (sets.isEmpty() && registers.isEmpty()) {
-            throw new InvalidConfigurationException("schema: declare at least one set field or register");
+        counters = List.copyOf(counters);
+        if (sets.isEmpty() && registers.isEmpty() && counters.isEmpty()) {
+            throw new InvalidConfigurationException("schema: declare at least one set field, register or counter");
         }
         Set<String> seen = new HashSet<>();
         for (SetField set : sets) {
@@ -44,6 +48,17 @@ public record CollectionSchema(List<SetField> sets, List<String> registers) {
             });
             claim(seen, register);
         }
+        for (String counter : counters) {
+            Names.problemWithFieldName(counter).ifPresent(p -> {
+                throw new InvalidConfigurationException("schema: counter: " + p);
+            });
+            claim(seen, counter);
+        }
+    }
+
+    /** A schema of sets and registers, without counters. */
+    public CollectionSchema(List<SetField> sets, List<String> registers) {
+        this(sets, registers, List.of());
     }
 
     private static void claim(Set<String> seen, String name) {
@@ -65,6 +80,10 @@ public record CollectionSchema(List<SetField> sets, List<String> registers) {
         return registers.contains(field);
     }
 
+    public boolean hasCounter(String field) {
+        return counters.contains(field);
+    }
+
     /**
      * Checks that {@code op} touches only declared fields and that its attributes are storable.
      *
@@ -76,6 +95,8 @@ public record CollectionSchema(List<SetField> sets, List<String> registers) {
             validateAttrs(requireSet(add.entity(), add.seq(), add.field()), add);
         } else if (op instanceof Operation.Remove remove) {
             requireSet(remove.entity(), remove.seq(), remove.field());
+        } else if (op instanceof Operation.Increment increment) {
+            requireCounter(increment);
         } else if (op instanceof Operation.Assign assign) {
             requireRegister(assign);
             StorableValues.problem(assign.value()).ifPresent(p -> {
@@ -92,6 +113,9 @@ public record CollectionSchema(List<SetField> sets, List<String> registers) {
         if (hasRegister(field)) {
             throw invalid(entity, seq, "field '" + field + "' is a register, not a set: use assign");
         }
+        if (hasCounter(field)) {
+            throw invalid(entity, seq, "field '" + field + "' is a counter, not a set: use increment");
+        }
         return set(field).orElseThrow(() -> unknown(entity, seq, "field '" + field + "' is not a declared set field"
                 + " (declared: " + setNames() + ")"));
     }
@@ -102,12 +126,35 @@ public record CollectionSchema(List<SetField> sets, List<String> registers) {
             throw invalid(assign.entity(), assign.seq(), "field " + p);
         });
         if (!hasRegister(field)) {
+            if (hasCounter(field)) {
+                throw invalid(assign.entity(), assign.seq(), "field '" + field + "' is a counter, not a register: use"
+                        + " increment");
+            }
             if (set(field).isPresent()) {
                 throw invalid(assign.entity(), assign.seq(), "field '" + field + "' is a set, not a register: use add"
                         + " or remove");
             }
             throw unknown(assign.entity(), assign.seq(), "field '" + field + "' is not a declared register (declared: "
                     + registers + ")");
+        }
+    }
+
+    private void requireCounter(Operation.Increment increment) {
+        String field = increment.field();
+        forbidden(field).ifPresent(p -> {
+            throw invalid(increment.entity(), increment.seq(), "field " + p);
+        });
+        if (!hasCounter(field)) {
+            if (hasRegister(field)) {
+                throw invalid(increment.entity(), increment.seq(), "field '" + field + "' is a register, not a counter:"
+                        + " use assign");
+            }
+            if (set(field).isPresent()) {
+                throw invalid(increment.entity(), increment.seq(), "field '" + field + "' is a set, not a counter: use"
+                        + " add or remove");
+            }
+            throw unknown(increment.entity(), increment.seq(), "field '" + field + "' is not a declared counter"
+                    + " (declared: " + counters + ")");
         }
     }
 
@@ -145,10 +192,11 @@ public record CollectionSchema(List<SetField> sets, List<String> registers) {
         return new InvalidInputException(problem + " (entity '" + entity + "', seq " + seq + ")");
     }
 
-    /** Collects set fields and registers; {@link #build()} validates them all at once. */
+    /** Collects set fields, registers and counters; {@link #build()} validates them all at once. */
     public static final class Builder {
         private final List<SetField> sets = new ArrayList<>();
         private final List<String> registers = new ArrayList<>();
+        private final List<String> counters = new ArrayList<>();
 
         private Builder() {
         }
@@ -163,8 +211,14 @@ public record CollectionSchema(List<SetField> sets, List<String> registers) {
             return this;
         }
 
+        /** A counter: a whole number that {@code increment} operations add to, in any order, each once. */
+        public Builder counter(String field) {
+            counters.add(field);
+            return this;
+        }
+
         public CollectionSchema build() {
-            return new CollectionSchema(sets, registers);
+            return new CollectionSchema(sets, registers, counters);
         }
     }
 }

@@ -28,11 +28,14 @@ import org.bson.conversions.Bson;
  *   <li>Read the document (nothing is sent blind).
  *   <li>Absent: upsert {@code {_floor: seq}} guarded by "no {@code _v}", so a concurrent first write
  *       makes it fail with a duplicate key and the loop reads again.
- *   <li>{@code seq < _floor}: superseded; {@code seq == _floor}: duplicate; an entry or register with
- *       this very seq: a seq collision (a different operation claims it).
+ *   <li>{@code seq < _floor}: superseded; {@code seq == _floor}: duplicate; an entry, register or increment
+ *       with this very seq: a seq collision (a different operation claims it); a counter that compaction folded
+ *       past this seq ({@code _incFloor.<field> > seq}): beyond the horizon, since its value holds increments
+ *       on both sides of the delete and which are which is no longer known.
  *   <li>Otherwise: {@code _floor = seq}; every live element with a lower seq becomes a tombstone with this
  *       seq (so a view fed from the document sees the removal): {@code $pull} from the live array,
- *       {@code $push} to the tombstones; every register with a lower seq is cleared; entries with a higher
+ *       {@code $push} to the tombstones; every register with a lower seq is cleared; every counter keeps only
+ *       its increments above seq, its value their sum (cleared if none is left); entries with a higher
  *       seq stay. Written with filter {@code {_id, _v: <read>}}; a concurrent write changes {@code _v},
  *       and the loop reads again.
  * </ol>
@@ -69,6 +72,9 @@ final class DeletePlan implements WritePlan {
         if (claimsSeq(doc)) {
             return done(Outcome.SEQ_COLLISION);
         }
+        if (schema.counters().stream().anyMatch(counter -> Stored.incrementFloor(doc, counter) > seq)) {
+            return done(Outcome.BEYOND_HORIZON);
+        }
         List<Bson> updates = new ArrayList<>();
         updates.add(set(StoredFields.FLOOR, seq));
         for (SetField set : schema.sets()) {
@@ -81,6 +87,9 @@ final class DeletePlan implements WritePlan {
                 updates.add(unset(register));
                 updates.add(unset(Queries.registerSeqPath(register)));
             }
+        }
+        for (String counter : schema.counters()) {
+            keepIncrementsAbove(doc, counter, updates);
         }
         updates.add(inc(StoredFields.VERSION, 1L));
         return next(new Write("delete", Queries.versionIs(op.entity(), Stored.version(doc)), combine(updates), false));
@@ -113,6 +122,34 @@ final class DeletePlan implements WritePlan {
         }
     }
 
+    /**
+     * The counter's increments above this seq, and its value as their sum; cleared if none is left (a value
+     * without increments was folded, at or below this seq, or there before orderless wrote: older either way).
+     */
+    private void keepIncrementsAbove(BsonDocument doc, String counter, List<Bson> updates) {
+        BsonArray kept = new BsonArray();
+        long sum = 0;
+        BsonArray increments = Stored.increments(doc, counter);
+        for (BsonValue value : increments) {
+            if (value.isDocument() && Stored.seqOf(value.asDocument()) > op.seq()) {
+                kept.add(value);
+                sum += Stored.deltaOf(value.asDocument());
+            }
+        }
+        if (kept.size() == increments.size() && !kept.isEmpty() && Stored.counter(doc, counter) == sum) {
+            return;   // every increment is above the delete, and the value is their sum already
+        }
+        if (kept.isEmpty()) {
+            if (doc.containsKey(counter) || !increments.isEmpty()) {
+                updates.add(unset(counter));
+                updates.add(unset(Queries.incrementsPath(counter)));
+            }
+            return;
+        }
+        updates.add(set(counter, new BsonInt64(sum)));
+        updates.add(set(Queries.incrementsPath(counter), kept));
+    }
+
     private boolean claimsSeq(BsonDocument doc) {
         for (SetField set : schema.sets()) {
             for (String array : List.of(set.field(), set.tombstones())) {
@@ -123,6 +160,7 @@ final class DeletePlan implements WritePlan {
                 }
             }
         }
-        return schema.registers().stream().anyMatch(r -> Stored.registerSeq(doc, r) == op.seq());
+        return schema.registers().stream().anyMatch(r -> Stored.registerSeq(doc, r) == op.seq())
+                || schema.counters().stream().anyMatch(c -> Stored.increment(doc, c, op.seq()).isPresent());
     }
 }

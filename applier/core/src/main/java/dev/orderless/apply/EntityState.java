@@ -27,9 +27,12 @@ import org.slf4j.LoggerFactory;
  * @param live       set field to element key to element
  * @param tombstones set field to element key to the seq of its removal (above the floor only)
  * @param registers  register field to its value and seq
+ * @param counters   counter field to its value (the sum of its increments above the floor), for each counter
+ *                   that has one
  */
 public record EntityState(String entity, long floor, Map<String, Map<String, Element>> live,
-                          Map<String, Map<String, Long>> tombstones, Map<String, Register> registers) {
+                          Map<String, Map<String, Long>> tombstones, Map<String, Register> registers,
+                          Map<String, Long> counters) {
 
     private static final Logger log = LoggerFactory.getLogger(EntityState.class);
 
@@ -44,7 +47,14 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
     public record Register(long seq, BsonValue value) {
     }
 
+    /** A state without counters. */
+    public EntityState(String entity, long floor, Map<String, Map<String, Element>> live,
+                       Map<String, Map<String, Long>> tombstones, Map<String, Register> registers) {
+        this(entity, floor, live, tombstones, registers, Map.of());
+    }
+
     public EntityState {
+        counters = Collections.unmodifiableMap(new TreeMap<>(counters));
         live = frozen(live);
         registers = Collections.unmodifiableMap(new TreeMap<>(registers));
         Map<String, Map<String, Long>> above = new TreeMap<>();
@@ -91,6 +101,12 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
                 }
             }
         }
+        for (String counter : schema.counters()) {
+            BsonValue value = doc.get(counter);
+            if (value != null && !value.isNull() && !value.isInt32() && !value.isInt64()) {
+                return Optional.of("counter '" + counter + "' is a " + type(value) + ", not a whole number");
+            }
+        }
         return Optional.empty();
     }
 
@@ -112,7 +128,7 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
         if (unreadable.isPresent()) {
             // refused, not guessed: reading past it would lose what the field holds
             throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "document '" + entity + "': "
-                    + unreadable.get() + ", which orderless does not read as a set: migrate it (docs/operations.md)");
+                    + unreadable.get() + ", which orderless cannot read: migrate it (docs/operations.md)");
         }
         for (SetField set : schema.sets()) {
             Map<String, Element> elements = new TreeMap<>();
@@ -150,7 +166,13 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
         if (!duplicates.isEmpty()) {
             log.error(DuplicateEntries.describe("a document", entity, duplicates));
         }
-        return new EntityState(entity, Stored.floor(doc), live, tombstones, registers);
+        Map<String, Long> counters = new TreeMap<>();
+        for (String counter : schema.counters()) {
+            if (doc.get(counter) != null && doc.get(counter).isNumber()) {
+                counters.put(counter, Stored.counter(doc, counter));
+            }
+        }
+        return new EntityState(entity, Stored.floor(doc), live, tombstones, registers, counters);
     }
 
     /** The observable state of every document in {@code documents}, by {@code _id}. */
@@ -165,7 +187,7 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
 
     /** This state with every tombstone forgotten: what compaction must leave unchanged. */
     public EntityState withoutTombstones() {
-        return new EntityState(entity, floor, live, Map.of(), registers);
+        return new EntityState(entity, floor, live, Map.of(), registers, counters);
     }
 
     private static Map<String, Map<String, Element>> frozen(Map<String, Map<String, Element>> live) {

@@ -254,6 +254,9 @@ public final class GuardedApplier {
         if (op instanceof Operation.Assign assign) {
             return new AssignPlan(assign);
         }
+        if (op instanceof Operation.Increment increment) {
+            return new IncrementPlan(increment, options.clock().instant());
+        }
         return new DeletePlan((Operation.Delete) op, schema, options.clock().instant());
     }
 

@@ -16,7 +16,8 @@ import org.bson.BsonValue;
  * present) and throw {@link InvalidInputException}; {@link CollectionSchema#validate(Operation)}
  * checks the fields.
  */
-public sealed interface Operation permits Operation.Add, Operation.Remove, Operation.Assign, Operation.Delete {
+public sealed interface Operation permits Operation.Add, Operation.Remove, Operation.Assign, Operation.Increment,
+        Operation.Delete {
     /** Longest entity id or element key accepted (MongoDB index keys are limited in size). */
     int MAX_KEY_LENGTH = 512;
 
@@ -38,6 +39,10 @@ public sealed interface Operation permits Operation.Add, Operation.Remove, Opera
 
     static Assign assign(String entity, long seq, String field, BsonValue value) {
         return new Assign(entity, seq, field, value);
+    }
+
+    static Increment increment(String entity, long seq, String field, long delta) {
+        return new Increment(entity, seq, field, delta);
     }
 
     static Delete delete(String entity, long seq) {
@@ -81,8 +86,20 @@ public sealed interface Operation permits Operation.Add, Operation.Remove, Opera
     }
 
     /**
+     * Adds {@code delta} (negative allowed) to counter {@code field}: its value is the sum of the deltas of the
+     * entity's increments above its last delete, each {@code (entity, seq)} counted once, in whatever order they
+     * arrive. The same seq with the same delta again is a duplicate; with another delta, a seq collision.
+     */
+    record Increment(String entity, long seq, String field, long delta) implements Operation {
+        public Increment {
+            OperationChecks.common(entity, seq);
+            OperationChecks.present("field", field, entity, seq);
+        }
+    }
+
+    /**
      * Deletes the entity as of {@code seq}: everything written with a lower seq goes (live elements
-     * become tombstones, registers are cleared), everything with a higher seq stays, and every later
+     * become tombstones, registers are cleared, counters keep only the increments above it), everything with a higher seq stays, and every later
      * delivered operation with a lower seq is superseded.
      */
     record Delete(String entity, long seq) implements Operation {

@@ -107,6 +107,15 @@ final class Queries {
         return new BsonDocument(array, new BsonDocument("$not", new BsonDocument("$type", PLAIN_VALUES)));
     }
 
+    /**
+     * What a counter another program wrote may hold that is no whole number: the write skips it, so that the read
+     * that follows refuses it by name ({@link EntityState#unreadable}) rather than $inc failing on it or adding to
+     * a double.
+     */
+    private static final org.bson.BsonArray NOT_WHOLE_NUMBERS = new org.bson.BsonArray(java.util.stream.Stream.of(
+            "string", "double", "decimal", "bool", "date", "objectId", "object", "array", "timestamp", "binData")
+            .map(type -> (BsonValue) new BsonString(type)).toList());
+
     private static final org.bson.BsonArray PLAIN_VALUES = new org.bson.BsonArray(java.util.stream.Stream.of(
             "string", "double", "int", "long", "decimal", "bool", "date", "objectId", "timestamp", "binData")
             .map(type -> (BsonValue) new BsonString(type)).toList());
@@ -163,8 +172,45 @@ final class Queries {
         return pullByFilter(new BsonDocument(set.field(), condition));
     }
 
+    /**
+     * Counter {@code field} has no increment with this seq and folded none at or above it. Upserts: a
+     * {@code $ne} on a path is not copied into an inserted document.
+     */
+    static Bson incrementFilter(String entity, long seq, String field) {
+        return and(byId(entity),
+                floorBelow(seq),
+                new BsonDocument(field, new BsonDocument("$not", new BsonDocument("$type", NOT_WHOLE_NUMBERS))),
+                ne(incrementsPath(field) + "." + ENTRY_SEQ, seq),
+                not(gte(incrementFloorPath(field), seq)));
+    }
+
+    /** Adds delta to the value and records the increment beside it, in one update: at most once per seq. */
+    static Bson incrementUpdate(long seq, String field, long delta, long nowMillis) {
+        return combine(
+                inc(field, delta),
+                push(incrementsPath(field), new BsonDocument(ENTRY_SEQ, new org.bson.BsonInt64(seq))
+                        .append(StoredFields.ENTRY_DELTA, new org.bson.BsonInt64(delta))
+                        .append(StoredFields.ENTRY_AT, new org.bson.BsonDateTime(nowMillis))),
+                inc(VERSION, 1L),
+                setOnInsert(FLOOR, 0L),
+                setOnInsert(GC_FLOOR, 0L));
+    }
+
+    static String incrementsPath(String field) {
+        return StoredFields.INCREMENTS + "." + field;
+    }
+
+    static String incrementFloorPath(String field) {
+        return StoredFields.INCREMENT_FLOOR + "." + field;
+    }
+
     static String registerSeqPath(String field) {
         return REGISTER_SEQS + "." + field;
+    }
+
+    /** Documents holding an increment of {@code counter} recorded before {@code cutoffMillis}. */
+    static Bson incrementsBefore(String counter, long cutoffMillis) {
+        return elemMatch(incrementsPath(counter), lt(StoredFields.ENTRY_AT, new org.bson.BsonDateTime(cutoffMillis)));
     }
 
     /** Documents holding a tombstone in {@code set} written before {@code cutoffMillis}. */

@@ -41,7 +41,14 @@ import org.slf4j.LoggerFactory;
  *   <li>write the remaining tombstones and {@code _gcFloor = max(_gcFloor, highest dropped seq)} with
  *       filter {@code {_id, _v: <read>}}; if a concurrent write moved {@code _v}, start again.
  * </ol>
- * Live elements, registers and {@code _floor} are never touched: the observable state does not change.
+ * Counters are folded the same way, by a seq prefix: a counter's increments recorded before {@code now - grace},
+ * from its lowest seq up to the first one that is younger, leave {@code _inc.<field>} and raise
+ * {@code _incFloor.<field>} to the highest of them; their deltas are in the value already. An increment at or below
+ * that floor arriving later cannot be told from one already counted, and is refused as beyond the horizon; a delete
+ * above it stays exact, one below it is refused the same way.
+ *
+ * <p>Live elements, registers, counter values and {@code _floor} are never touched: the observable state does not
+ * change.
  * Reads go to the primary; a document that cannot be compacted (one written by something else, say) is
  * skipped with a WARN naming it, so one document never stops a pass.
  */
@@ -54,6 +61,7 @@ public final class TombstoneCompactor {
     private final Duration grace;
     private final ApplierOptions options;
     private final Counter dropped;
+    private final Counter folded;
 
     private TombstoneCompactor(MongoCollection<BsonDocument> collection, CollectionSchema schema, Duration grace,
                                ApplierOptions options) {
@@ -72,6 +80,10 @@ public final class TombstoneCompactor {
         this.dropped = Counter.builder("orderless.compaction.tombstones.dropped")
                 .tag("collection", collection.getNamespace().getCollectionName())
                 .register(options.meters());
+        this.folded = Counter.builder("orderless.compaction.increments.folded")
+                .description("increments of counters folded into their values by compaction")
+                .tag("collection", collection.getNamespace().getCollectionName())
+                .register(options.meters());
     }
 
     public static TombstoneCompactor create(MongoCollection<BsonDocument> collection, CollectionSchema schema,
@@ -79,10 +91,16 @@ public final class TombstoneCompactor {
         return new TombstoneCompactor(collection, schema, grace, options);
     }
 
-    /** What one compaction pass did. */
-    public record Compaction(long documents, long tombstonesDropped) {
+    /** What one compaction pass did: documents written, tombstones dropped, increments folded into their values. */
+    public record Compaction(long documents, long tombstonesDropped, long incrementsFolded) {
+        /** A pass over sets only. */
+        public Compaction(long documents, long tombstonesDropped) {
+            this(documents, tombstonesDropped, 0);
+        }
+
         Compaction plus(Compaction other) {
-            return new Compaction(documents + other.documents, tombstonesDropped + other.tombstonesDropped);
+            return new Compaction(documents + other.documents, tombstonesDropped + other.tombstonesDropped,
+                    incrementsFolded + other.incrementsFolded);
         }
     }
 
@@ -99,7 +117,11 @@ public final class TombstoneCompactor {
         long cutoff = cutoff().toEpochMilli();
         List<Bson> anyOld = new ArrayList<>();
         schema.sets().forEach(set -> anyOld.add(Queries.tombstonesBefore(set, cutoff)));
+        schema.counters().forEach(counter -> anyOld.add(Queries.incrementsBefore(counter, cutoff)));
         Compaction total = new Compaction(0, 0);
+        if (anyOld.isEmpty()) {
+            return total;   // registers only: nothing to compact
+        }
         List<String> ids = new ArrayList<>();
         try {
             reads.find(anyOld.size() == 1 ? anyOld.get(0) : or(anyOld))
@@ -166,17 +188,25 @@ public final class TombstoneCompactor {
                     updates.add(set(set.tombstones(), kept));
                 }
             }
-            if (count == 0) {
+            long folded = 0;
+            for (String counter : schema.counters()) {
+                folded += foldIncrements(doc, counter, cutoff, updates);
+            }
+            if (count == 0 && folded == 0) {
                 return new Compaction(0, 0);
             }
-            updates.add(set(StoredFields.GC_FLOOR, gcFloor));
+            if (count > 0) {
+                updates.add(set(StoredFields.GC_FLOOR, gcFloor));
+            }
             updates.add(inc(StoredFields.VERSION, 1L));
             try {
                 if (collection.updateOne(Queries.versionIs(entity, Stored.version(doc)), combine(updates))
                         .getMatchedCount() > 0) {
                     dropped.increment(count);
-                    log.debug("compacted '{}': dropped {} tombstones, _gcFloor now {}", entity, count, gcFloor);
-                    return new Compaction(1, count);
+                    this.folded.increment(folded);
+                    log.debug("compacted '{}': dropped {} tombstones, _gcFloor now {}; folded {} increments", entity,
+                            count, gcFloor, folded);
+                    return new Compaction(1, count, folded);
                 }
             } catch (RuntimeException e) {
                 throw MongoErrors.translate("compact '" + entity + "'", e);
@@ -184,6 +214,39 @@ public final class TombstoneCompactor {
         }
         throw new TransientException("compaction of '" + entity + "' lost " + options.maxAttempts()
                 + " races with concurrent writes; try again later");
+    }
+
+    /**
+     * Folds counter {@code counter}'s increments recorded before the cutoff, by a seq prefix (steps above): adds
+     * their updates and returns how many it folded.
+     */
+    private static long foldIncrements(BsonDocument doc, String counter, long cutoff, List<Bson> updates) {
+        List<BsonDocument> bySeq = new ArrayList<>();
+        BsonArray increments = Stored.increments(doc, counter);
+        for (BsonValue value : increments) {
+            if (value.isDocument()) {
+                bySeq.add(value.asDocument());
+            }
+        }
+        bySeq.sort(java.util.Comparator.comparingLong(Stored::seqOf));
+        long horizon = Stored.incrementFloor(doc, counter);
+        int folded = 0;
+        while (folded < bySeq.size() && writtenBefore(bySeq.get(folded), cutoff)) {
+            horizon = Math.max(horizon, Stored.seqOf(bySeq.get(folded)));
+            folded++;
+        }
+        if (folded == 0) {
+            return 0;
+        }
+        BsonArray kept = new BsonArray();
+        for (BsonValue value : increments) {
+            if (!value.isDocument() || Stored.seqOf(value.asDocument()) > horizon) {
+                kept.add(value);
+            }
+        }
+        updates.add(set(Queries.incrementsPath(counter), kept));
+        updates.add(set(Queries.incrementFloorPath(counter), horizon));
+        return folded;
     }
 
     private Instant cutoff() {

@@ -127,7 +127,7 @@ final class WriteLoop {
         if (unreadable.isPresent()) {
             // refused, not guessed: a write chosen past it would mix entries into a value another program wrote
             throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: " + describe(op)
-                    + ": " + unreadable.get() + ", which orderless does not read as a set: migrate it (docs/operations.md)");
+                    + ": " + unreadable.get() + ", which orderless cannot read: migrate it (docs/operations.md)");
         }
         try {
             return plan.afterRead(Optional.ofNullable(current));

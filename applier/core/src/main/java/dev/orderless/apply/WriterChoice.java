@@ -10,7 +10,7 @@ import java.util.Map;
  * Which of a round's candidate writes {@link BatchApply} sends together in one bulk write, and what the rest
  * do meanwhile. A pure decision, with no backend.
  *
- * <p>Every write is guarded on its own slot (an element of a set, or a register), so writes of one entity on
+ * <p>Every write is guarded on its own slot (an element of a set, a register, or one increment of a counter), so writes of one entity on
  * different slots are right together in one bulk write, in any order. Writes on the same slot are not: the
  * lower seq would either fail (a wasted write and a read) or be overwritten at once. And a delete is guarded
  * on the whole document ({@code _v}), so it shares a round with no other write of its entity.
@@ -87,6 +87,11 @@ final class WriterChoice {
         }
         if (op instanceof Operation.Assign assign) {
             return "register\u0000" + assign.field();
+        }
+        if (op instanceof Operation.Increment increment) {
+            // each increment is guarded on its own seq, so increments of one counter write together; the same
+            // seq twice shares a slot, so that a read tells a duplicate from a collision
+            return "counter\u0000" + increment.field() + "\u0000" + increment.seq();
         }
         return "entity";
     }

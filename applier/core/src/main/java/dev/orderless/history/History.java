@@ -97,6 +97,13 @@ public final class History {
         if (records == null || schema == null || options == null) {
             throw new InvalidConfigurationException("history: collection, schema and options are all required");
         }
+        if (!schema.counters().isEmpty()) {
+            // a counter's value is a sum: merging a record the live document already holds would count it twice,
+            // and a folded state would need the seq of every increment in it. Refused until the history keeps them.
+            throw new InvalidConfigurationException("history: the schema declares counters " + schema.counters()
+                    + ", which the version history does not record yet: keep the history on a collection without"
+                    + " counters, or the counters in a collection without history");
+        }
         if (!records.getWriteConcern().isAcknowledged()) {
             throw new InvalidConfigurationException("history: collection " + records.getNamespace().getCollectionName()
                     + " has an unacknowledged write concern (w: 0); a record must be acknowledged before its apply:"

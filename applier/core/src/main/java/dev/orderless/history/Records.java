@@ -75,6 +75,9 @@ final class Records {
             return new BsonDocument(OP, new BsonString(ASSIGN)).append(FIELD, new BsonString(assign.field()))
                     .append(VALUE, assign.value());
         }
+        if (op instanceof Operation.Increment) {
+            throw new IllegalStateException("the history records no counters (History refuses a schema with them)");
+        }
         return new BsonDocument(OP, new BsonString(DELETE));
     }
 

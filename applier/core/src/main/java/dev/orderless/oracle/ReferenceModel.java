@@ -47,7 +47,8 @@ public final class ReferenceModel {
         later.forEach(op -> bySeq.putIfAbsent(op.seq(), op));
         Entity state = new Entity(from);
         bySeq.values().forEach(state::apply);
-        return new EntityState(from.entity(), state.floor, state.live, state.tombstones, state.registers);
+        return new EntityState(from.entity(), state.floor, state.live, state.tombstones, state.registers,
+                state.counters);
     }
 
     /** The entities whose stored state differs from the expected one (either side may lack an entity). */
@@ -62,13 +63,18 @@ public final class ReferenceModel {
      * How many operations the expected states show an effect of that the stored states lack: what a
      * lost message leaves behind. An operation is witnessed by its seq where its effect survives: the
      * floor a delete set, a live element an add made, a tombstone a remove left, a register an assign set.
-     * Operations whose effect a later one overwrote witness nothing, on either side. 0 when the states are equal.
+     * Operations whose effect a later one overwrote witness nothing, on either side; an increment's effect is
+     * part of a sum, so a counter that differs counts as one missing effect. 0 when the states are equal.
      */
     public static long missingEffects(Map<String, EntityState> expected, Map<String, EntityState> stored) {
         long missing = 0;
         for (var entry : expected.entrySet()) {
             java.util.Set<Long> there = witnesses(stored.get(entry.getKey()));
             missing += witnesses(entry.getValue()).stream().filter(seq -> !there.contains(seq)).count();
+            Map<String, Long> storedCounters = stored.get(entry.getKey()) == null ? Map.of()
+                    : stored.get(entry.getKey()).counters();
+            missing += entry.getValue().counters().entrySet().stream()
+                    .filter(counter -> !counter.getValue().equals(storedCounters.get(counter.getKey()))).count();
         }
         return missing;
     }
@@ -96,7 +102,7 @@ public final class ReferenceModel {
         List<Operation> ordered = new ArrayList<>(history);
         ordered.sort(Comparator.comparingLong(Operation::seq));
         ordered.forEach(state::apply);
-        return new EntityState(entity, state.floor, state.live, state.tombstones, state.registers);
+        return new EntityState(entity, state.floor, state.live, state.tombstones, state.registers, state.counters);
     }
 
     /** Mutable state of one entity during a replay. */
@@ -105,6 +111,7 @@ public final class ReferenceModel {
         final Map<String, Map<String, EntityState.Element>> live = new HashMap<>();
         final Map<String, Map<String, Long>> tombstones = new HashMap<>();
         final Map<String, EntityState.Register> registers = new HashMap<>();
+        final Map<String, Long> counters = new HashMap<>();
 
         Entity() {
         }
@@ -114,6 +121,7 @@ public final class ReferenceModel {
             from.live().forEach((field, elements) -> live(field).putAll(elements));
             from.tombstones().forEach((field, removed) -> tombstones(field).putAll(removed));
             registers.putAll(from.registers());
+            counters.putAll(from.counters());
         }
 
         void apply(Operation op) {
@@ -125,6 +133,8 @@ public final class ReferenceModel {
                 tombstones(remove.field()).put(remove.element(), remove.seq());
             } else if (op instanceof Operation.Assign assign) {
                 registers.put(assign.field(), new EntityState.Register(assign.seq(), assign.value()));
+            } else if (op instanceof Operation.Increment increment) {
+                counters.merge(increment.field(), increment.delta(), Long::sum);
             } else {
                 floor = op.seq();
                 schema.sets().forEach(set -> {
@@ -132,6 +142,7 @@ public final class ReferenceModel {
                     live(set.field()).clear();
                 });
                 registers.clear();
+                counters.clear();
             }
         }
 

@@ -37,6 +37,11 @@ final class ProjectionContract {
                         + " (a view document gathers many sources). Remove this source's elements instead; the feeder"
                         + " itself removes what a hard-deleted source contributed");
             }
+            if (op instanceof Operation.Increment) {
+                throw breach(resource, source, version, op, "is an increment; a view is fed each version of its source"
+                        + " again, so an increment would count it again: assign the source's counter value to the view"
+                        + " document instead (or carry it as an attribute of an add)");
+            }
             if (!keyedBy(op, source)) {
                 throw breach(resource, source, version, op, "is not keyed by its source: an add or remove must be of the"
                         + " element '" + source + "', an assign must be to the view document '" + source + "'");

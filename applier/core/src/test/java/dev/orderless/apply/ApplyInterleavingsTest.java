@@ -206,6 +206,62 @@ class ApplyInterleavingsTest {
         assertConverged(before, add, rename, remove);
     }
 
+    // a counter's decision points: its blind write (no read), and a delete's compare-and-set beside it
+
+    @Test
+    void a_delete_whose_compare_and_set_is_held_while_an_increment_above_it_lands_reads_again_and_keeps_it()
+            throws Exception {
+        List<Operation> before = List.of(Students.credit(student, 100, 5));
+        before.forEach(held::apply);
+        Operation delete = Students.leave(student, 500);
+        Operation increment = Students.credit(student, 600, 3);
+
+        Future<Outcome> deleted;
+        try (Pause cas = mongo.pause(PausePoint.before("update", "students").where(names(student)).where(filterHas("_v")))) {
+            deleted = threads.submit(() -> held.apply(delete));
+            cas.awaitHeld(WAIT);                                           // decided from _v 1: credits 5, one increment
+            assertThat(other.apply(increment)).isEqualTo(Outcome.APPLIED); // credits 8, _v 2
+        }
+        assertThat(deleted.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Outcome.APPLIED);
+        assertThat(missed()).as("writes of the held consumer that missed").isEqualTo(1);
+        assertConverged(before, delete, increment);                       // credits 3: the one above the delete
+    }
+
+    @Test
+    void an_increment_whose_blind_write_is_held_while_a_delete_above_it_lands_is_superseded_and_counts_nothing()
+            throws Exception {
+        List<Operation> before = List.of(Students.credit(student, 100, 5));
+        before.forEach(held::apply);
+        Operation increment = Students.credit(student, 400, 3);
+        Operation delete = Students.leave(student, 500);
+
+        Future<Outcome> incremented;
+        try (Pause blind = mongo.pause(PausePoint.before("update", "students").where(names(student))
+                .where(updateHas("_inc.credits")))) {
+            incremented = threads.submit(() -> held.apply(increment));
+            blind.awaitHeld(WAIT);                                        // guarded on _floor below 400
+            assertThat(other.apply(delete)).isEqualTo(Outcome.APPLIED);   // _floor 500: the counter cleared
+        }
+        assertThat(incremented.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Outcome.SUPERSEDED);
+        assertThat(missed()).as("writes of the held consumer that missed").isEqualTo(1);
+        assertConverged(before, increment, delete);
+    }
+
+    @Test
+    void the_same_increment_from_two_consumers_at_once_is_counted_once() throws Exception {
+        Operation increment = Students.credit(student, 100, 5);
+
+        Future<Outcome> first;
+        try (Pause blind = mongo.pause(PausePoint.before("update", "students").where(names(student))
+                .where(updateHas("_inc.credits")))) {
+            first = threads.submit(() -> held.apply(increment));
+            blind.awaitHeld(WAIT);
+            assertThat(other.apply(increment)).isEqualTo(Outcome.APPLIED);   // the redelivery, on another consumer
+        }
+        assertThat(first.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Outcome.DUPLICATE);
+        assertConverged(List.of(), increment);
+    }
+
     private long missed() {
         return (long) meters.counter("orderless.apply.retries", "collection", "students").count();
     }

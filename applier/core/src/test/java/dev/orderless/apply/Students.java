@@ -10,6 +10,7 @@ final class Students {
     static final CollectionSchema SCHEMA = CollectionSchema.builder()
             .set(SetField.of("classes", "name"))
             .register("name")
+            .counter("credits")
             .build();
 
     private Students() {
@@ -33,6 +34,10 @@ final class Students {
 
     static Operation.Assign rename(String student, long seq, String name) {
         return Operation.assign(student, seq, "name", new BsonString(name));
+    }
+
+    static Operation.Increment credit(String student, long seq, long credits) {
+        return Operation.increment(student, seq, "credits", credits);
     }
 
     static Operation.Delete leave(String student, long seq) {

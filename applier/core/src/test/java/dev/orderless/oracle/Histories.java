@@ -22,8 +22,19 @@ public final class Histories {
             .register("city")
             .build();
 
+    /** {@link #SCHEMA} with two counters, for {@link #stepsWithCounters}. */
+    public static final CollectionSchema WITH_COUNTERS = CollectionSchema.builder()
+            .set(SetField.of("classes", "name"))
+            .set(SetField.of("clubs", "name"))
+            .register("name")
+            .register("city")
+            .counter("credits")
+            .counter("points")
+            .build();
+
     private static final String[] SETS = {"classes", "clubs"};
     private static final String[] REGISTERS = {"name", "city"};
+    private static final String[] COUNTERS = {"credits", "points"};
     private static final String[] ELEMENTS = {"a", "b", "c"};
 
     private Histories() {
@@ -33,6 +44,9 @@ public final class Histories {
     public record Step(int kind, int entity, int field, int element, int variant) {
         public Operation toOperation(String prefix, long seq) {
             String id = prefix + "e" + entity;
+            if (kind >= 10) {   // only from stepsWithCounters
+                return Operation.increment(id, seq, COUNTERS[field % COUNTERS.length], variant - 2L);   // -2..3
+            }
             String set = SETS[field % SETS.length];
             String element = ELEMENTS[this.element % ELEMENTS.length];
             if (kind < 4) {
@@ -56,6 +70,20 @@ public final class Histories {
         List<Step> steps = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
             steps.add(new Step(random.nextInt(10), random.nextInt(entities), random.nextInt(2),
+                    random.nextInt(ELEMENTS.length), random.nextInt(6)));
+        }
+        return steps;
+    }
+
+    /**
+     * A history of {@code min..max} steps over {@code entities} entities, a sixth of them increments of the counters
+     * of {@link #WITH_COUNTERS} (deltas -2..3): the same mix otherwise.
+     */
+    public static List<Step> stepsWithCounters(Random random, int min, int max, int entities) {
+        int size = min + random.nextInt(max - min + 1);
+        List<Step> steps = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            steps.add(new Step(random.nextInt(12), random.nextInt(entities), random.nextInt(2),
                     random.nextInt(ELEMENTS.length), random.nextInt(6)));
         }
         return steps;

@@ -24,7 +24,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
 /**
- * The canonical JSON envelope (UTF-8, {@code content_type: application/json}), version {@value #VERSION}, one
+ * The canonical JSON envelope (UTF-8, {@code content_type: application/json}), versions 1 and {@value #VERSION}, one
  * operation per message:
  *
  * <pre>
@@ -32,12 +32,13 @@ import org.bson.BsonValue;
  * {"entity":"student-17","seq":1043,"op":"remove","field":"classes","element":"CS 101"}
  * {"entity":"student-17","seq":1044,"op":"assign","field":"name","value":"Ada"}
  * {"entity":"student-17","seq":1045,"op":"delete","meta":{"trace":"4bf92f35"}}
+ * {"v":2,"entity":"student-17","seq":1046,"op":"increment","field":"credits","delta":4}
  * </pre>
  *
  * Its rules, so that producers can evolve before their consumers (docs/guide/wiring.md says them for producers):
  * <ol>
  *   <li>The members of an operation ({@code entity}, {@code seq}, {@code op}, and {@code field}, {@code element},
- *       {@code attrs}, {@code value} as its op needs) are checked strictly: one missing or mistyped, a seq that is
+ *       {@code attrs}, {@code value}, {@code delta} as its op needs) are checked strictly: one missing or mistyped, a seq that is
  *       not a positive whole number, an unknown op, is bad input, refused by name, so a producer bug shows in the
  *       dead-letter queue instead of becoming a wrong write. A misspelt member reads as missing and is refused
  *       by the name it lacks; an add without {@code attrs} that carries a member spelt like it ({@code atrs},
@@ -45,7 +46,7 @@ import org.bson.BsonValue;
  *       otherwise be lost in silence.
  *   <li>{@value #META} is the producers' own: any JSON (a trace id, a priority), carried and never read.
  *   <li>{@value #VERSION_MEMBER}, if present, names the envelope version, a positive whole number (anything else is
- *       bad input); absent means {@value #VERSION}. A version this consumer does not read is refused as {@link UnsupportedEnvelopeException} (replayable once it does).
+ *       bad input); absent means 1. A version this consumer does not read is refused as {@link UnsupportedEnvelopeException} (replayable once it does).
  *   <li>Any other member is ignored by default ({@link UnknownMembers#IGNORE}): counted in
  *       {@code orderless.envelope.ignored_members} (with {@link #withMeters}) and logged once per name at WARN, so a
  *       producer that adds one does not dead-letter everything it sends. {@link UnknownMembers#REFUSE} (a strict
@@ -65,11 +66,15 @@ public final class Envelope implements OperationDecoder {
      * 256 KiB, far above any one operation, small enough that one message never holds a consumer up.
      */
     public static final int DEFAULT_MAX_BYTES = 256 * 1024;
-    /** The version of the envelope this class reads and writes. */
-    public static final int VERSION = 1;
+    /**
+     * The newest version of the envelope this class reads: 2, which adds {@code increment}. It reads 1 too, and
+     * writes 2 only for an increment, so that a consumer that reads only 1 refuses it replayably
+     * ({@code unsupported_envelope}) instead of as an unknown op, and reads every other message as before.
+     */
+    public static final int VERSION = 2;
     /** The member for the producers' own metadata: any JSON, carried and never read. */
     public static final String META = "meta";
-    /** The optional member naming the envelope's version; absent means {@value #VERSION}. */
+    /** The optional member naming the envelope's version; absent means 1. */
     public static final String VERSION_MEMBER = "v";
 
     /** What a consumer does with a top-level member that this version of the envelope does not define. */
@@ -81,9 +86,10 @@ public final class Envelope implements OperationDecoder {
     }
 
     /** The members of an operation, in the order a refusal lists them. */
-    private static final List<String> MEMBERS = List.of("entity", "seq", "op", "field", "element", "attrs", "value");
+    private static final List<String> MEMBERS = List.of("entity", "seq", "op", "field", "element", "attrs", "value",
+            "delta");
     private static final Set<String> DEFINED = Set.of("entity", "seq", "op", "field", "element", "attrs", "value",
-            META, VERSION_MEMBER);
+            "delta", META, VERSION_MEMBER);
     /** Jackson's words for a member given twice. */
     private static final Pattern DUPLICATE = Pattern.compile("Duplicate field '(.*?)'");
     /** Names logged at most once each, and at most this many: a producer cannot fill the log with names. */
@@ -221,9 +227,9 @@ public final class Envelope implements OperationDecoder {
             throw new InvalidInputException("'" + VERSION_MEMBER + "' (the envelope version) must be a positive whole"
                     + " number, was " + clip(version.toString()));
         }
-        if (!version.canConvertToInt() || version.intValue() != VERSION) {
+        if (!version.canConvertToInt() || version.intValue() > VERSION) {
             throw new UnsupportedEnvelopeException("envelope version " + clip(version.toString())
-                    + " is not one this consumer reads (it reads " + VERSION + "): upgrade it, then replay");
+                    + " is not one this consumer reads (it reads 1 to " + VERSION + "): upgrade it, then replay");
         }
     }
 
@@ -276,10 +282,13 @@ public final class Envelope implements OperationDecoder {
                     throw new InvalidInputException("assign without 'value'" + besides(unknown));
                 }
                 return Operation.assign(entity, seq, text(root, "field", unknown), JsonBson.toBson(root.get("value")));
+            case "increment":
+                return Operation.increment(entity, seq, text(root, "field", unknown), delta(root, unknown));
             case "delete":
                 return Operation.delete(entity, seq);
             default:
-                throw new InvalidInputException("unknown op '" + clip(op) + "' (expected add, remove, assign or delete)");
+                throw new InvalidInputException("unknown op '" + clip(op) + "' (expected add, remove, assign, increment"
+                        + " or delete)");
         }
     }
 
@@ -297,6 +306,11 @@ public final class Envelope implements OperationDecoder {
             root.put("op", "remove").put("field", remove.field()).put("element", remove.element());
         } else if (op instanceof Operation.Assign assign) {
             root.put("op", "assign").put("field", assign.field()).set("value", JsonBson.toJson(assign.value()));
+        } else if (op instanceof Operation.Increment increment) {
+            // version 2, first: a consumer that reads only version 1 refuses it replayably
+            ObjectNode versioned = json.createObjectNode().put(VERSION_MEMBER, 2);
+            versioned.setAll(root);
+            root = versioned.put("op", "increment").put("field", increment.field()).put("delta", increment.delta());
         } else {
             root.put("op", "delete");
         }
@@ -336,6 +350,17 @@ public final class Envelope implements OperationDecoder {
             throw new InvalidInputException("'seq' must be positive, was " + seq);
         }
         return seq;
+    }
+
+    private static long delta(JsonNode root, List<String> unknown) {
+        JsonNode node = root.get("delta");
+        if (node == null || node.isNull()) {
+            throw new InvalidInputException("increment without 'delta'" + besides(unknown));
+        }
+        if (!node.isIntegralNumber() || !node.canConvertToLong()) {
+            throw new InvalidInputException("'delta' must be a whole number (a 64-bit one), was " + clip(node.toString()));
+        }
+        return node.longValue();
     }
 
     /** A misspelt member reads as missing: name the members the message has that the envelope does not define. */

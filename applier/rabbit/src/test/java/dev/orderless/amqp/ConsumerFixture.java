@@ -6,6 +6,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.Backoff;
 import dev.orderless.amqp.internal.DeadLetterFields;
+import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
@@ -38,6 +39,7 @@ final class ConsumerFixture implements AutoCloseable {
     final String deadLetterQueue;
     final MongoCollection<BsonDocument> collection;
     final GuardedApplier applier;
+    final CollectionSchema schema;
     final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     final QueueTopology.Declared topology;
     private final List<OperationConsumer> consumers = new ArrayList<>();
@@ -48,11 +50,22 @@ final class ConsumerFixture implements AutoCloseable {
     }
 
     ConsumerFixture(ConnectionFactory connectionFactory, MongoCollection<BsonDocument> collection, String name) {
+        this(connectionFactory, collection, name, Histories.SCHEMA);
+    }
+
+    /** A fixture whose entities have {@code schema} (e.g. {@link Histories#WITH_COUNTERS}). */
+    ConsumerFixture(ConnectionFactory connectionFactory, MongoDatabase db, String name, CollectionSchema schema) {
+        this(connectionFactory, db.getCollection("entities", BsonDocument.class), name, schema);
+    }
+
+    private ConsumerFixture(ConnectionFactory connectionFactory, MongoCollection<BsonDocument> collection, String name,
+                            CollectionSchema schema) {
+        this.schema = schema;
         this.connectionFactory = connectionFactory;
         this.queue = RabbitExtension.uniqueQueue(name);
         this.deadLetterQueue = queue + ".dlq";
         this.collection = collection;
-        this.applier = GuardedApplier.create(collection, Histories.SCHEMA);
+        this.applier = GuardedApplier.create(collection, schema);
         this.topology = QueueTopology.declare(connectionFactory, queue, deadLetterQueue);
     }
 
@@ -140,8 +153,8 @@ final class ConsumerFixture implements AutoCloseable {
     }
 
     void assertConverged(List<Operation> history) {
-        Map<String, EntityState> expected = new ReferenceModel(Histories.SCHEMA).replay(history);
-        Map<String, EntityState> stored = EntityState.readAll(collection.find(), Histories.SCHEMA);
+        Map<String, EntityState> expected = new ReferenceModel(schema).replay(history);
+        Map<String, EntityState> stored = EntityState.readAll(collection.find(), schema);
         assertThat(stored.keySet()).isEqualTo(expected.keySet());
         assertThat(ReferenceModel.diverged(expected, stored)).as("diverged documents").isEmpty();
         assertThat(stored).isEqualTo(expected);

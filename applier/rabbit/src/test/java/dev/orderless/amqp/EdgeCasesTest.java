@@ -279,7 +279,7 @@ class EdgeCasesTest {
         cases.add(new Case("stored set that is a string",
                 c -> c.insertOne(doc("f-set").append("classes", new BsonString("oops"))),
                 json("{'entity':'f-set','seq':3,'op':'add','field':'classes','element':'CS 101'}"),
-                "no_progress", "is a string, not an array, which orderless does not read as a set"));
+                "no_progress", "is a string, not an array, which orderless cannot read"));
         cases.add(new Case("document at the 16 MB limit grows" + (sizeLimit ? "" : " (no limit here)"),
                 c -> c.insertOne(doc("big").append("_v", new BsonInt64(1))
                         .append("blob", new BsonString("b".repeat(SIXTEEN_MB - 100_000)))),

@@ -98,7 +98,7 @@ class EnvelopeTest {
     void reasons_stay_on_one_short_line() {
         assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"seq\":1,\"op\":\"" + "x".repeat(500) + "\"}"))
                 .isInstanceOf(InvalidInputException.class)
-                .satisfies(e -> assertThat(((InvalidInputException) e).reason()).hasSizeLessThan(140).doesNotContain("\n"));
+                .satisfies(e -> assertThat(((InvalidInputException) e).reason()).hasSizeLessThan(160).doesNotContain("\n"));
     }
 
     @Test
@@ -154,9 +154,9 @@ class EnvelopeTest {
     @Test
     void version_1_is_read_and_a_newer_version_is_refused_as_unsupported() {
         assertThat(decode("{\"v\":1,\"entity\":\"e\",\"seq\":7,\"op\":\"delete\"}")).isEqualTo(Operation.delete("e", 7));
-        assertThatThrownBy(() -> decode("{\"v\":2,\"entity\":\"e\",\"seq\":7,\"op\":\"delete\"}"))
+        assertThatThrownBy(() -> decode("{\"v\":3,\"entity\":\"e\",\"seq\":7,\"op\":\"delete\"}"))
                 .isInstanceOf(UnsupportedEnvelopeException.class)
-                .hasMessage("envelope version 2 is not one this consumer reads (it reads 1): upgrade it, then replay"
+                .hasMessage("envelope version 3 is not one this consumer reads (it reads 1 to 2): upgrade it, then replay"
                         + " (entity 'e', seq 7)");
         assertThatThrownBy(() -> decode("{\"v\":\"1\",\"entity\":\"e\",\"seq\":7,\"op\":\"delete\"}"))
                 .isInstanceOf(InvalidInputException.class).isNotInstanceOf(UnsupportedEnvelopeException.class)
@@ -200,6 +200,29 @@ class EnvelopeTest {
     }
 
     @Test
+    void an_increment_is_version_2_and_reads_back_as_itself() {
+        Operation increment = Operation.increment("student-17", 1046, "credits", -4);
+
+        String json = new String(envelope.encode(increment), StandardCharsets.UTF_8);
+
+        assertThat(json).as("version first, so a consumer that reads only version 1 refuses it replayably")
+                .isEqualTo("{\"v\":2,\"entity\":\"student-17\",\"seq\":1046,\"op\":\"increment\",\"field\":\"credits\","
+                        + "\"delta\":-4}");
+        assertThat(decode(json)).isEqualTo(increment);
+        assertThat(new String(envelope.encode(Operation.delete("e", 1)), StandardCharsets.UTF_8))
+                .as("every other op is written as version 1 wrote it").doesNotContain("\"v\"");
+    }
+
+    @Test
+    void an_increment_without_a_whole_delta_is_refused_by_name() {
+        assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"seq\":1,\"op\":\"increment\",\"field\":\"credits\"}"))
+                .isInstanceOf(InvalidInputException.class).hasMessage("increment without 'delta' (entity 'e', seq 1)");
+        assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"seq\":1,\"op\":\"increment\",\"field\":\"credits\","
+                + "\"delta\":1.5}"))
+                .hasMessage("'delta' must be a whole number (a 64-bit one), was 1.5 (entity 'e', seq 1)");
+    }
+
+    @Test
     void a_refusal_names_its_subject_once() {
         assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"seq\":1,\"op\":\"add\",\"field\":\"classes\","
                 + "\"element\":\"\"}"))
@@ -210,7 +233,7 @@ class EnvelopeTest {
     void a_misspelt_required_member_is_refused_by_name_with_the_member_the_message_has_instead() {
         assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"sequence\":7,\"op\":\"delete\"}"))
                 .isInstanceOf(InvalidInputException.class).isNotInstanceOf(UnsupportedEnvelopeException.class)
-                .hasMessage("missing 'seq' (it has 'sequence', which envelope 1 does not define) (entity 'e')");
+                .hasMessage("missing 'seq' (it has 'sequence', which envelope 2 does not define) (entity 'e')");
     }
 
     @Test

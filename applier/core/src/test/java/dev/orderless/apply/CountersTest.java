@@ -1,0 +1,203 @@
+package dev.orderless.apply;
+
+import static com.mongodb.client.model.Filters.eq;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import dev.orderless.CannotApplyException;
+import dev.orderless.InvalidConfigurationException;
+import dev.orderless.InvalidInputException;
+import dev.orderless.UnknownFieldException;
+import dev.orderless.history.History;
+import dev.orderless.oracle.ReferenceModel;
+import dev.orderless.testing.ManualClock;
+import dev.orderless.testing.MongoExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Counters: the value is the sum of the deltas of the increments above the last delete, each seq once, in any
+ * order; it is stored as a plain number; compaction keeps the document bounded and the horizon honest.
+ */
+@ExtendWith(MongoExtension.class)
+class CountersTest {
+    private static final CollectionSchema SCHEMA = CollectionSchema.builder().set(SetField.of("classes", "name"))
+            .register("name").counter("credits").build();
+    private static final ReferenceModel ORACLE = new ReferenceModel(SCHEMA);
+    private static final Duration GRACE = Duration.ofHours(1);
+
+    private final ManualClock clock = new ManualClock();
+    private MongoCollection<BsonDocument> students;
+    private GuardedApplier applier;
+    private TombstoneCompactor compactor;
+
+    @BeforeEach
+    void setUp(MongoDatabase db) {
+        students = db.getCollection("counting_students", BsonDocument.class);
+        ApplierOptions options = ApplierOptions.ofDefaults().withClock(clock);
+        applier = GuardedApplier.create(students, SCHEMA, options);
+        compactor = TombstoneCompactor.create(students, SCHEMA, GRACE, options);
+    }
+
+    private static Operation credits(long seq, long delta) {
+        return Operation.increment("s1", seq, "credits", delta);
+    }
+
+    @Test
+    void increments_in_any_order_with_duplicates_sum_each_seq_once_and_a_plain_query_reads_the_number() {
+        List<Operation> history = List.of(credits(1, 5), credits(2, -2), credits(3, 4), credits(4, 10));
+        List<Operation> delivered = new ArrayList<>(history);
+        delivered.addAll(history.subList(0, 2));
+        Collections.shuffle(delivered, new Random(7));
+
+        List<Outcome> outcomes = delivered.stream().map(applier::apply).toList();
+
+        assertThat(outcomes).filteredOn(o -> o == Outcome.APPLIED).hasSize(4);
+        assertThat(outcomes).filteredOn(o -> o == Outcome.DUPLICATE).hasSize(2);
+        assertThat(students.find(eq("_id", "s1")).first().getInt64("credits").getValue())
+                .as("a reader needs no library: the value is a number field").isEqualTo(17);
+        assertThat(state()).isEqualTo(ORACLE.replay(history).get("s1"));
+    }
+
+    @Test
+    void the_same_seq_with_another_delta_is_a_seq_collision_and_counts_nothing() {
+        applier.apply(credits(1, 5));
+
+        assertThat(applier.apply(credits(1, 6))).isEqualTo(Outcome.SEQ_COLLISION);
+        assertThat(state().counters()).isEqualTo(Map.of("credits", 5L));
+    }
+
+    @Test
+    void a_delete_keeps_exactly_the_increments_above_it_whichever_arrives_first() {
+        List<Operation> history = List.of(credits(1, 5), credits(2, 3), Operation.delete("s1", 3), credits(4, 7),
+                credits(5, -1));
+        for (List<Operation> order : List.of(history, reversed(history))) {
+            students.deleteMany(new BsonDocument());
+            order.forEach(applier::apply);
+
+            assertThat(state()).as("in the order %s", order).isEqualTo(ORACLE.replay(history).get("s1"));
+            assertThat(state().counters()).isEqualTo(Map.of("credits", 6L));
+        }
+        assertThat(applier.apply(credits(2, 3))).as("below the delete").isEqualTo(Outcome.SUPERSEDED);
+    }
+
+    @Test
+    void a_delete_that_leaves_no_increment_clears_the_counter() {
+        applier.apply(credits(1, 5));
+        applier.apply(Operation.delete("s1", 2));
+
+        assertThat(state().counters()).isEmpty();
+        assertThat(students.find(eq("_id", "s1")).first()).doesNotContainKey("credits");
+        assertThat(state()).isEqualTo(ORACLE.replay(List.of(credits(1, 5), Operation.delete("s1", 2))).get("s1"));
+    }
+
+    @Test
+    void a_delete_with_the_seq_of_an_increment_is_a_seq_collision() {
+        applier.apply(credits(4, 5));
+
+        assertThat(applier.apply(Operation.delete("s1", 4))).isEqualTo(Outcome.SEQ_COLLISION);
+    }
+
+    @Test
+    void compaction_folds_old_increments_by_a_seq_prefix_and_the_value_stays() {
+        applier.apply(credits(1, 5));
+        applier.apply(credits(3, 2));
+        clock.advance(GRACE.plusMinutes(1));
+        applier.apply(credits(2, 4));   // young, and below an old one: the prefix stops before it
+
+        assertThat(compactor.compactAll().incrementsFolded()).isEqualTo(1);
+        BsonDocument stored = students.find(eq("_id", "s1")).first();
+        assertThat(stored.getDocument("_incFloor").getInt64("credits").getValue()).isEqualTo(1);
+        assertThat(stored.getDocument("_inc").getArray("credits")).hasSize(2);
+        assertThat(state().counters()).isEqualTo(Map.of("credits", 11L));
+    }
+
+    @Test
+    void a_late_increment_at_or_below_the_fold_is_beyond_the_horizon_and_counts_nothing() {
+        applier.apply(credits(5, 1));
+        clock.advance(GRACE.plusMinutes(1));
+        compactor.compactAll();
+
+        assertThat(applier.apply(credits(5, 1))).as("already counted, or late: it cannot be told")
+                .isEqualTo(Outcome.BEYOND_HORIZON);
+        assertThat(applier.apply(credits(3, 1))).isEqualTo(Outcome.BEYOND_HORIZON);
+        assertThat(applier.apply(credits(6, 1))).isEqualTo(Outcome.APPLIED);
+        assertThat(state().counters()).isEqualTo(Map.of("credits", 2L));
+    }
+
+    @Test
+    void a_delete_above_the_fold_stays_exact_and_one_below_it_is_beyond_the_horizon() {
+        applier.apply(credits(2, 5));
+        applier.apply(credits(4, 3));
+        clock.advance(GRACE.plusMinutes(1));
+        compactor.compactAll();
+        applier.apply(credits(7, 2));
+
+        assertThat(applier.apply(Operation.delete("s1", 3))).isEqualTo(Outcome.BEYOND_HORIZON);
+        assertThat(applier.apply(Operation.delete("s1", 5))).isEqualTo(Outcome.APPLIED);
+        assertThat(state().counters()).isEqualTo(Map.of("credits", 2L));
+    }
+
+    @Test
+    void a_documents_size_stays_flat_over_many_increments_with_compaction() {
+        int before = 0;
+        for (int round = 0; round < 10; round++) {
+            for (int i = 1; i <= 100; i++) {
+                applier.apply(credits(round * 100L + i, 1));
+            }
+            clock.advance(GRACE.plusMinutes(1));
+            compactor.compactAll();
+            int size = students.find(eq("_id", "s1")).first().toJson().length();
+            if (round == 0) {
+                before = size;
+            }
+            assertThat(size).as("round %d", round).isLessThanOrEqualTo(before + 16);
+        }
+        assertThat(state().counters()).isEqualTo(Map.of("credits", 1000L));
+    }
+
+    @Test
+    void the_schema_names_the_operation_a_counter_takes_and_refuses_an_undeclared_one() {
+        assertThatThrownBy(() -> applier.apply(Operation.assign("s1", 1, "credits", new BsonString("x"))))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("is a counter, not a register: use increment");
+        assertThatThrownBy(() -> applier.apply(Operation.increment("s1", 1, "name", 1)))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("is a register, not a counter: use assign");
+        assertThatThrownBy(() -> applier.apply(Operation.increment("s1", 1, "karma", 1)))
+                .isInstanceOf(UnknownFieldException.class).hasMessageContaining("'karma' is not a declared counter");
+    }
+
+    @Test
+    void a_counter_another_program_stored_as_text_is_refused_by_name() {
+        students.insertOne(new BsonDocument("_id", new BsonString("s1")).append("credits", new BsonString("12")));
+
+        assertThatThrownBy(() -> applier.apply(credits(1, 1))).isInstanceOf(CannotApplyException.class)
+                .hasMessageContaining("counter 'credits' is a string, not a whole number");
+    }
+
+    @Test
+    void the_history_refuses_a_schema_with_counters_until_it_records_them(MongoDatabase db) {
+        assertThatThrownBy(() -> History.of(db.getCollection("counting_history", BsonDocument.class), SCHEMA))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("[credits]");
+    }
+
+    private EntityState state() {
+        return EntityState.of(students.find(eq("_id", "s1")).first(), SCHEMA);
+    }
+
+    private static List<Operation> reversed(List<Operation> ops) {
+        List<Operation> copy = new ArrayList<>(ops);
+        Collections.reverse(copy);
+        return copy;
+    }
+}
