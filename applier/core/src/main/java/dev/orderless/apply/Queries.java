@@ -22,6 +22,7 @@ import static dev.orderless.apply.StoredFields.ID;
 import static dev.orderless.apply.StoredFields.REGISTER_SEQS;
 import static dev.orderless.apply.StoredFields.VERSION;
 
+import com.mongodb.client.model.Filters;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
@@ -194,6 +195,49 @@ final class Queries {
                 inc(VERSION, 1L),
                 setOnInsert(FLOOR, 0L),
                 setOnInsert(GC_FLOOR, 0L));
+    }
+
+    /**
+     * A ranked assignment that is the newest of its register and outranks or equals the winner: no assignment at or
+     * above its seq, the winner's rank not above its own, and a winner whose rank is known (a value written before
+     * orderless, without one, is judged after a read). Upserts.
+     */
+    static Bson rankedWinsFilter(String entity, long seq, String field, int rank) {
+        return and(byId(entity),
+                floorBelow(seq),
+                // $elemMatch, not a dotted $not $gte: the embedded server reads the latter wrongly over an array
+                not(elemMatch(rankedPath(field), gte(ENTRY_SEQ, seq))),
+                not(gte(registerSeqPath(field), seq)),
+                not(Filters.gt(rankPath(field), rank)),
+                or(exists(rankPath(field)), exists(field, false)));
+    }
+
+    /**
+     * The newest assignment wins and outranks every other: it is the register's only candidate left (each of the
+     * others has a lower seq and a rank at most its own, so no delete could bring one back over it).
+     */
+    static Bson rankedWinsUpdate(long seq, String field, int rank, BsonValue value) {
+        return combine(
+                set(field, value),
+                set(registerSeqPath(field), seq),
+                set(rankPath(field), rank),
+                set(rankedPath(field), new org.bson.BsonArray(java.util.List.of(rankedEntry(seq, rank, value)))),
+                inc(VERSION, 1L),
+                setOnInsert(FLOOR, 0L),
+                setOnInsert(GC_FLOOR, 0L));
+    }
+
+    static BsonDocument rankedEntry(long seq, int rank, BsonValue value) {
+        return new BsonDocument(StoredFields.ENTRY_VALUE, value).append(StoredFields.ENTRY_RANK, new org.bson.BsonInt32(rank))
+                .append(ENTRY_SEQ, new org.bson.BsonInt64(seq));
+    }
+
+    static String rankPath(String field) {
+        return StoredFields.RANKS + "." + field;
+    }
+
+    static String rankedPath(String field) {
+        return StoredFields.RANKED + "." + field;
     }
 
     static String incrementsPath(String field) {
