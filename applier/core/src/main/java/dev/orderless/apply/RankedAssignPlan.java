@@ -56,9 +56,9 @@ final class RankedAssignPlan implements WritePlan {
         }
         BsonDocument doc = current.get();
         long seq = op.seq();
-        long floor = Stored.floor(doc);
-        if (seq <= floor) {
-            return done(seq == floor ? Outcome.SEQ_COLLISION : Outcome.SUPERSEDED);
+        Optional<Outcome> gone = Stored.atOrBelowFloor(doc, seq);
+        if (gone.isPresent()) {
+            return done(gone.get());
         }
         List<BsonDocument> candidates = candidates(doc, field);
         for (BsonDocument candidate : candidates) {

@@ -119,20 +119,6 @@ class RankedRegistersTest {
     }
 
     private static List<List<Integer>> permutations(int n) {
-        List<List<Integer>> all = new ArrayList<>();
-        permute(new ArrayList<>(java.util.stream.IntStream.range(0, n).boxed().toList()), 0, all);
-        return all;
-    }
-
-    private static void permute(List<Integer> items, int k, List<List<Integer>> out) {
-        if (k == items.size()) {
-            out.add(new ArrayList<>(items));
-            return;
-        }
-        for (int i = k; i < items.size(); i++) {
-            java.util.Collections.swap(items, k, i);
-            permute(items, k + 1, out);
-            java.util.Collections.swap(items, k, i);
-        }
+        return dev.orderless.oracle.Histories.permutations(java.util.stream.IntStream.range(0, n).boxed().toList());
     }
 }

@@ -73,13 +73,7 @@ public final class Histories {
 
     /** A history of {@code min..max} steps over {@code entities} entities. */
     public static List<Step> steps(Random random, int min, int max, int entities) {
-        int size = min + random.nextInt(max - min + 1);
-        List<Step> steps = new ArrayList<>(size);
-        for (int i = 0; i < size; i++) {
-            steps.add(new Step(random.nextInt(10), random.nextInt(entities), random.nextInt(2),
-                    random.nextInt(ELEMENTS.length), random.nextInt(6)));
-        }
-        return steps;
+        return steps(random, min, max, entities, 10);
     }
 
     /**
@@ -88,10 +82,14 @@ public final class Histories {
      * otherwise.
      */
     public static List<Step> stepsOfAllTypes(Random random, int min, int max, int entities) {
+        return steps(random, min, max, entities, 14);
+    }
+
+    private static List<Step> steps(Random random, int min, int max, int entities, int kinds) {
         int size = min + random.nextInt(max - min + 1);
         List<Step> steps = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
-            steps.add(new Step(random.nextInt(14), random.nextInt(entities), random.nextInt(2),
+            steps.add(new Step(random.nextInt(kinds), random.nextInt(entities), random.nextInt(2),
                     random.nextInt(ELEMENTS.length), random.nextInt(6)));
         }
         return steps;
@@ -119,7 +117,7 @@ public final class Histories {
     }
 
     /** Every order of {@code items}. */
-    static <T> List<List<T>> permutations(List<T> items) {
+    public static <T> List<List<T>> permutations(List<T> items) {
         List<List<T>> result = new ArrayList<>();
         permute(new ArrayList<>(items), 0, result);
         return result;
