@@ -9,6 +9,7 @@ import static com.mongodb.client.model.Updates.unset;
 import static dev.orderless.apply.WritePlan.Step.done;
 import static dev.orderless.apply.WritePlan.Step.next;
 
+import dev.orderless.CannotApplyException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -136,7 +137,14 @@ final class DeletePlan implements WritePlan {
         for (BsonValue value : increments) {
             if (value.isDocument() && Stored.seqOf(value.asDocument()) > op.seq()) {
                 kept.add(value);
-                sum += Stored.deltaOf(value.asDocument());
+                try {
+                    sum = Math.addExact(sum, Stored.deltaOf(value.asDocument()));
+                } catch (ArithmeticException e) {
+                    // as MongoDB refuses an $inc past a long: a counter is a 64-bit sum, never a wrapped one
+                    throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: delete of '"
+                            + op.entity() + "' seq " + op.seq() + ": the increments of counter '" + counter + "' above"
+                            + " it sum past a 64-bit whole number");
+                }
             }
         }
         if (kept.size() == increments.size() && !kept.isEmpty() && Stored.counter(doc, counter) == sum) {
@@ -166,14 +174,12 @@ final class DeletePlan implements WritePlan {
         if (kept.isEmpty()) {
             updates.add(unset(field));
             updates.add(unset(Queries.registerSeqPath(field)));
-            updates.add(unset(Queries.rankPath(field)));
             updates.add(unset(Queries.rankedPath(field)));
             return;
         }
-        BsonDocument winner = RankedAssignPlan.winner(kept).orElseThrow();
+        BsonDocument winner = RankedAssignPlan.winner(ranked, kept).orElseThrow();
         updates.add(set(field, winner.get(StoredFields.ENTRY_VALUE)));
         updates.add(set(Queries.registerSeqPath(field), new BsonInt64(Stored.seqOf(winner))));
-        updates.add(set(Queries.rankPath(field), RankedAssignPlan.rankOf(winner)));
         updates.add(set(Queries.rankedPath(field), new BsonArray(new ArrayList<BsonValue>(kept))));
     }
 

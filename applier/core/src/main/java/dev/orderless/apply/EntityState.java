@@ -103,7 +103,7 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
         }
         for (String counter : schema.counters()) {
             BsonValue value = doc.get(counter);
-            if (value != null && !value.isNull() && !value.isInt32() && !value.isInt64()) {
+            if (value != null && !value.isInt32() && !value.isInt64()) {
                 return Optional.of("counter '" + counter + "' is a " + type(value) + ", not a whole number");
             }
         }

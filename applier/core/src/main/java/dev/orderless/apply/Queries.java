@@ -114,7 +114,7 @@ final class Queries {
      * a double.
      */
     private static final org.bson.BsonArray NOT_WHOLE_NUMBERS = new org.bson.BsonArray(java.util.stream.Stream.of(
-            "string", "double", "decimal", "bool", "date", "objectId", "object", "array", "timestamp", "binData")
+            "string", "double", "decimal", "bool", "date", "objectId", "object", "array", "timestamp", "binData", "null")
             .map(type -> (BsonValue) new BsonString(type)).toList());
 
     private static final org.bson.BsonArray PLAIN_VALUES = new org.bson.BsonArray(java.util.stream.Stream.of(
@@ -199,41 +199,35 @@ final class Queries {
 
     /**
      * A ranked assignment that is the newest of its register and outranks or equals the winner: no assignment at or
-     * above its seq, the winner's rank not above its own, and a winner whose rank is known (a value written before
-     * orderless, without one, is judged after a read). Upserts.
+     * above its seq, and a winner (if any) whose value ranks at most this one's in the order declared now (ranks
+     * are read from the values, never stored, so an order that gains a value in the middle re-ranks what is
+     * stored). Upserts.
      */
-    static Bson rankedWinsFilter(String entity, long seq, String field, int rank) {
+    static Bson rankedWinsFilter(String entity, long seq, RankedField field, int rank) {
         return and(byId(entity),
                 floorBelow(seq),
                 // $elemMatch, not a dotted $not $gte: the embedded server reads the latter wrongly over an array
-                not(elemMatch(rankedPath(field), gte(ENTRY_SEQ, seq))),
-                not(gte(registerSeqPath(field), seq)),
-                not(Filters.gt(rankPath(field), rank)),
-                or(exists(rankPath(field)), exists(field, false)));
+                not(elemMatch(rankedPath(field.field()), gte(ENTRY_SEQ, seq))),
+                not(gte(registerSeqPath(field.field()), seq)),
+                or(exists(field.field(), false), Filters.in(field.field(), field.order().subList(0, rank + 1))));
     }
 
     /**
      * The newest assignment wins and outranks every other: it is the register's only candidate left (each of the
      * others has a lower seq and a rank at most its own, so no delete could bring one back over it).
      */
-    static Bson rankedWinsUpdate(long seq, String field, int rank, BsonValue value) {
+    static Bson rankedWinsUpdate(long seq, String field, BsonValue value) {
         return combine(
                 set(field, value),
                 set(registerSeqPath(field), seq),
-                set(rankPath(field), rank),
-                set(rankedPath(field), new org.bson.BsonArray(java.util.List.of(rankedEntry(seq, rank, value)))),
+                set(rankedPath(field), new org.bson.BsonArray(java.util.List.of(rankedEntry(seq, value)))),
                 inc(VERSION, 1L),
                 setOnInsert(FLOOR, 0L),
                 setOnInsert(GC_FLOOR, 0L));
     }
 
-    static BsonDocument rankedEntry(long seq, int rank, BsonValue value) {
-        return new BsonDocument(StoredFields.ENTRY_VALUE, value).append(StoredFields.ENTRY_RANK, new org.bson.BsonInt32(rank))
-                .append(ENTRY_SEQ, new org.bson.BsonInt64(seq));
-    }
-
-    static String rankPath(String field) {
-        return StoredFields.RANKS + "." + field;
+    static BsonDocument rankedEntry(long seq, BsonValue value) {
+        return new BsonDocument(StoredFields.ENTRY_VALUE, value).append(ENTRY_SEQ, new org.bson.BsonInt64(seq));
     }
 
     static String rankedPath(String field) {

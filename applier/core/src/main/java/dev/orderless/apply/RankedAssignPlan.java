@@ -30,8 +30,10 @@ import org.bson.BsonValue;
  *       seq leave it), and the winner recomputed, in a compare-and-set on {@code _v}: the out-of-order case, so a
  *       read before the write costs little.
  * </ol>
- * A value written before orderless (no rank stored) is a candidate at seq 0 with its value's rank (below every
- * rank if it is none of the declared values), and goes with the first delete.
+ * A value written before orderless (no {@code _ranked}) is a candidate at seq 0 with its value's rank (below every
+ * rank if it is none of the declared values), and goes with the first delete. Ranks are always read from the values
+ * and the order declared now: appending a value to the order, or inserting one, re-ranks what is stored; an
+ * assignment dropped earlier as outranked under the old order stays dropped.
  */
 final class RankedAssignPlan implements WritePlan {
     private final Operation.Assign op;
@@ -67,34 +69,33 @@ final class RankedAssignPlan implements WritePlan {
                         : Outcome.SEQ_COLLISION);
             }
         }
-        if (candidates.stream().anyMatch(c -> Stored.seqOf(c) > seq && rankOf(c) >= rank)) {
+        if (candidates.stream().anyMatch(c -> Stored.seqOf(c) > seq && rankOf(field, c) >= rank)) {
             return done(Outcome.SUPERSEDED);
         }
         List<BsonDocument> kept = new ArrayList<>();
         for (BsonDocument candidate : candidates) {
-            if (!(Stored.seqOf(candidate) < seq && rankOf(candidate) <= rank)) {
+            if (!(Stored.seqOf(candidate) < seq && rankOf(field, candidate) <= rank)) {
                 kept.add(candidate);   // not outranked by this one, or newer: a delete between could bring it back
             }
         }
-        kept.add(Queries.rankedEntry(seq, rank, op.value()));
+        kept.add(Queries.rankedEntry(seq, op.value()));
         kept.sort(Comparator.comparingLong(Stored::seqOf));
-        BsonDocument winner = winner(kept).orElseThrow();
+        BsonDocument winner = winner(field, kept).orElseThrow();
         return next(new Write("ranked", Queries.versionIs(op.entity(), Stored.version(doc)), combine(
                 set(field.field(), winner.get(StoredFields.ENTRY_VALUE)),
                 set(Queries.registerSeqPath(field.field()), new BsonInt64(Stored.seqOf(winner))),
-                set(Queries.rankPath(field.field()), rankOf(winner)),
                 set(Queries.rankedPath(field.field()), new BsonArray(new ArrayList<BsonValue>(kept))),
                 inc(StoredFields.VERSION, 1L)), false));
     }
 
     private Write wins() {
-        return new Write("ranked-wins", Queries.rankedWinsFilter(op.entity(), op.seq(), field.field(), rank),
-                Queries.rankedWinsUpdate(op.seq(), field.field(), rank, op.value()), true);
+        return new Write("ranked-wins", Queries.rankedWinsFilter(op.entity(), op.seq(), field, rank),
+                Queries.rankedWinsUpdate(op.seq(), field.field(), op.value()), true);
     }
 
     /**
      * The register's candidates in seq order: its {@code _ranked} entries, or, for a value written before orderless
-     * (no rank stored), that value at its seq (0) with its value's rank.
+     * (no {@code _ranked}), that value at its seq (0).
      */
     static List<BsonDocument> candidates(BsonDocument doc, RankedField field) {
         List<BsonDocument> candidates = new ArrayList<>();
@@ -106,23 +107,26 @@ final class RankedAssignPlan implements WritePlan {
                 }
             }
         }
-        boolean ranked = doc.isDocument(StoredFields.RANKS) && doc.getDocument(StoredFields.RANKS).containsKey(field.field());
+        boolean ranked = all != null && all.isDocument() && all.asDocument().containsKey(field.field());
         if (!ranked && doc.containsKey(field.field())) {
-            BsonValue value = doc.get(field.field());
-            int rank = value.isString() ? field.rank(value.asString().getValue()).orElse(-1) : -1;
-            candidates.add(Queries.rankedEntry(Stored.registerSeq(doc, field.field()), rank, value));
+            candidates.add(Queries.rankedEntry(Stored.registerSeq(doc, field.field()), doc.get(field.field())));
         }
         candidates.sort(Comparator.comparingLong(Stored::seqOf));
         return candidates;
     }
 
     /** The highest rank, ties to the higher seq. */
-    static Optional<BsonDocument> winner(List<BsonDocument> candidates) {
-        return candidates.stream().max(Comparator.comparingInt(RankedAssignPlan::rankOf).thenComparingLong(Stored::seqOf));
+    static Optional<BsonDocument> winner(RankedField field, List<BsonDocument> candidates) {
+        return candidates.stream().max(Comparator.<BsonDocument>comparingInt(c -> rankOf(field, c))
+                .thenComparingLong(Stored::seqOf));
     }
 
-    static int rankOf(BsonDocument candidate) {
-        BsonValue r = candidate.get(StoredFields.ENTRY_RANK);
-        return r != null && r.isNumber() ? r.asNumber().intValue() : -1;
+    /**
+     * A candidate's rank in the order declared now, read from its value (never stored, so an order that gains a
+     * value re-ranks what is stored); -1, below all, for a value the order does not hold.
+     */
+    static int rankOf(RankedField field, BsonDocument candidate) {
+        BsonValue value = candidate.get(StoredFields.ENTRY_VALUE);
+        return value != null && value.isString() ? field.rank(value.asString().getValue()).orElse(-1) : -1;
     }
 }

@@ -13,11 +13,13 @@ import java.util.Set;
  *
  * <pre>
  * status: "SHIPPED",                                  // the winner, a plain value
- * _seq:   { status: 1007 },  _rank: { status: 2 },    // its seq and rank
- * _ranked: { status: [ {v: "SHIPPED", r: 2, seq: 1007}, {v: "PAID", r: 1, seq: 1009} ] }
+ * _seq:   { status: 1007 },                           // its seq
+ * _ranked: { status: [ {v: "SHIPPED", seq: 1007}, {v: "PAID", seq: 1009} ] }
  * </pre>
  * {@code _ranked} keeps the assignments a later delete could still bring back: those no assignment with a higher
- * seq outranks (or equals). An assignment of a value outside {@code order} is bad input naming the values.
+ * seq outranks (or equals); at most one per rank. Ranks are read from the values and the order declared now, never
+ * stored: a value may be added to the order, at its end or in the middle, and what is stored is ranked anew. An
+ * assignment of a value outside {@code order} is bad input naming the values.
  *
  * @param field the register
  * @param order its values, lowest rank first

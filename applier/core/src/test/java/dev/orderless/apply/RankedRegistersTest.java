@@ -109,6 +109,23 @@ class RankedRegistersTest {
     }
 
     @Test
+    void an_order_that_gains_a_value_in_the_middle_ranks_what_is_stored_anew() {
+        applier.apply(status("o1", 1, "SHIPPED"));
+        CollectionSchema withHold = CollectionSchema.builder()
+                .ranked("status", "PLACED", "PAID", "ON_HOLD", "SHIPPED", "DELIVERED", "CANCELLED").register("coupon").build();
+        GuardedApplier later = GuardedApplier.create(orders, withHold);
+
+        assertThat(later.apply(status("o1", 2, "ON_HOLD"))).isEqualTo(Outcome.APPLIED);
+
+        BsonDocument stored = orders.find(eq("_id", "o1")).first();
+        assertThat(EntityState.of(stored, withHold).registers().get("status"))
+                .as("SHIPPED outranks ON_HOLD in the order declared now").isEqualTo(new EntityState.Register(1,
+                        new BsonString("SHIPPED")));
+        assertThat(EntityState.of(stored, withHold)).isEqualTo(new ReferenceModel(withHold)
+                .replay(List.of(status("o1", 1, "SHIPPED"), status("o1", 2, "ON_HOLD"))).get("o1"));
+    }
+
+    @Test
     void the_history_refuses_a_schema_with_ranked_registers_until_it_records_them(MongoDatabase db) {
         assertThatThrownBy(() -> History.of(db.getCollection("ranked_history", BsonDocument.class), ORDERS))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("[status]");
