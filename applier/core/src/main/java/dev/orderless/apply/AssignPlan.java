@@ -36,9 +36,9 @@ final class AssignPlan implements WritePlan {
         }
         BsonDocument doc = current.get();
         long seq = op.seq();
-        long floor = Stored.floor(doc);
-        if (seq <= floor) {
-            return done(seq == floor ? Outcome.SEQ_COLLISION : Outcome.SUPERSEDED);
+        Optional<Outcome> gone = Stored.atOrBelowFloor(doc, seq);
+        if (gone.isPresent()) {
+            return done(gone.get());
         }
         long existing = Stored.registerSeq(doc, op.field());
         if (existing < seq) {

@@ -194,7 +194,7 @@ final class BatchApply {
         }
         Map<Integer, Operation> candidateOps = new LinkedHashMap<>();
         candidates.keySet().forEach(i -> candidateOps.put(i, ops.get(i)));
-        WriterChoice.Choice choice = WriterChoice.choose(candidateOps);
+        WriterChoice.Choice choice = WriterChoice.choose(candidateOps, applier.rankedNames());
         next.addAll(choice.waiting());
         choice.waiting().forEach(chosenFrom::remove);   // not written: no progress to judge
         choice.followers().values().forEach(f -> f.forEach(chosenFrom::remove));

@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.bson.BsonValue;
 
 /**
  * The fields an entity collection may hold, declared up front. Only declared fields are ever turned
@@ -24,18 +25,22 @@ import java.util.Set;
  * @param sets      set fields (live array, tombstone array, element key)
  * @param registers register fields (last-writer-wins values)
  * @param counters  counter fields (sums of increments)
+ * @param ranked    ranked registers (the highest-ranked value wins)
  */
-public record CollectionSchema(List<SetField> sets, List<String> registers, List<String> counters) {
+public record CollectionSchema(List<SetField> sets, List<String> registers, List<String> counters,
+                               List<RankedField> ranked) {
     public CollectionSchema {
-        if (sets == null || registers == null || counters == null) {
-            throw new InvalidConfigurationException("schema: sets, registers and counters must not be null (use an empty"
-                    + " list)");
+        if (sets == null || registers == null || counters == null || ranked == null) {
+            throw new InvalidConfigurationException("schema: sets, registers, counters and ranked registers must not be"
+                    + " null (use an empty list)");
         }
         sets = List.copyOf(sets);
         registers = List.copyOf(registers);
         counters = List.copyOf(counters);
-        if (sets.isEmpty() && registers.isEmpty() && counters.isEmpty()) {
-            throw new InvalidConfigurationException("schema: declare at least one set field, register or counter");
+        ranked = List.copyOf(ranked);
+        if (sets.isEmpty() && registers.isEmpty() && counters.isEmpty() && ranked.isEmpty()) {
+            throw new InvalidConfigurationException("schema: declare at least one set field, register, counter or ranked"
+                    + " register");
         }
         Set<String> seen = new HashSet<>();
         for (SetField set : sets) {
@@ -54,11 +59,19 @@ public record CollectionSchema(List<SetField> sets, List<String> registers, List
             });
             claim(seen, counter);
         }
+        for (RankedField field : ranked) {
+            claim(seen, field.field());
+        }
+    }
+
+    /** A schema of sets, registers and counters, without ranked registers. */
+    public CollectionSchema(List<SetField> sets, List<String> registers, List<String> counters) {
+        this(sets, registers, counters, List.of());
     }
 
     /** A schema of sets and registers, without counters. */
     public CollectionSchema(List<SetField> sets, List<String> registers) {
-        this(sets, registers, List.of());
+        this(sets, registers, List.of(), List.of());
     }
 
     private static void claim(Set<String> seen, String name) {
@@ -78,6 +91,11 @@ public record CollectionSchema(List<SetField> sets, List<String> registers, List
 
     public boolean hasRegister(String field) {
         return registers.contains(field);
+    }
+
+    /** The ranked register {@code field}, if it is one. */
+    public Optional<RankedField> ranked(String field) {
+        return ranked.stream().filter(r -> r.field().equals(field)).findFirst();
     }
 
     public boolean hasCounter(String field) {
@@ -116,6 +134,9 @@ public record CollectionSchema(List<SetField> sets, List<String> registers, List
         if (hasCounter(field)) {
             throw invalid(entity, seq, "field '" + field + "' is a counter, not a set: use increment");
         }
+        if (ranked(field).isPresent()) {
+            throw invalid(entity, seq, "field '" + field + "' is a ranked register, not a set: use assign");
+        }
         return set(field).orElseThrow(() -> unknown(entity, seq, "field '" + field + "' is not a declared set field"
                 + " (declared: " + setNames() + ")"));
     }
@@ -125,6 +146,15 @@ public record CollectionSchema(List<SetField> sets, List<String> registers, List
         forbidden(field).ifPresent(p -> {
             throw invalid(assign.entity(), assign.seq(), "field " + p);
         });
+        Optional<RankedField> rankedField = ranked(field);
+        if (rankedField.isPresent()) {
+            BsonValue value = assign.value();
+            if (!value.isString() || rankedField.get().rank(value.asString().getValue()).isEmpty()) {
+                throw invalid(assign.entity(), assign.seq(), "value of ranked register '" + field + "' must be one of "
+                        + rankedField.get().order() + ", was " + StorableValues.brief(value));
+            }
+            return;
+        }
         if (!hasRegister(field)) {
             if (hasCounter(field)) {
                 throw invalid(assign.entity(), assign.seq(), "field '" + field + "' is a counter, not a register: use"
@@ -135,7 +165,7 @@ public record CollectionSchema(List<SetField> sets, List<String> registers, List
                         + " or remove");
             }
             throw unknown(assign.entity(), assign.seq(), "field '" + field + "' is not a declared register (declared: "
-                    + registers + ")");
+                    + registerNames() + ")");
         }
     }
 
@@ -145,7 +175,7 @@ public record CollectionSchema(List<SetField> sets, List<String> registers, List
             throw invalid(increment.entity(), increment.seq(), "field " + p);
         });
         if (!hasCounter(field)) {
-            if (hasRegister(field)) {
+            if (hasRegister(field) || ranked(field).isPresent()) {
                 throw invalid(increment.entity(), increment.seq(), "field '" + field + "' is a register, not a counter:"
                         + " use assign");
             }
@@ -177,6 +207,12 @@ public record CollectionSchema(List<SetField> sets, List<String> registers, List
         return Names.problemWithFieldName(field);
     }
 
+    private List<String> registerNames() {
+        List<String> names = new ArrayList<>(registers);
+        ranked.forEach(r -> names.add(r.field()));
+        return names;
+    }
+
     private List<String> setNames() {
         List<String> names = new ArrayList<>();
         sets.forEach(s -> names.add(s.field()));
@@ -197,6 +233,7 @@ public record CollectionSchema(List<SetField> sets, List<String> registers, List
         private final List<SetField> sets = new ArrayList<>();
         private final List<String> registers = new ArrayList<>();
         private final List<String> counters = new ArrayList<>();
+        private final List<RankedField> ranked = new ArrayList<>();
 
         private Builder() {
         }
@@ -217,8 +254,17 @@ public record CollectionSchema(List<SetField> sets, List<String> registers, List
             return this;
         }
 
+        /**
+         * A ranked register: {@code order} its values, lowest rank first; the highest-ranked value assigned wins,
+         * ties to the higher seq (a status that only moves forward, a cancel nothing overrides).
+         */
+        public Builder ranked(String field, String... order) {
+            ranked.add(RankedField.of(field, order));
+            return this;
+        }
+
         public CollectionSchema build() {
-            return new CollectionSchema(sets, registers, counters);
+            return new CollectionSchema(sets, registers, counters, ranked);
         }
     }
 }

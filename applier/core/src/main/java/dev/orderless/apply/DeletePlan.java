@@ -9,6 +9,7 @@ import static com.mongodb.client.model.Updates.unset;
 import static dev.orderless.apply.WritePlan.Step.done;
 import static dev.orderless.apply.WritePlan.Step.next;
 
+import dev.orderless.CannotApplyException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,6 +92,9 @@ final class DeletePlan implements WritePlan {
         for (String counter : schema.counters()) {
             keepIncrementsAbove(doc, counter, updates);
         }
+        for (RankedField ranked : schema.ranked()) {
+            keepCandidatesAbove(doc, ranked, updates);
+        }
         updates.add(inc(StoredFields.VERSION, 1L));
         return next(new Write("delete", Queries.versionIs(op.entity(), Stored.version(doc)), combine(updates), false));
     }
@@ -133,7 +137,14 @@ final class DeletePlan implements WritePlan {
         for (BsonValue value : increments) {
             if (value.isDocument() && Stored.seqOf(value.asDocument()) > op.seq()) {
                 kept.add(value);
-                sum += Stored.deltaOf(value.asDocument());
+                try {
+                    sum = Math.addExact(sum, Stored.deltaOf(value.asDocument()));
+                } catch (ArithmeticException e) {
+                    // as MongoDB refuses an $inc past a long: a counter is a 64-bit sum, never a wrapped one
+                    throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: delete of '"
+                            + op.entity() + "' seq " + op.seq() + ": the increments of counter '" + counter + "' above"
+                            + " it sum past a 64-bit whole number");
+                }
             }
         }
         if (kept.size() == increments.size() && !kept.isEmpty() && Stored.counter(doc, counter) == sum) {
@@ -150,6 +161,28 @@ final class DeletePlan implements WritePlan {
         updates.add(set(Queries.incrementsPath(counter), kept));
     }
 
+    /**
+     * The ranked register's candidates above this seq, and the winner among them; cleared if none is left.
+     */
+    private void keepCandidatesAbove(BsonDocument doc, RankedField ranked, List<Bson> updates) {
+        List<BsonDocument> candidates = RankedAssignPlan.candidates(doc, ranked);
+        List<BsonDocument> kept = candidates.stream().filter(c -> Stored.seqOf(c) > op.seq()).toList();
+        if (kept.size() == candidates.size()) {
+            return;   // every candidate is above the delete: the winner stays
+        }
+        String field = ranked.field();
+        if (kept.isEmpty()) {
+            updates.add(unset(field));
+            updates.add(unset(Queries.registerSeqPath(field)));
+            updates.add(unset(Queries.rankedPath(field)));
+            return;
+        }
+        BsonDocument winner = RankedAssignPlan.winner(ranked, kept).orElseThrow();
+        updates.add(set(field, winner.get(StoredFields.ENTRY_VALUE)));
+        updates.add(set(Queries.registerSeqPath(field), new BsonInt64(Stored.seqOf(winner))));
+        updates.add(set(Queries.rankedPath(field), new BsonArray(new ArrayList<BsonValue>(kept))));
+    }
+
     private boolean claimsSeq(BsonDocument doc) {
         for (SetField set : schema.sets()) {
             for (String array : List.of(set.field(), set.tombstones())) {
@@ -161,6 +194,8 @@ final class DeletePlan implements WritePlan {
             }
         }
         return schema.registers().stream().anyMatch(r -> Stored.registerSeq(doc, r) == op.seq())
-                || schema.counters().stream().anyMatch(c -> Stored.increment(doc, c, op.seq()).isPresent());
+                || schema.counters().stream().anyMatch(c -> Stored.increment(doc, c, op.seq()).isPresent())
+                || schema.ranked().stream().anyMatch(r -> RankedAssignPlan.candidates(doc, r).stream()
+                        .anyMatch(c -> Stored.seqOf(c) == op.seq()));
     }
 }

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * @param floor      seq of the latest delete, 0 if none
  * @param live       set field to element key to element
  * @param tombstones set field to element key to the seq of its removal (above the floor only)
- * @param registers  register field to its value and seq
+ * @param registers  register field to its value and seq (a ranked register's: its winner's)
  * @param counters   counter field to its value (the sum of its increments above the floor), for each counter
  *                   that has one
  */
@@ -103,7 +103,7 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
         }
         for (String counter : schema.counters()) {
             BsonValue value = doc.get(counter);
-            if (value != null && !value.isNull() && !value.isInt32() && !value.isInt64()) {
+            if (value != null && !value.isInt32() && !value.isInt64()) {
                 return Optional.of("counter '" + counter + "' is a " + type(value) + ", not a whole number");
             }
         }
@@ -156,7 +156,9 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
             tombstones.put(set.field(), removed);
         }
         Map<String, Register> registers = new TreeMap<>();
-        for (String register : schema.registers()) {
+        List<String> allRegisters = new java.util.ArrayList<>(schema.registers());
+        schema.ranked().forEach(ranked -> allRegisters.add(ranked.field()));
+        for (String register : allRegisters) {
             long seq = Stored.registerSeq(doc, register);
             if (seq > 0 || doc.containsKey(register)) {   // seq 0: a value there before orderless wrote
                 registers.put(register, new Register(seq, doc.get(register)));

@@ -68,6 +68,7 @@ public final class GuardedApplier {
     private final Map<Outcome, Counter> outcomes = new EnumMap<>(Outcome.class);
     private final Map<CannotApplyException.Kind, Counter> refused = new EnumMap<>(CannotApplyException.Kind.class);
     private final WriteLoop loop;
+    private final java.util.Set<String> rankedNames;
     private volatile boolean collectionChecked;
 
     private GuardedApplier(MongoCollection<BsonDocument> collection, CollectionSchema schema, ApplierOptions options) {
@@ -95,6 +96,7 @@ public final class GuardedApplier {
                     .description("operations that can never be applied, by kind")
                     .tag("collection", name).tag("kind", kind.tag()).register(options.meters()));
         }
+        this.rankedNames = java.util.Set.copyOf(schema.ranked().stream().map(RankedField::field).toList());
         this.loop = new WriteLoop(collection, reads, name, options.maxAttempts(), Counter.builder("orderless.apply.retries")
                 .description("guarded writes that matched nothing and were followed by a read")
                 .tag("collection", name).register(options.meters()), schema,
@@ -217,6 +219,11 @@ public final class GuardedApplier {
     }
 
     /** Validates {@code op} and chooses how to write it. */
+    /** The schema's ranked registers, by name: {@link WriterChoice} gives each of their assignments a slot. */
+    java.util.Set<String> rankedNames() {
+        return rankedNames;
+    }
+
     WritePlan plan(Operation op) {
         schema.validate(op);
         return planFor(op);
@@ -252,7 +259,8 @@ public final class GuardedApplier {
             return SetPlan.remove(remove, schema.set(remove.field()).orElseThrow(), options.clock().instant());
         }
         if (op instanceof Operation.Assign assign) {
-            return new AssignPlan(assign);
+            Optional<RankedField> ranked = schema.ranked(assign.field());
+            return ranked.isPresent() ? new RankedAssignPlan(assign, ranked.get()) : new AssignPlan(assign);
         }
         if (op instanceof Operation.Increment increment) {
             return new IncrementPlan(increment, options.clock().instant());

@@ -42,9 +42,9 @@ final class IncrementPlan implements WritePlan {
         }
         BsonDocument doc = current.get();
         long seq = op.seq();
-        long floor = Stored.floor(doc);
-        if (seq <= floor) {
-            return done(seq == floor ? Outcome.SEQ_COLLISION : Outcome.SUPERSEDED);
+        Optional<Outcome> gone = Stored.atOrBelowFloor(doc, seq);
+        if (gone.isPresent()) {
+            return done(gone.get());
         }
         Optional<BsonDocument> recorded = Stored.increment(doc, op.field(), seq);
         if (recorded.isPresent()) {

@@ -22,6 +22,7 @@ import static dev.orderless.apply.StoredFields.ID;
 import static dev.orderless.apply.StoredFields.REGISTER_SEQS;
 import static dev.orderless.apply.StoredFields.VERSION;
 
+import com.mongodb.client.model.Filters;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
@@ -113,7 +114,7 @@ final class Queries {
      * a double.
      */
     private static final org.bson.BsonArray NOT_WHOLE_NUMBERS = new org.bson.BsonArray(java.util.stream.Stream.of(
-            "string", "double", "decimal", "bool", "date", "objectId", "object", "array", "timestamp", "binData")
+            "string", "double", "decimal", "bool", "date", "objectId", "object", "array", "timestamp", "binData", "null")
             .map(type -> (BsonValue) new BsonString(type)).toList());
 
     private static final org.bson.BsonArray PLAIN_VALUES = new org.bson.BsonArray(java.util.stream.Stream.of(
@@ -194,6 +195,43 @@ final class Queries {
                 inc(VERSION, 1L),
                 setOnInsert(FLOOR, 0L),
                 setOnInsert(GC_FLOOR, 0L));
+    }
+
+    /**
+     * A ranked assignment that is the newest of its register and outranks or equals the winner: no assignment at or
+     * above its seq, and a winner (if any) whose value ranks at most this one's in the order declared now (ranks
+     * are read from the values, never stored, so an order that gains a value in the middle re-ranks what is
+     * stored). Upserts.
+     */
+    static Bson rankedWinsFilter(String entity, long seq, RankedField field, int rank) {
+        return and(byId(entity),
+                floorBelow(seq),
+                // $elemMatch, not a dotted $not $gte: the embedded server reads the latter wrongly over an array
+                not(elemMatch(rankedPath(field.field()), gte(ENTRY_SEQ, seq))),
+                not(gte(registerSeqPath(field.field()), seq)),
+                or(exists(field.field(), false), Filters.in(field.field(), field.order().subList(0, rank + 1))));
+    }
+
+    /**
+     * The newest assignment wins and outranks every other: it is the register's only candidate left (each of the
+     * others has a lower seq and a rank at most its own, so no delete could bring one back over it).
+     */
+    static Bson rankedWinsUpdate(long seq, String field, BsonValue value) {
+        return combine(
+                set(field, value),
+                set(registerSeqPath(field), seq),
+                set(rankedPath(field), new org.bson.BsonArray(java.util.List.of(rankedEntry(seq, value)))),
+                inc(VERSION, 1L),
+                setOnInsert(FLOOR, 0L),
+                setOnInsert(GC_FLOOR, 0L));
+    }
+
+    static BsonDocument rankedEntry(long seq, BsonValue value) {
+        return new BsonDocument(StoredFields.ENTRY_VALUE, value).append(ENTRY_SEQ, new org.bson.BsonInt64(seq));
+    }
+
+    static String rankedPath(String field) {
+        return StoredFields.RANKED + "." + field;
     }
 
     static String incrementsPath(String field) {

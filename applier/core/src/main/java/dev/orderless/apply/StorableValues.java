@@ -23,6 +23,13 @@ final class StorableValues {
     }
 
     /** Why {@code text} (an entity id, element key or field name) cannot round-trip, or empty. */
+    /** {@code value} as JSON, at most 60 characters: for a reason that quotes it. */
+    static String brief(BsonValue value) {
+        String json = new org.bson.BsonDocument("v", value).toJson();
+        json = json.substring(6, json.length() - 1).strip();   // {"v": ...}
+        return json.length() <= 60 ? json : json.substring(0, 57) + "...";
+    }
+
     static Optional<String> problemWithText(String text) {
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);

@@ -69,6 +69,15 @@ final class Stored {
         return seqs != null && seqs.isDocument() ? number(seqs.asDocument(), field) : 0L;
     }
 
+    /**
+     * The outcome of an operation at or below the document's floor, if it is: a delete already took it away
+     * (superseded), or, at the floor itself, the delete holds its seq (a seq collision). Empty above the floor.
+     */
+    static Optional<Outcome> atOrBelowFloor(BsonDocument doc, long seq) {
+        long floor = floor(doc);
+        return seq > floor ? Optional.empty() : Optional.of(seq == floor ? Outcome.SEQ_COLLISION : Outcome.SUPERSEDED);
+    }
+
     /** The highest seq compaction folded into counter {@code field}'s value, or 0. */
     static long incrementFloor(BsonDocument doc, String field) {
         BsonValue floors = doc.get(StoredFields.INCREMENT_FLOOR);

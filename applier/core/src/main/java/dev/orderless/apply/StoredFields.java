@@ -34,6 +34,13 @@ public final class StoredFields {
     public static final String INCREMENT_FLOOR = "_incFloor";
     /** Inside an increment entry: its delta. */
     public static final String ENTRY_DELTA = "d";
+    /**
+     * Sub-document: ranked register name to the assignments a later delete could still bring back
+     * ({@code {v, seq}}), the winner among them.
+     */
+    public static final String RANKED = "_ranked";
+    /** Inside a ranked assignment: its value (its rank is read from the value and the declared order). */
+    public static final String ENTRY_VALUE = "v";
     /** Seq of the latest applied delete(); 0 if none. */
     public static final String FLOOR = "_floor";
     /** Highest seq of a tombstone dropped by compaction; 0 if none. */
@@ -46,8 +53,8 @@ public final class StoredFields {
     public static final String ENTRY_AT = "at";
 
     /** Top-level names no schema may declare and no operation may touch. */
-    public static final Set<String> RESERVED = Set.of(ID, REGISTER_SEQS, INCREMENTS, INCREMENT_FLOOR, FLOOR, GC_FLOOR,
-            VERSION);
+    public static final Set<String> RESERVED = Set.of(ID, REGISTER_SEQS, INCREMENTS, INCREMENT_FLOOR, RANKED,
+            FLOOR, GC_FLOOR, VERSION);
     /** Names inside an array entry that neither an element key nor an attribute may use. */
     public static final Set<String> RESERVED_IN_ENTRY = Set.of(ENTRY_SEQ, ENTRY_AT);
 

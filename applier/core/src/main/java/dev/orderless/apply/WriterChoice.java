@@ -41,8 +41,13 @@ final class WriterChoice {
         }
     }
 
-    /** Chooses among {@code candidates} (index to its op), iterated in batch order. */
+    /** Chooses among {@code candidates} (index to its op), iterated in batch order, for a schema without ranked registers. */
     static Choice choose(Map<Integer, Operation> candidates) {
+        return choose(candidates, java.util.Set.of());
+    }
+
+    /** Chooses among {@code candidates}, where {@code ranked} names the schema's ranked registers. */
+    static Choice choose(Map<Integer, Operation> candidates, java.util.Set<String> ranked) {
         Map<String, List<Integer>> byEntity = new LinkedHashMap<>();
         candidates.forEach((i, op) -> byEntity.computeIfAbsent(op.entity(), e -> new ArrayList<>()).add(i));
         List<Integer> writers = new ArrayList<>();
@@ -58,7 +63,7 @@ final class WriterChoice {
                 continue;
             }
             Map<String, List<Integer>> bySlot = new LinkedHashMap<>();
-            ofEntity.forEach(i -> bySlot.computeIfAbsent(slot(candidates.get(i)), s -> new ArrayList<>()).add(i));
+            ofEntity.forEach(i -> bySlot.computeIfAbsent(slot(candidates.get(i), ranked), s -> new ArrayList<>()).add(i));
             for (List<Integer> ofSlot : bySlot.values()) {
                 List<Integer> sorted = ofSlot.stream().sorted(first).toList();
                 int writer = sorted.get(0);
@@ -79,6 +84,10 @@ final class WriterChoice {
 
     /** The part of its entity an op's guard and write touch; a delete touches all of it and is never asked. */
     static String slot(Operation op) {
+        return slot(op, java.util.Set.of());
+    }
+
+    static String slot(Operation op, java.util.Set<String> ranked) {
         if (op instanceof Operation.Add add) {
             return "set\u0000" + add.field() + "\u0000" + add.element();
         }
@@ -86,7 +95,9 @@ final class WriterChoice {
             return "set\u0000" + remove.field() + "\u0000" + remove.element();
         }
         if (op instanceof Operation.Assign assign) {
-            return "register\u0000" + assign.field();
+            // a plain register's lower seq is superseded by a higher one; a ranked register's is not (it may
+            // outrank it), so each ranked assignment is a slot of its own, like an increment
+            return "register\u0000" + assign.field() + (ranked.contains(assign.field()) ? "\u0000" + assign.seq() : "");
         }
         if (op instanceof Operation.Increment increment) {
             // each increment is guarded on its own seq, so increments of one counter write together; the same

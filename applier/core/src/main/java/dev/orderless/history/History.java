@@ -97,6 +97,12 @@ public final class History {
         if (records == null || schema == null || options == null) {
             throw new InvalidConfigurationException("history: collection, schema and options are all required");
         }
+        if (!schema.ranked().isEmpty()) {
+            // a folded state keeps a ranked register's winner only, not the candidates a later delete brings back
+            throw new InvalidConfigurationException("history: the schema declares ranked registers "
+                    + schema.ranked().stream().map(dev.orderless.apply.RankedField::field).toList() + ", which the"
+                    + " version history does not record yet: keep the history on a collection without them");
+        }
         if (!schema.counters().isEmpty()) {
             // a counter's value is a sum: merging a record the live document already holds would count it twice,
             // and a folded state would need the seq of every increment in it. Refused until the history keeps them.

@@ -105,6 +105,10 @@ public final class ReferenceModel {
         return new EntityState(entity, state.floor, state.live, state.tombstones, state.registers, state.counters);
     }
 
+    private static int rank(dev.orderless.apply.RankedField ranked, org.bson.BsonValue value) {
+        return value.isString() ? ranked.rank(value.asString().getValue()).orElse(-1) : -1;
+    }
+
     /** Mutable state of one entity during a replay. */
     private final class Entity {
         long floor;
@@ -132,7 +136,12 @@ public final class ReferenceModel {
                 live(remove.field()).remove(remove.element());
                 tombstones(remove.field()).put(remove.element(), remove.seq());
             } else if (op instanceof Operation.Assign assign) {
-                registers.put(assign.field(), new EntityState.Register(assign.seq(), assign.value()));
+                EntityState.Register current = registers.get(assign.field());
+                // a ranked register keeps the highest-ranked value, ties to the later (this one, in seq order)
+                if (current == null || schema.ranked(assign.field()).map(ranked -> rank(ranked, assign.value())
+                        >= rank(ranked, current.value())).orElse(true)) {
+                    registers.put(assign.field(), new EntityState.Register(assign.seq(), assign.value()));
+                }
             } else if (op instanceof Operation.Increment increment) {
                 counters.merge(increment.field(), increment.delta(), Long::sum);
             } else {

@@ -262,6 +262,48 @@ class ApplyInterleavingsTest {
         assertConverged(List.of(), increment);
     }
 
+    // a ranked register's: its compare-and-set after a read (an assignment that does not outrank the winner)
+
+    @Test
+    void a_ranked_assignment_whose_compare_and_set_is_held_while_a_delete_below_it_lands_reads_again_and_wins()
+            throws Exception {
+        List<Operation> before = List.of(Students.stage(student, 100, "withdrawn"));
+        before.forEach(held::apply);
+        Operation enrolled = Students.stage(student, 300, "enrolled");   // outranked by withdrawn: kept as a candidate
+        Operation delete = Students.leave(student, 200);
+
+        Future<Outcome> assigned;
+        try (Pause cas = mongo.pause(PausePoint.before("update", "students").where(names(student)).where(filterHas("_v"))
+                .where(updateHas("_ranked.stage")))) {
+            assigned = threads.submit(() -> held.apply(enrolled));
+            cas.awaitHeld(WAIT);                                         // decided from _v 1: withdrawn wins
+            assertThat(other.apply(delete)).isEqualTo(Outcome.APPLIED);  // withdrawn gone, _v 2
+        }
+        assertThat(assigned.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Outcome.APPLIED);
+        assertThat(missed()).as("writes of the held consumer that missed").isEqualTo(2);   // the blind one, the CAS
+        assertConverged(before, delete, enrolled);                                         // enrolled, at 300
+    }
+
+    @Test
+    void a_delete_whose_compare_and_set_is_held_while_a_ranked_assignment_above_it_lands_keeps_it_as_the_winner()
+            throws Exception {
+        List<Operation> before = List.of(Students.stage(student, 100, "withdrawn"));
+        before.forEach(held::apply);
+        Operation delete = Students.leave(student, 200);
+        Operation applied = Students.stage(student, 300, "applied");   // loses to withdrawn, until the delete
+
+        Future<Outcome> deleted;
+        try (Pause cas = mongo.pause(PausePoint.before("update", "students").where(names(student)).where(filterHas("_v"))
+                .where(updateHas("_floor")))) {
+            deleted = threads.submit(() -> held.apply(delete));
+            cas.awaitHeld(WAIT);
+            assertThat(other.apply(applied)).isEqualTo(Outcome.APPLIED);   // a candidate beside withdrawn, _v 2
+        }
+        assertThat(deleted.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Outcome.APPLIED);
+        assertThat(missed()).as("writes of the held consumer that missed").isEqualTo(1);
+        assertConverged(before, delete, applied);                          // applied, at 300
+    }
+
     private long missed() {
         return (long) meters.counter("orderless.apply.retries", "collection", "students").count();
     }

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(MongoExtension.class)
 class BatchApplyTest {
     private static final CollectionSchema SCHEMA = CollectionSchema.builder()
-            .set(SetField.of("classes", "name")).register("name").build();
+            .set(SetField.of("classes", "name")).register("name").counter("credits").build();
 
     private MongoCollection<BsonDocument> students;
     private GuardedApplier applier;
@@ -82,6 +82,33 @@ class BatchApplyTest {
         assertThat(roundTrips).as("one bulk write, no read").isEqualTo(1);
         assertThat(Stored.entry(students.find(Filters.eq("_id", "s1")).first(), "classes", "name", "CS 102"))
                 .hasValueSatisfying(entry -> assertThat(Stored.seqOf(entry)).isEqualTo(5));
+    }
+
+    @Test
+    void a_batch_of_increments_costs_no_more_round_trips_than_a_batch_of_adds() {
+        List<Operation> adds = new ArrayList<>();
+        List<Operation> increments = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            adds.add(Operation.add("a" + i % 10, 1000 + i, "classes", "CS " + i));
+            increments.add(Operation.increment("i" + i % 10, 1000 + i, "credits", i % 7 - 3));
+        }
+        for (int s = 0; s < 10; s++) {   // the documents exist: the steady state
+            applier.apply(Operation.assign("a" + s, 2, "name", new org.bson.BsonString("x")));
+            applier.apply(Operation.increment("i" + s, 2, "credits", 0));
+        }
+
+        commands.reset();
+        countedApplier.applyAll(adds);
+        long forAdds = commands.sum();
+        commands.reset();
+        countedApplier.applyAll(increments);
+        long forIncrements = commands.sum();
+
+        System.out.printf("[batch] 200 ops over 10 entities in one batch: adds %d round trips (%.3f per op),"
+                + " increments %d (%.3f per op)%n", forAdds, forAdds / 200.0, forIncrements, forIncrements / 200.0);
+        assertThat(forIncrements).isLessThanOrEqualTo(forAdds);
+        assertThat(EntityState.readAll(students.find(Filters.regex("_id", "^i")), SCHEMA).values())
+                .allSatisfy(state -> assertThat(state.counters()).containsKey("credits"));
     }
 
     @Test

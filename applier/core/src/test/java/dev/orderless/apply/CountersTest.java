@@ -186,6 +186,25 @@ class CountersTest {
     }
 
     @Test
+    void a_delete_whose_kept_increments_sum_past_a_long_is_refused_not_wrapped() {
+        applier.apply(credits(1, -5));
+        applier.apply(credits(10, Long.MAX_VALUE));
+        applier.apply(credits(11, 3));   // MAX - 2 so far: no $inc passed a long
+
+        assertThatThrownBy(() -> applier.apply(Operation.delete("s1", 5))).isInstanceOf(CannotApplyException.class)
+                .hasMessageContaining("sum past a 64-bit whole number");
+        assertThat(state().counters()).isEqualTo(Map.of("credits", Long.MAX_VALUE - 2));
+    }
+
+    @Test
+    void a_counter_another_program_left_null_is_refused_by_name() {
+        students.insertOne(new BsonDocument("_id", new BsonString("s1")).append("credits", org.bson.BsonNull.VALUE));
+
+        assertThatThrownBy(() -> applier.apply(credits(1, 1))).isInstanceOf(CannotApplyException.class)
+                .hasMessageContaining("counter 'credits' is a null, not a whole number");
+    }
+
+    @Test
     void the_history_refuses_a_schema_with_counters_until_it_records_them(MongoDatabase db) {
         assertThatThrownBy(() -> History.of(db.getCollection("counting_history", BsonDocument.class), SCHEMA))
                 .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("[credits]");

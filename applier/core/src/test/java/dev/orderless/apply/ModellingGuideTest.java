@@ -25,7 +25,7 @@ class ModellingGuideTest {
     static final CollectionSchema ORDERS = CollectionSchema.builder()
             .set(SetField.of("lines", "sku"))   // a set with attributes: each line's quantity and price
             .register("coupon")                 // last writer (by seq) wins
-            .register("status")                 // last writer wins (see "A status that only moves forward")
+            .ranked("status", "PLACED", "PAID", "SHIPPED", "DELIVERED", "CANCELLED")   // only moves forward
             .counter("items")                   // a sum of increments: +quantity on a line added, - on removed
             .build();
     // end::orders-schema[]
@@ -41,7 +41,8 @@ class ModellingGuideTest {
                 Operation.assign(order, 5, "coupon", new BsonString("WELCOME10")),
                 Operation.remove(order, 6, "lines", "sku-1"),          // the customer drops the first line
                 Operation.increment(order, 7, "items", -2),
-                Operation.assign(order, 8, "status", new BsonString("PAID")));
+                Operation.assign(order, 8, "status", new BsonString("CANCELLED")),  // the customer cancels...
+                Operation.assign(order, 9, "status", new BsonString("PAID")));      // ...as the payment lands
     }
 
     static BsonDocument line(long quantity, long priceCents) {
@@ -67,6 +68,7 @@ class ModellingGuideTest {
                     .get(order));
             assertThat(stored.getInt64("items").getValue()).as("a plain read").isEqualTo(1);
             assertThat(stored.getString("coupon").getValue()).isEqualTo("WELCOME10");
+            assertThat(stored.getString("status").getValue()).as("nothing overrides a cancel").isEqualTo("CANCELLED");
         }
     }
 }

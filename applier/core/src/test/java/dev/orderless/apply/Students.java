@@ -11,6 +11,7 @@ final class Students {
             .set(SetField.of("classes", "name"))
             .register("name")
             .counter("credits")
+            .ranked("stage", "applied", "enrolled", "graduated", "withdrawn")
             .build();
 
     private Students() {
@@ -38,6 +39,10 @@ final class Students {
 
     static Operation.Increment credit(String student, long seq, long credits) {
         return Operation.increment(student, seq, "credits", credits);
+    }
+
+    static Operation.Assign stage(String student, long seq, String stage) {
+        return Operation.assign(student, seq, "stage", new BsonString(stage));
     }
 
     static Operation.Delete leave(String student, long seq) {

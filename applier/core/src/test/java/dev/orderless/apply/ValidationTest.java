@@ -50,7 +50,7 @@ class ValidationTest {
     @Test
     void an_undeclared_field_is_rejected_naming_the_declared_ones() {
         assertRejected(Operation.add("s1", 1, "clubs", "chess"), "'clubs' is not a declared set field (declared: [classes])");
-        assertRejected(Operation.assign("s1", 1, "age", new BsonInt32(9)), "'age' is not a declared register (declared: [name])");
+        assertRejected(Operation.assign("s1", 1, "age", new BsonInt32(9)), "'age' is not a declared register (declared: [name, stage])");
     }
 
     @Test

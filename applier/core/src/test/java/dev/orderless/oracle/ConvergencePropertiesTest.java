@@ -39,7 +39,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(MongoExtension.class)
 class ConvergencePropertiesTest {
-    private static final ReferenceModel ORACLE = new ReferenceModel(Histories.WITH_COUNTERS);
+    private static final ReferenceModel ORACLE = new ReferenceModel(Histories.ALL_TYPES);
     private static final AtomicLong HISTORIES = new AtomicLong();
     private static final LongAdder TRANSIENT_RETRIES = new LongAdder();
     private static final Map<String, Integer> TRIES = new ConcurrentHashMap<>();
@@ -59,7 +59,7 @@ class ConvergencePropertiesTest {
     void every_delivery_order_of_a_short_history_converges(MongoDatabase db) {
         String property = "every order of 1..5 ops (1 thread)";
         Store store = Store.in(db);
-        run(property, 150, random -> Histories.stepsWithCounters(random, 1, 5, 2), (steps, trySeed) -> {
+        run(property, 150, random -> Histories.stepsOfAllTypes(random, 1, 5, 2), (steps, trySeed) -> {
             List<Integer> positions = IntStream.range(0, steps.size()).boxed().toList();
             for (List<Integer> order : Histories.permutations(positions)) {
                 String prefix = nextPrefix();
@@ -84,7 +84,7 @@ class ConvergencePropertiesTest {
     void a_shuffled_long_history_cut_into_random_batches_converges_from_eight_threads(MongoDatabase db) {
         String property = "shuffled 10..60 ops + 20% duplicates, random batches of 1..20, half hinted as present (8 threads)";
         Store store = Store.in(db);
-        run(property, 120, random -> Histories.stepsWithCounters(random, 10, 60, 3), (steps, trySeed) -> {
+        run(property, 120, random -> Histories.stepsOfAllTypes(random, 10, 60, 3), (steps, trySeed) -> {
             String prefix = nextPrefix();
             List<Operation> history = Histories.operations(steps, prefix);
             Random random = new Random(trySeed);
@@ -123,7 +123,7 @@ class ConvergencePropertiesTest {
     private static void shuffledWithDuplicates(MongoDatabase db, int tries, int threads) {
         String property = "shuffled 10..60 ops + 20% duplicates (" + threads + (threads == 1 ? " thread)" : " threads)");
         Store store = Store.in(db);
-        run(property, tries, random -> Histories.stepsWithCounters(random, 10, 60, 3), (steps, trySeed) -> {
+        run(property, tries, random -> Histories.stepsOfAllTypes(random, 10, 60, 3), (steps, trySeed) -> {
             String prefix = nextPrefix();
             List<Operation> history = Histories.operations(steps, prefix);
             List<Operation> delivered = Histories.delivery(history, 0.2, new Random(trySeed));
@@ -143,7 +143,7 @@ class ConvergencePropertiesTest {
         Map<String, EntityState> expected = ORACLE.replay(history);
         // every entity an operation names is in the oracle's map, and no other history names them
         Map<String, EntityState> stored = EntityState.readAll(store.collection().find(in("_id", expected.keySet())),
-                Histories.WITH_COUNTERS);
+                Histories.ALL_TYPES);
         assertThat(stored).as("history %s", history).isEqualTo(expected);
     }
 
@@ -151,7 +151,7 @@ class ConvergencePropertiesTest {
     private record Store(MongoCollection<BsonDocument> collection, GuardedApplier applier) {
         static Store in(MongoDatabase db) {
             MongoCollection<BsonDocument> collection = db.getCollection("histories", BsonDocument.class);
-            return new Store(collection, GuardedApplier.create(collection, Histories.WITH_COUNTERS));
+            return new Store(collection, GuardedApplier.create(collection, Histories.ALL_TYPES));
         }
     }
 

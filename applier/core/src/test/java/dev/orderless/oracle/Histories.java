@@ -15,6 +15,9 @@ import org.bson.BsonString;
  * with or without duplicates.
  */
 public final class Histories {
+    /** The ranked register's values, lowest first. */
+    private static final String[] STAGES = {"applied", "enrolled", "graduated", "withdrawn"};
+
     public static final CollectionSchema SCHEMA = CollectionSchema.builder()
             .set(SetField.of("classes", "name"))
             .set(SetField.of("clubs", "name"))
@@ -22,14 +25,15 @@ public final class Histories {
             .register("city")
             .build();
 
-    /** {@link #SCHEMA} with two counters, for {@link #stepsWithCounters}. */
-    public static final CollectionSchema WITH_COUNTERS = CollectionSchema.builder()
+    /** {@link #SCHEMA} with two counters and a ranked register, for {@link #stepsOfAllTypes}. */
+    public static final CollectionSchema ALL_TYPES = CollectionSchema.builder()
             .set(SetField.of("classes", "name"))
             .set(SetField.of("clubs", "name"))
             .register("name")
             .register("city")
             .counter("credits")
             .counter("points")
+            .ranked("stage", STAGES)
             .build();
 
     private static final String[] SETS = {"classes", "clubs"};
@@ -44,7 +48,10 @@ public final class Histories {
     public record Step(int kind, int entity, int field, int element, int variant) {
         public Operation toOperation(String prefix, long seq) {
             String id = prefix + "e" + entity;
-            if (kind >= 10) {   // only from stepsWithCounters
+            if (kind >= 12) {   // only from stepsOfAllTypes
+                return Operation.assign(id, seq, "stage", new BsonString(STAGES[variant % STAGES.length]));
+            }
+            if (kind >= 10) {   // only from stepsOfAllTypes
                 return Operation.increment(id, seq, COUNTERS[field % COUNTERS.length], variant - 2L);   // -2..3
             }
             String set = SETS[field % SETS.length];
@@ -66,24 +73,23 @@ public final class Histories {
 
     /** A history of {@code min..max} steps over {@code entities} entities. */
     public static List<Step> steps(Random random, int min, int max, int entities) {
-        int size = min + random.nextInt(max - min + 1);
-        List<Step> steps = new ArrayList<>(size);
-        for (int i = 0; i < size; i++) {
-            steps.add(new Step(random.nextInt(10), random.nextInt(entities), random.nextInt(2),
-                    random.nextInt(ELEMENTS.length), random.nextInt(6)));
-        }
-        return steps;
+        return steps(random, min, max, entities, 10);
     }
 
     /**
-     * A history of {@code min..max} steps over {@code entities} entities, a sixth of them increments of the counters
-     * of {@link #WITH_COUNTERS} (deltas -2..3): the same mix otherwise.
+     * A history of {@code min..max} steps over {@code entities} entities, a seventh of them increments of the
+     * counters of {@link #ALL_TYPES} (deltas -2..3) and a seventh assignments of its ranked register: the same mix
+     * otherwise.
      */
-    public static List<Step> stepsWithCounters(Random random, int min, int max, int entities) {
+    public static List<Step> stepsOfAllTypes(Random random, int min, int max, int entities) {
+        return steps(random, min, max, entities, 14);
+    }
+
+    private static List<Step> steps(Random random, int min, int max, int entities, int kinds) {
         int size = min + random.nextInt(max - min + 1);
         List<Step> steps = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
-            steps.add(new Step(random.nextInt(12), random.nextInt(entities), random.nextInt(2),
+            steps.add(new Step(random.nextInt(kinds), random.nextInt(entities), random.nextInt(2),
                     random.nextInt(ELEMENTS.length), random.nextInt(6)));
         }
         return steps;
@@ -111,7 +117,7 @@ public final class Histories {
     }
 
     /** Every order of {@code items}. */
-    static <T> List<List<T>> permutations(List<T> items) {
+    public static <T> List<List<T>> permutations(List<T> items) {
         List<List<T>> result = new ArrayList<>();
         permute(new ArrayList<>(items), 0, result);
         return result;

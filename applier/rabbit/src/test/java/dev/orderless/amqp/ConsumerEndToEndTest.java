@@ -35,10 +35,10 @@ class ConsumerEndToEndTest {
         long seed = Long.getLong("orderless.seed", System.nanoTime());
         Random random = new Random(seed);
         // every kind of operation, counters' increments among them (envelope version 2)
-        List<Operation> history = Histories.operations(Histories.stepsWithCounters(random, 3000, 3000, 200), "s");
+        List<Operation> history = Histories.operations(Histories.stepsOfAllTypes(random, 3000, 3000, 200), "s");
         List<Operation> delivered = Histories.delivery(history, 0.2, random);
 
-        try (ConsumerFixture fixture = new ConsumerFixture(cf, db, "e2e", Histories.WITH_COUNTERS)) {
+        try (ConsumerFixture fixture = new ConsumerFixture(cf, db, "e2e", Histories.ALL_TYPES)) {
             fixture.start(batch > 1 ? fixture.options(4).withBatch(batch, Duration.ofMillis(20)) : fixture.options(4).perMessage());
             fixture.publish(delivered);
             fixture.awaitHandled(delivered.size(), Duration.ofMinutes(3));

@@ -53,7 +53,7 @@ final class ConsumerFixture implements AutoCloseable {
         this(connectionFactory, collection, name, Histories.SCHEMA);
     }
 
-    /** A fixture whose entities have {@code schema} (e.g. {@link Histories#WITH_COUNTERS}). */
+    /** A fixture whose entities have {@code schema} (e.g. {@link Histories#ALL_TYPES}). */
     ConsumerFixture(ConnectionFactory connectionFactory, MongoDatabase db, String name, CollectionSchema schema) {
         this(connectionFactory, db.getCollection("entities", BsonDocument.class), name, schema);
     }

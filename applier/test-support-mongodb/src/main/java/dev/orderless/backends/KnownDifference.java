@@ -32,5 +32,11 @@ public enum KnownDifference {
      * still refuses to send a command past the limit.) The too-large path of the applier can therefore only
      * be driven by an oversized command on this backend.
      */
-    NO_DOCUMENT_SIZE_LIMIT
+    NO_DOCUMENT_SIZE_LIMIT,
+    /**
+     * {@code {"a.seq": {$not: {$gte: 3}}}} over an array of documents matches a document one of whose entries is
+     * below 3 even when another is at or above it (MongoDB: only when none is). The guards use
+     * {@code {a: {$not: {$elemMatch: {seq: {$gte: 3}}}}}}, which both read the same.
+     */
+    NOT_ON_ARRAY_PATH_READS_ONE_ENTRY
 }

@@ -239,6 +239,23 @@ public abstract class MongoConformanceContract {
     }
 
     @Test
+    void not_gte_on_a_dotted_path_into_an_array_matches_only_when_no_entry_is_at_or_above() {
+        docs.insertOne(doc("below").append("classes", entries(entry("MA 201", 1), entry("CS 101", 2))));
+        docs.insertOne(doc("one-above").append("classes", entries(entry("MA 201", 1), entry("CS 101", 5))));
+
+        List<String> matched = docs.find(not(gte("classes.seq", 3L))).map(d -> d.getString("_id").getValue())
+                .into(new ArrayList<>());
+
+        if (differs(KnownDifference.NOT_ON_ARRAY_PATH_READS_ONE_ENTRY)) {
+            assertThat(matched).contains("one-above");   // why guards use not($elemMatch) over arrays instead
+        } else {
+            assertThat(matched).containsExactly("below");
+        }
+        assertThat(docs.find(not(elemMatch("classes", gte("seq", 3L)))).map(d -> d.getString("_id").getValue())
+                .into(new ArrayList<>())).as("the form the guards use").containsExactly("below");
+    }
+
+    @Test
     void setOnInsert_applies_only_when_the_upsert_inserts() {
         docs.updateOne(eq("_id", "e1"), combine(setOnInsert("_floor", 0L), inc("_v", 1L)), new UpdateOptions().upsert(true));
         docs.updateOne(eq("_id", "e1"), combine(set("_floor", 9L), inc("_v", 1L)));
