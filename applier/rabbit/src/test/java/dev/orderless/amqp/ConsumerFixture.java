@@ -58,8 +58,8 @@ final class ConsumerFixture implements AutoCloseable {
         this(connectionFactory, db.getCollection("entities", BsonDocument.class), name, schema);
     }
 
-    private ConsumerFixture(ConnectionFactory connectionFactory, MongoCollection<BsonDocument> collection, String name,
-                            CollectionSchema schema) {
+    ConsumerFixture(ConnectionFactory connectionFactory, MongoCollection<BsonDocument> collection, String name,
+                    CollectionSchema schema) {
         this.schema = schema;
         this.connectionFactory = connectionFactory;
         this.queue = RabbitExtension.uniqueQueue(name);

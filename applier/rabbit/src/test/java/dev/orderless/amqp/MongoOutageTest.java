@@ -58,10 +58,11 @@ class MongoOutageTest {
     void an_outage_mid_run_loses_nothing_and_the_state_converges_after_it(ConnectionFactory cf) throws Exception {
         long seed = Long.getLong("orderless.seed", System.nanoTime());
         Random random = new Random(seed);
-        List<Operation> history = Histories.operations(Histories.steps(random, 2000, 2000, 100), "o");
+        List<Operation> history = Histories.operations(Histories.stepsOfAllTypes(random, 2000, 2000, 100), "o");
         List<Operation> delivered = Histories.delivery(history, 0.2, random);
 
-        try (ConsumerFixture fixture = new ConsumerFixture(cf, db.getCollection("entities", BsonDocument.class), "outage")) {
+        try (ConsumerFixture fixture = new ConsumerFixture(cf, db.getCollection("entities", BsonDocument.class), "outage",
+                Histories.ALL_TYPES)) {
             fixture.start(fixture.options(4).withMaxHold(MAX_HOLD));
             int half = delivered.size() / 2;
             fixture.publish(delivered.subList(0, half));
