@@ -53,6 +53,7 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
 class Benchmark {
     private final StringBuilder md = new StringBuilder();
     private String bench = "";
+    private String counters = "";
 
     @Test
     void run() throws Exception {
@@ -72,12 +73,14 @@ class Benchmark {
                 applierThroughput(fast, delayed, mongo);
                 ScaleBenchmark.collectionSize(fast, mongo, this::line);
                 churn(fast);
+                counters = CountersBenchmark.measure(mongo, "mongodb://127.0.0.1:" + proxy.port()
+                        + "/?directConnection=true", this::line);
                 endToEnd(fast, rabbit);
                 ScaleBenchmark.demoAtScale(this::line);
                 fast.drop();
                 direct.getDatabase(delayed.getName()).drop();
             }
-            bench = BatchBenchmark.measure(mongo, rabbit, this::line);
+            bench = BatchBenchmark.measure(mongo, rabbit, this::line) + " " + counters;
         }
         Path out = Path.of("target", "benchmark.md");
         Files.writeString(out, md + "\n" + bench + "\n");
