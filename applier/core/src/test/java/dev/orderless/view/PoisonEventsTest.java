@@ -117,6 +117,19 @@ class PoisonEventsTest {
     }
 
     @Test
+    void a_projection_that_emits_an_increment_is_refused_saying_what_to_do_instead(MongoDatabase db) {
+        try (ViewFixture f = new ViewFixture(db)) {
+            ViewFeeder feeder = f.start(f.options("a"), (doc, v) -> List.of(Operation.increment(
+                    doc.getString("_id").getValue(), v, "credits", 1)), new SimpleMeterRegistry());
+            f.enroll("s1", "CS 101");
+
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> feeder.state() == ViewFeeder.State.FAILED);
+            assertThat(feeder.failure()).get().extracting(Throwable::getMessage).asString()
+                    .contains("is an increment").contains("assign the source's counter value");
+        }
+    }
+
+    @Test
     void a_projection_whose_writes_are_not_keyed_by_the_source_is_refused(MongoDatabase db) {
         try (ViewFixture f = new ViewFixture(db)) {
             ViewFeeder feeder = f.start(f.options("a"),

@@ -1,5 +1,7 @@
 package dev.orderless.view;
 
+import dev.orderless.apply.Operation;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoDatabase;
@@ -34,6 +36,40 @@ class ViewFeederTest {
             assertThat(feeder.state()).isEqualTo(ViewFeeder.State.ACTIVE);
             assertThat(f.view().get("C0")).doesNotContainKey("s0").containsKey("s3");
         }
+    }
+
+    @Test
+    void a_counter_is_projected_as_its_value_and_the_view_follows_its_sum(MongoDatabase db) {
+        try (ViewFixture f = new ViewFixture(db)) {
+            // a view is fed whole versions of its source again and again: it carries the counter's value, never an
+            // increment (which would count a version twice)
+            ViewProjection withCredits = (student, version) -> ViewFixture.rosterOps(student, version).stream()
+                    .map(op -> op instanceof Operation.Add add ? Operation.add(add.entity(), add.seq(), add.field(),
+                            add.element(), add.attrs().append("credits", student.get("credits",
+                                    new org.bson.BsonInt64(0)))) : op)
+                    .toList();
+            f.start(f.options("a"), withCredits, new SimpleMeterRegistry());
+            f.enroll("s1", "CS 101");
+            f.enroll("s2", "CS 101");
+            for (int i = 1; i <= 5; i++) {
+                f.credit("s1", i);
+                f.credit("s2", -1);
+            }
+
+            Awaitility.await("the roster shows each student's credits").atMost(Duration.ofSeconds(30))
+                    .until(() -> credits(f, "CS 101").equals(java.util.Map.of("s1", 15L, "s2", -5L)));
+        }
+    }
+
+    private static java.util.Map<String, Long> credits(ViewFixture f, String course) {
+        java.util.Map<String, Long> credits = new java.util.TreeMap<>();
+        org.bson.BsonDocument roster = f.rosters.find(new org.bson.BsonDocument("_id", new org.bson.BsonString(course)))
+                .first();
+        if (roster != null) {
+            roster.getArray("students", new org.bson.BsonArray()).forEach(e -> credits.put(
+                    e.asDocument().getString("id").getValue(), e.asDocument().getNumber("credits").longValue()));
+        }
+        return credits;
     }
 
     @Test

@@ -29,7 +29,7 @@ import org.bson.BsonValue;
  */
 final class ViewFixture implements AutoCloseable {
     static final CollectionSchema STUDENTS = CollectionSchema.builder()
-            .set(SetField.of("classes", "name")).register("name").build();
+            .set(SetField.of("classes", "name")).register("name").counter("credits").build();
     static final CollectionSchema ROSTERS = CollectionSchema.builder()
             .set(new SetField("students", "removed_students", "id")).register("title").build();
 
@@ -109,6 +109,10 @@ final class ViewFixture implements AutoCloseable {
 
     void unenroll(String student, String course) {
         studentWrites.apply(Operation.remove(student, ++seq, "classes", course));
+    }
+
+    void credit(String student, long credits) {
+        studentWrites.apply(Operation.increment(student, ++seq, "credits", credits));
     }
 
     void rename(String student, String name) {
