@@ -64,7 +64,7 @@ class Amqp10ConsumerTest {
     void shuffled_duplicated_messages_in_batches_through_four_consumers_converge_and_each_is_accepted_once(
             ConnectionFactory admin, MongoDatabase db, Connection connection) {
         Random random = new Random(Long.getLong("orderless.seed", System.nanoTime()));
-        List<Operation> history = Histories.operations(Histories.steps(random, 1500, 1500, 100), "s");
+        List<Operation> history = Histories.operations(Histories.stepsOfAllTypes(random, 1500, 1500, 100), "s");
         List<Operation> delivered = Histories.delivery(history, 0.2, random);
         try (Amqp10Fixture fixture = new Amqp10Fixture(admin, db, "amqp10-e2e")) {
             fixture.start(connection, fixture.options(4));

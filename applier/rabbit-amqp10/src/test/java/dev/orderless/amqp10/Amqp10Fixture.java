@@ -49,7 +49,7 @@ final class Amqp10Fixture implements AutoCloseable {
         this.queue = RabbitExtension.uniqueQueue(name);
         this.deadLetterQueue = queue + ".dlq";
         this.collection = collection;
-        this.applier = GuardedApplier.create(collection, Histories.SCHEMA);
+        this.applier = GuardedApplier.create(collection, Histories.ALL_TYPES);
         QueueTopology.declare(admin, queue, deadLetterQueue);
     }
 
@@ -108,8 +108,8 @@ final class Amqp10Fixture implements AutoCloseable {
     }
 
     void assertConverged(List<Operation> history) {
-        Map<String, EntityState> expected = new ReferenceModel(Histories.SCHEMA).replay(history);
-        Map<String, EntityState> stored = EntityState.readAll(collection.find(), Histories.SCHEMA);
+        Map<String, EntityState> expected = new ReferenceModel(Histories.ALL_TYPES).replay(history);
+        Map<String, EntityState> stored = EntityState.readAll(collection.find(), Histories.ALL_TYPES);
         assertThat(ReferenceModel.diverged(expected, stored)).as("diverged documents").isEmpty();
         assertThat(stored).isEqualTo(expected);
     }
