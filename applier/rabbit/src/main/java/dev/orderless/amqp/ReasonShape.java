@@ -1,5 +1,6 @@
 package dev.orderless.amqp;
 
+import dev.orderless.amqp.internal.LetterSubject;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -26,8 +27,6 @@ final class ReasonShape {
     private static final Pattern SUBJECT_AT_END = Pattern.compile(" \\((?:entity '[^']*'(?:, seq -?\\d+)?|seq -?\\d+)\\)$");
     /** A number not part of a word or of another number: {@code 7}, {@code -4}, {@code 2.5}; not {@code f1}. */
     private static final Pattern NUMBER = Pattern.compile("(?<![\\w.-])-?\\d+(?:\\.\\d+)?(?![\\w.])");
-    /** How the envelope clips a long entity when it names it in a reason. */
-    private static final int CLIPPED = 60;
 
     private ReasonShape() {
     }
@@ -60,6 +59,6 @@ final class ReasonShape {
     }
 
     private static String clipped(String entity) {
-        return entity.length() <= CLIPPED ? entity : entity.substring(0, CLIPPED - 3) + "...";
+        return LetterSubject.clip(entity);
     }
 }

@@ -94,7 +94,7 @@ public final class OrderlessDeadLettersEndpoint {
         if (refused.isPresent()) {
             return refused.get();
         }
-        Optional<String> ofKind = kind(kind);
+        Optional<String> ofKind = given(kind);
         if (action.equals("replay")) {
             DeadLetterQueue.Replay replay = letters.replay(ofKind, limit(max), grace.orElse(NO_COMPACTION), clock);
             return new WebEndpointResponse<>(Map.of("replayed", replay.replayed(), "refused", replay.refused()));
@@ -112,7 +112,7 @@ public final class OrderlessDeadLettersEndpoint {
         if (refused.isPresent()) {
             return refused.get();
         }
-        Optional<String> ofKind = kind(kind);
+        Optional<String> ofKind = given(kind);
         if (ofKind.isEmpty() && given(max).isEmpty()) {
             return refused("purge drops letters for good: give a kind, or max, or both", Map.of("kinds", KINDS));
         }
@@ -121,10 +121,6 @@ public final class OrderlessDeadLettersEndpoint {
 
     private static final List<String> KINDS = List.copyOf(DeadLetterQueue.KINDS);
 
-    private static Optional<String> kind(@Nullable String kind) {
-        return given(kind);
-    }
-
     /** A parameter as given, stripped; empty if absent or blank. */
     private static Optional<String> given(@Nullable String parameter) {
         return Optional.ofNullable(parameter).map(String::strip).filter(k -> !k.isEmpty());
@@ -132,7 +128,7 @@ public final class OrderlessDeadLettersEndpoint {
 
     /** A 400 whose JSON names the valid kinds, for a kind that is none of them. */
     private static Optional<WebEndpointResponse<Map<String, Object>>> refusedKind(@Nullable String kind) {
-        Optional<String> ofKind = kind(kind);
+        Optional<String> ofKind = given(kind);
         if (ofKind.isPresent() && !DeadLetterQueue.KINDS.contains(ofKind.get())) {
             return Optional.of(refused("unknown kind '" + ofKind.get() + "'", Map.of("kinds", KINDS)));
         }

@@ -34,9 +34,14 @@ public record LetterSubject(Optional<String> entity, OptionalLong seq) {
     /** {@code " (entity 'e', seq 7)"}, or as much of it as is known, for the end of a reason; empty if nothing is. */
     public String about() {
         java.util.List<String> parts = new java.util.ArrayList<>();
-        entity.ifPresent(e -> parts.add("entity '" + (e.length() <= 60 ? e : e.substring(0, 57) + "...") + "'"));
+        entity.ifPresent(e -> parts.add("entity '" + clip(e) + "'"));
         seq.ifPresent(s -> parts.add("seq " + s));
         return parts.isEmpty() ? "" : " (" + String.join(", ", parts) + ")";
+    }
+
+    /** An entity as a reason names it: at most 60 characters, as the envelope clips it too. */
+    public static String clip(String entity) {
+        return entity.length() <= 60 ? entity : entity.substring(0, 57) + "...";
     }
 
     /**

@@ -72,14 +72,7 @@ class PublisherBootTest {
 
     @DynamicPropertySource
     static void connections(DynamicPropertyRegistry registry) {
-        registry.add("spring.rabbitmq.host", () -> rabbit.uri().getHost());
-        registry.add("spring.rabbitmq.port", () -> rabbit.uri().getPort());
-        registry.add("spring.rabbitmq.username", () -> rabbit.uri().getUserInfo().split(":", 2)[0]);
-        registry.add("spring.rabbitmq.password", () -> rabbit.uri().getUserInfo().split(":", 2)[1]);
-        registry.add("spring.rabbitmq.virtual-host", () -> {
-            String path = rabbit.uri().getPath();
-            return path == null || path.length() <= 1 ? "/" : path.substring(1);
-        });
+        dev.orderless.boot.BootRabbit.properties(registry, () -> rabbit);
         registry.add("orderless.database", () -> DATABASE);
         registry.add("orderless.consumer.queue", () -> QUEUE);
     }
