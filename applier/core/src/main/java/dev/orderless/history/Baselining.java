@@ -155,8 +155,8 @@ final class Baselining {
     /** Takes {@code state} (of {@code doc}) in; empty if another writer changed the folded state first. */
     private Optional<Taken> readable(Loaded loaded, BsonDocument doc, long horizon, EntityState state, Instant now) {
         if (loaded.record().isEmpty()) {
-            history.collection().insertOne(Records.baseline(state, horizon, new Baseline(horizon,
-                    LiveDocument.gcFloor(doc), LiveDocument.version(doc), now), now));
+            history.collection().insertOne(Records.baseline(state, LiveDocument.ledger(doc, history.schema()),
+                    horizon, new Baseline(horizon, LiveDocument.gcFloor(doc), LiveDocument.version(doc), now), now));
             return Optional.of(Taken.BASELINED);
         }
         if (loaded.baseline().isPresent() && loaded.unreadable().isEmpty()
@@ -165,8 +165,10 @@ final class Baselining {
         }
         long joinedHorizon = Math.max(loaded.horizon(), horizon);
         long compacted = Math.max(loaded.baseline().map(Baseline::compacted).orElse(0L), LiveDocument.gcFloor(doc));
-        EntityState joined = Loaded.merge(history.model(), loaded.folded(), Rebuilder.standingFor(state));
-        return replace(loaded, Records.baseline(joined, joinedHorizon,
+        Ledger ledger = LiveDocument.ledger(doc, history.schema());
+        Loaded.Merged joined = Loaded.merge(history.model(), loaded.folded(), loaded.ledger(), ledger,
+                Rebuilder.standingFor(state, ledger, false));
+        return replace(loaded, Records.baseline(joined.state(), joined.ledger(), joinedHorizon,
                 new Baseline(joinedHorizon, compacted, LiveDocument.version(doc), now), now), Taken.JOINED);
     }
 
@@ -180,7 +182,7 @@ final class Baselining {
         }
         long marked = Math.max(loaded.horizon(), horizon);
         long compacted = Math.max(loaded.baseline().map(Baseline::compacted).orElse(0L), LiveDocument.gcFloor(doc));
-        BsonDocument next = Records.baseline(loaded.folded(), marked, new Baseline(marked, compacted,
+        BsonDocument next = Records.baseline(loaded.folded(), loaded.ledger(), marked, new Baseline(marked, compacted,
                 LiveDocument.version(doc), now, Optional.of(why)), now);
         if (loaded.record().isEmpty()) {
             history.collection().insertOne(next);

@@ -23,6 +23,9 @@ import dev.orderless.oracle.ReferenceModel;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
@@ -85,10 +88,10 @@ final class Folding {
                     return finish(done, folded, late, false);
                 }
                 // the live document first: it shows nothing whose record the load misses
-                long liveGcFloor = history.liveDocument(entity).map(LiveDocument::gcFloor).orElse(0L);
+                Optional<BsonDocument> document = history.liveDocument(entity);
                 Loaded loaded = history.load(entity);
                 late += loaded.late().size();
-                long drop = fold(loaded, cutoff, liveGcFloor);
+                long drop = fold(loaded, cutoff, document);
                 if (drop > 0) {
                     done++;
                     folded += drop;
@@ -107,7 +110,8 @@ final class Folding {
      * the baseline took keeps its mark, so that every record at or below its horizon keeps being merged (none is
      * ever late); the records merged into it are dropped with the fold, and those it cannot judge are kept.
      */
-    private long fold(Loaded loaded, Instant cutoff, long liveGcFloor) {
+    private long fold(Loaded loaded, Instant cutoff, Optional<BsonDocument> document) {
+        long liveGcFloor = document.map(LiveDocument::gcFloor).orElse(0L);
         if (!loaded.late().isEmpty()) {
             log.warn("{} '{}': {} record(s) below its retention horizon {} arrived after it was folded; reads of it say"
                     + " they cannot tell, and it is folded no further. The retention period is shorter than this"
@@ -133,8 +137,10 @@ final class Folding {
         }
         loaded.merged().forEach(record -> ids.add(record.get(ID)));   // in loaded.folded(): written with it
         EntityState state = history.model().continueFrom(loaded.folded(), ops);
-        BsonDocument foldedRecord = Records.withGcFloor(Records.keepingBaseline(Records.folded(state, horizon, cutoff,
-                history.options().clock().instant()), loaded.baseline()), gcFloor(loaded, state, liveGcFloor));
+        Ledger ledger = loaded.ledger().after(ops, history.schema()).foldedUpTo(cuts(horizon, document),
+                document.isPresent());
+        BsonDocument foldedRecord = Records.withGcFloor(Records.keepingBaseline(Records.folded(state, ledger, horizon,
+                cutoff, history.options().clock().instant()), loaded.baseline()), gcFloor(loaded, state, liveGcFloor));
         try {
             if (loaded.record().isEmpty()) {
                 records.insertOne(foldedRecord);
@@ -163,6 +169,20 @@ final class Folding {
                 || loaded.vouchesFor(liveGcFloor, liveGcFloor) || liveGcFloor <= state.floor()
                 || ReferenceModel.witnesses(state).contains(liveGcFloor));
         return accounted ? liveGcFloor : loaded.gcFloor();
+    }
+
+    /**
+     * Per counter, the seq up to which its increments are folded into one sum: the horizon, or, where the live
+     * document still shows increments' seqs (those above its {@code _incFloor}), that floor if lower, so that the
+     * folded state accounts for each seq it shows ({@link Loaded#vouchesFor}).
+     */
+    private Map<String, Long> cuts(long horizon, Optional<BsonDocument> document) {
+        Map<String, Long> cuts = new TreeMap<>();
+        Map<String, Long> folded = document.map(LiveDocument::incrementFloors).orElse(Map.of());
+        for (String counter : history.schema().counters()) {
+            cuts.put(counter, document.isEmpty() ? horizon : Math.min(horizon, folded.getOrDefault(counter, 0L)));
+        }
+        return cuts;
     }
 
     /** Drops exactly the records folded: one recorded meanwhile in the same range is late, and kept. */

@@ -97,19 +97,6 @@ public final class History {
         if (records == null || schema == null || options == null) {
             throw new InvalidConfigurationException("history: collection, schema and options are all required");
         }
-        if (!schema.ranked().isEmpty()) {
-            // a folded state keeps a ranked register's winner only, not the candidates a later delete brings back
-            throw new InvalidConfigurationException("history: the schema declares ranked registers "
-                    + schema.ranked().stream().map(dev.orderless.apply.RankedField::field).toList() + ", which the"
-                    + " version history does not record yet: keep the history on a collection without them");
-        }
-        if (!schema.counters().isEmpty()) {
-            // a counter's value is a sum: merging a record the live document already holds would count it twice,
-            // and a folded state would need the seq of every increment in it. Refused until the history keeps them.
-            throw new InvalidConfigurationException("history: the schema declares counters " + schema.counters()
-                    + ", which the version history does not record yet: keep the history on a collection without"
-                    + " counters, or the counters in a collection without history");
-        }
         if (!records.getWriteConcern().isAcknowledged()) {
             throw new InvalidConfigurationException("history: collection " + records.getNamespace().getCollectionName()
                     + " has an unacknowledged write concern (w: 0); a record must be acknowledged before its apply:"
@@ -660,12 +647,14 @@ public final class History {
      * does: {@code _v} rises by one per applied operation, and each was recorded before it was applied, so a higher
      * {@code _v} shows an apply without recording whose effects may all have been overwritten since by recorded
      * operations (they show nowhere in the document). Only where no state is folded (retention drops the records it
-     * folds) and compaction never ran on the document (it raises {@code _v} too).
+     * folds) and compaction never ran on the document (it raises {@code _v} too, dropping tombstones or folding a
+     * counter's increments).
      */
     private Optional<String> uncounted(Loaded loaded, BsonDocument document) {
         long applied = LiveDocument.version(document);
         long records = loaded.records().size();
-        if (loaded.record().isPresent() || LiveDocument.gcFloor(document) > 0 || applied <= records) {
+        if (loaded.record().isPresent() || LiveDocument.gcFloor(document) > 0
+                || !LiveDocument.incrementFloors(document).isEmpty() || applied <= records) {
             return Optional.empty();
         }
         return Optional.of("the live document of '" + loaded.entity() + "' counts " + applied + " applied operations"

@@ -10,12 +10,16 @@ package dev.orderless.history;
  * { _id: { entity: "student-17", seq: 1043 }, op: "assign", field: "name", value: "Ada", at: ... }
  * { _id: { entity: "student-17", seq: 1044 }, op: "remove", field: "classes", element: "CS 101", at: ... }
  * { _id: { entity: "student-17", seq: 1045 }, op: "delete", at: ... }
+ * { _id: { entity: "student-17", seq: 1046 }, op: "increment", field: "credits", delta: 5, at: ... }
  *
  * { _id: { entity: "student-17", seq: 0 },         // after retention: the state as of horizon
  *   horizon: 1044,                                 // every record with seq &lt;= horizon is folded into state
  *   state: { floor: 0, live: { classes: [ {element: "CS 101", seq: 1042, attrs: {...}} ] },
  *            tombstones: { classes: [ {element: "MA 201", seq: 1003} ] },
- *            registers: { name: { seq: 1043, value: "Ada" } } },
+ *            registers: { name: { seq: 1043, value: "Ada" }, status: { seq: 1040, value: "ENROLLED" } },
+ *            counters: { credits: { upTo: 1030, sum: 12,        // increments up to 1030 folded into one sum
+ *                                   inc: [ {seq: 1041, delta: 5} ] } },   // those after it, each once
+ *            ranked: { status: [ {value: "ENROLLED", seq: 1040} ] } },   // what a merged delete brings back
  *   gcFloor: 1003,                                 // the live _gcFloor the records accounted for when it was folded
  *   at: ISODate(...) }                             // when the pass folded it
  *
@@ -57,11 +61,19 @@ final class HistoryFields {
     static final String GC_FLOOR = "gcFloor";
     static final String LIVE_VERSION = "v";
     static final String UNREADABLE = "unreadable";
+    static final String COUNTERS = "counters";
+    static final String RANKED = "ranked";
+    static final String UP_TO = "upTo";
+    static final String SUM = "sum";
+    static final String INCREMENTS = "inc";
+    static final String DELTA = "delta";
+    static final String AS_LIVE = "asLive";
 
     static final String ADD = "add";
     static final String REMOVE = "remove";
     static final String ASSIGN = "assign";
     static final String DELETE = "delete";
+    static final String INCREMENT = "increment";
 
     /** The seq of an entity's folded state: below every operation's. */
     static final long FOLDED = 0;

@@ -12,7 +12,8 @@ import org.bson.BsonValue;
 
 /**
  * What a live entity document shows of the operations applied to it: the seq of every surviving effect (each
- * register's last assignment, each live element and tombstone, the last delete's {@code _floor}, and the
+ * register's last assignment, each live element and tombstone, each counter's increments not folded and the seq
+ * up to which compaction folded them, each ranked register's candidates, the last delete's {@code _floor}, and the
  * {@code _gcFloor} compaction left), each with where it shows. The highest of them is the highest seq ever
  * applied to the document: an applied operation's effect is overwritten only by one with a higher seq.
  */
@@ -30,7 +31,17 @@ final class LiveDocument {
             for (String register : schema.registers()) {
                 put(seqs, number(registers.get(register)), "register '" + register + "'");
             }
+            schema.ranked().forEach(ranked -> put(seqs, number(registers.get(ranked.field())),
+                    "ranked register '" + ranked.field() + "'"));
         }
+        for (String counter : schema.counters()) {
+            put(seqs, incrementFloors(doc).getOrDefault(counter, 0L), "the increments of counter '" + counter
+                    + "' compaction folded");
+            increments(doc, counter).forEach((seq, delta) -> put(seqs, seq, "an increment of counter '" + counter
+                    + "'"));
+        }
+        schema.ranked().forEach(ranked -> candidates(doc, ranked.field()).forEach(candidate -> put(seqs,
+                candidate.seq(), "an assignment of ranked register '" + ranked.field() + "'")));
         for (SetField set : schema.sets()) {
             entries(seqs, doc, set, set.field(), "element");
             entries(seqs, doc, set, set.tombstones(), "tombstone");
@@ -41,6 +52,86 @@ final class LiveDocument {
     /** The highest seq {@code doc} shows; 0 if none. */
     static long horizon(Map<Long, String> seqs) {
         return seqs.isEmpty() ? 0 : ((TreeMap<Long, String>) seqs).lastKey();
+    }
+
+    /**
+     * What {@code doc} keeps of its counters and ranked registers, as a {@link Ledger}: a counter's increments not
+     * folded are listed, those compaction folded (up to its {@code _incFloor}, above the floor) are its sum; a value
+     * no increment accounts for was written before orderless (a sum up to seq 0). A ranked register's candidates are
+     * its {@code _ranked} entries, or its value (at its seq, 0 if none) if it has none.
+     */
+    static Ledger ledger(BsonDocument doc, CollectionSchema schema) {
+        long floor = number(doc.get(StoredFields.FLOOR));
+        Map<String, Long> incFloors = incrementFloors(doc);
+        Map<String, Ledger.Counted> counters = new TreeMap<>();
+        for (String counter : schema.counters()) {
+            BsonValue value = doc.get(counter);
+            java.util.SortedMap<Long, Long> listed = increments(doc, counter);
+            long sum = listed.values().stream().mapToLong(Long::longValue).sum();
+            long upTo = incFloors.getOrDefault(counter, 0L);
+            if (upTo > floor && value != null && value.isNumber()) {
+                counters.put(counter, new Ledger.Counted(true, upTo, value.asNumber().longValue() - sum, listed));
+            } else if (value != null && value.isNumber() && (listed.isEmpty() || value.asNumber().longValue() != sum)) {
+                counters.put(counter, new Ledger.Counted(true, 0, value.asNumber().longValue() - sum, listed));
+            } else if (!listed.isEmpty()) {
+                counters.put(counter, new Ledger.Counted(false, 0, 0, listed));
+            }
+        }
+        Map<String, List<Ledger.Candidate>> ranked = new TreeMap<>();
+        schema.ranked().forEach(field -> {
+            List<Ledger.Candidate> candidates = candidates(doc, field.field());
+            if (candidates.isEmpty() && doc.containsKey(field.field())) {
+                BsonValue seqs = doc.get(StoredFields.REGISTER_SEQS);
+                candidates = List.of(new Ledger.Candidate(doc.get(field.field()), seqs != null && seqs.isDocument()
+                        ? number(seqs.asDocument().get(field.field())) : 0));
+            }
+            ranked.put(field.field(), candidates);
+        });
+        return new Ledger(counters, ranked);
+    }
+
+    /** Each counter's {@code _incFloor}: the seq up to which compaction folded its increments into its value. */
+    static Map<String, Long> incrementFloors(BsonDocument doc) {
+        Map<String, Long> floors = new TreeMap<>();
+        BsonValue stored = doc.get(StoredFields.INCREMENT_FLOOR);
+        if (stored != null && stored.isDocument()) {
+            stored.asDocument().forEach((counter, seq) -> {
+                if (number(seq) > 0) {
+                    floors.put(counter, number(seq));
+                }
+            });
+        }
+        return floors;
+    }
+
+    private static java.util.SortedMap<Long, Long> increments(BsonDocument doc, String counter) {
+        java.util.SortedMap<Long, Long> listed = new TreeMap<>();
+        BsonValue all = doc.get(StoredFields.INCREMENTS);
+        BsonValue entries = all != null && all.isDocument() ? all.asDocument().get(counter) : null;
+        if (entries != null && entries.isArray()) {
+            for (BsonValue entry : entries.asArray()) {
+                if (entry.isDocument() && number(entry.asDocument().get(StoredFields.ENTRY_SEQ)) > 0) {
+                    listed.putIfAbsent(number(entry.asDocument().get(StoredFields.ENTRY_SEQ)),
+                            number(entry.asDocument().get(StoredFields.ENTRY_DELTA)));
+                }
+            }
+        }
+        return listed;
+    }
+
+    private static List<Ledger.Candidate> candidates(BsonDocument doc, String register) {
+        List<Ledger.Candidate> candidates = new java.util.ArrayList<>();
+        BsonValue all = doc.get(StoredFields.RANKED);
+        BsonValue entries = all != null && all.isDocument() ? all.asDocument().get(register) : null;
+        if (entries != null && entries.isArray()) {
+            for (BsonValue entry : entries.asArray()) {
+                if (entry.isDocument() && entry.asDocument().containsKey(StoredFields.ENTRY_VALUE)) {
+                    candidates.add(new Ledger.Candidate(entry.asDocument().get(StoredFields.ENTRY_VALUE),
+                            number(entry.asDocument().get(StoredFields.ENTRY_SEQ))));
+                }
+            }
+        }
+        return candidates;
     }
 
     static long gcFloor(BsonDocument doc) {

@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.bson.BsonDocument;
@@ -28,24 +29,27 @@ import org.bson.BsonDocument;
  * apply's convergence, {@link ReferenceModel}). So every record counts, once, and no clock decides which. The
  * exception: where compaction had dropped tombstones before the baseline ({@link Baseline#compacted()}), an add or
  * remove at or below that seq of an element the state has no entry for cannot be judged, as the live applier
- * cannot judge it ({@code unjudged}: kept, merged nowhere).
+ * cannot judge it ({@code unjudged}: kept, merged nowhere); and likewise where it had folded a counter's increments
+ * into their sum ({@link Ledger}), an increment at or below the fold, or a delete below it.
  *
  * @param record   the folded-state record as stored, for a write guarded by all of it
  * @param stored   the state it holds (the empty state if none)
  * @param baseline what the baseline found, if the state was taken from the live document
  * @param folded   the state as of {@code horizon}: {@code stored}, with the merged records
+ * @param ledger   what the folded state keeps of its counters and ranked registers ({@link Ledger})
  * @param horizon  the seq the folded state is as of (0 if none)
  * @param gcFloor  the live document's compaction floor that the records accounted for when retention folded the
  *                 state ({@link Records#withGcFloor}; 0 if none)
  * @param above    the records above it, in seq order
  */
 record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, Optional<Baseline> baseline,
-              EntityState folded, long horizon, long gcFloor, List<BsonDocument> above, List<BsonDocument> late,
+              EntityState folded, Ledger ledger, long horizon, long gcFloor, List<BsonDocument> above, List<BsonDocument> late,
               List<BsonDocument> leftover, List<BsonDocument> merged, List<BsonDocument> unjudged) {
 
     static Loaded of(String entity, List<BsonDocument> all, ReferenceModel model) {
         Optional<BsonDocument> record = Optional.empty();
         EntityState stored = History.empty(entity);
+        Ledger storedLedger = Ledger.EMPTY;
         Optional<Baseline> baseline = Optional.empty();
         long horizon = 0;
         long gcFloor = 0;
@@ -55,6 +59,7 @@ record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, 
             if (Records.isFolded(r)) {
                 record = Optional.of(r);
                 stored = Records.stateOf(r);
+                storedLedger = Records.ledgerOf(r);
                 horizon = Records.horizonOf(r);
                 gcFloor = Records.gcFloorOf(r);
                 cutoff = Records.cutoffOf(r);
@@ -78,28 +83,51 @@ record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, 
         }
         List<BsonDocument> merged = new ArrayList<>();
         List<BsonDocument> unjudged = new ArrayList<>();
-        EntityState folded = stored;
+        Merged folded = new Merged(stored, storedLedger);
         if (!below.isEmpty()) {
-            List<Operation> judged = judge(stored, baseline.get().compacted(), below, merged, unjudged);
-            folded = judged.isEmpty() ? stored : merge(model, stored, judged);
+            List<Operation> judged = judge(stored, storedLedger, baseline.get().compacted(), below, merged, unjudged);
+            folded = judged.isEmpty() ? folded : merge(model, stored, storedLedger, Ledger.EMPTY, judged);
         }
-        return new Loaded(entity, record, stored, baseline, folded, horizon, gcFloor, above, late, leftover, merged,
-                unjudged);
+        return new Loaded(entity, record, stored, baseline, folded.state(), folded.ledger(), horizon, gcFloor, above,
+                late, leftover, merged, unjudged);
     }
 
-    /** The state of {@code state}'s operations and {@code ops} together, in seq order whatever theirs. */
-    static EntityState merge(ReferenceModel model, EntityState state, List<Operation> ops) {
-        List<Operation> all = new ArrayList<>(Rebuilder.standingFor(state));
+    /** A state and its ledger. */
+    record Merged(EntityState state, Ledger ledger) {
+    }
+
+    /**
+     * The state of {@code state}'s operations (with its {@code ledger}) and {@code ops} together, in seq order
+     * whatever theirs; where {@code folds} folded a counter's increments up to a higher seq than {@code ledger}
+     * did, its sum stands for them (both are the live document's compaction, at two times). {@code ops} must hold no
+     * increment at or below a fold, nor a delete below one: they are left unjudged ({@link #judge}).
+     */
+    static Merged merge(ReferenceModel model, EntityState state, Ledger ledger, Ledger folds, List<Operation> ops) {
+        List<Operation> all = new ArrayList<>(Rebuilder.standingFor(state, ledger, false));
         all.addAll(ops);
-        return model.replay(all).getOrDefault(state.entity(), History.empty(state.entity()));
+        EntityState replayed = model.replay(all).getOrDefault(state.entity(), History.empty(state.entity()));
+        Ledger merged = ledger.foldsOnly(folds).after(all, model.schema());
+        Map<String, EntityState.Register> registers = new java.util.HashMap<>(replayed.registers());
+        if (replayed.floor() == 0) {   // a value written before orderless (seq 0) has no operation to replay
+            state.registers().forEach((field, register) -> {
+                EntityState.Register now = registers.get(field);
+                if (register.seq() == 0 && (now == null || model.schema().ranked(field).map(ranked ->
+                        Ledger.rank(ranked, register.value()) > Ledger.rank(ranked, now.value())).orElse(false))) {
+                    registers.put(field, register);
+                }
+            });
+        }
+        return new Merged(new EntityState(replayed.entity(), replayed.floor(), replayed.live(), replayed.tombstones(),
+                registers, merged.values()), merged);
     }
 
     /**
      * The operations of {@code below} (in seq order) that can be judged against {@code state}, each added to
      * {@code merged}; the others (an add or remove above the floor, at or below {@code compacted}, of an element
-     * with no entry) to {@code unjudged}. An operation judged creates its element's entry if it is above the floor.
+     * with no entry; an increment at or below a counter's fold, or a delete below one, {@link Ledger}) to
+     * {@code unjudged}. An operation judged creates its element's entry if it is above the floor.
      */
-    private static List<Operation> judge(EntityState state, long compacted, List<BsonDocument> below,
+    private static List<Operation> judge(EntityState state, Ledger ledger, long compacted, List<BsonDocument> below,
                                          List<BsonDocument> merged, List<BsonDocument> unjudged) {
         Set<String> entries = new HashSet<>();
         state.live().forEach((field, elements) -> elements.keySet().forEach(e -> entries.add(key(field, e))));
@@ -110,7 +138,8 @@ record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, 
             Operation op = Records.operationOf(r);
             String key = op instanceof Operation.Add add ? key(add.field(), add.element())
                     : op instanceof Operation.Remove remove ? key(remove.field(), remove.element()) : null;
-            if (key != null && op.seq() > floor && op.seq() <= compacted && !entries.contains(key)) {
+            if (key != null && op.seq() > floor && op.seq() <= compacted && !entries.contains(key)
+                    || unjudgedByFolds(op, ledger, floor)) {
                 unjudged.add(r);
                 continue;
             }
@@ -124,6 +153,18 @@ record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, 
             }
         }
         return judged;
+    }
+
+    /** True if {@code op} falls where a counter's increments were folded into their sum (above {@code floor}). */
+    private static boolean unjudgedByFolds(Operation op, Ledger ledger, long floor) {
+        if (op.seq() <= floor) {
+            return false;   // superseded: it changes nothing whatever it is
+        }
+        if (op instanceof Operation.Increment increment) {
+            return ledger.counted(increment.field()).foldedAt(increment.seq());
+        }
+        return op instanceof Operation.Delete && ledger.counters().values().stream()
+                .anyMatch(c -> c.folded() && c.upTo() > 0 && op.seq() < c.upTo());
     }
 
     private static String key(String field, String element) {
@@ -201,7 +242,8 @@ record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, 
             return false;
         }
         return seq <= stored.floor() || seq <= baseline.map(Baseline::compacted).orElse(0L)
-                || (seq == liveGcFloor && seq == gcFloor) || ReferenceModel.witnesses(stored).contains(seq);
+                || (seq == liveGcFloor && seq == gcFloor) || ReferenceModel.witnesses(stored).contains(seq)
+                || ledger.accountsFor(seq);
     }
 
     /** The seqs of every record but the folded state's. */

@@ -20,16 +20,19 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>For each entity, in entity order: the operations that stand for its folded state, if retention folded
- *       any or the baseline took one (an add per live element, a remove per tombstone, an assign per register, a
- *       delete at the floor, each with the seq that wrote it, so each equals the operation it stands for), then
- *       every record, late ones included (the live document received them too).
+ *       any or the baseline took one (an add per live element, a remove per tombstone, an assign per register and
+ *       per ranked candidate, an increment per counted increment, a delete at the floor, each with the seq that
+ *       wrote it, so each equals the operation it stands for; and one increment at a fold's seq for the increments
+ *       folded into its sum, {@link Ledger}), then every record, late ones included (the live document received
+ *       them too).
  *   <li>Except an entity whose state the history cannot vouch for: its live document holds state no record
  *       accounts for (it had operations before the history was on, and no baseline took it; only where the
  *       history knows its live collection and the document is there), or an operation of it is below the
  *       compaction floor the baseline found, on an element it had no entry for, or its latest state reads
  *       Unknowable because compaction had dropped tombstones the history cannot account for (before the baseline,
  *       or after it, of an operation applied without recording) and no delete has superseded them, or the baseline
- *       could not read its live document. Rather than write a state without what it cannot know (a removed element
+ *       could not read its live document, or it holds a value written before orderless (seq 0: no operation stands
+ *       for it). Rather than write a state without what it cannot know (a removed element
  *       brought back), the rebuild leaves it out, counts it ({@link Rebuild#unrestored()}) and says why.
  *   <li>Apply them with {@link GuardedApplier#applyAll} in batches of {@link HistoryOptions#rebuildBatch()}.
  *       Guarded: an operation already there is a duplicate or superseded, so a rebuild can run while consumers
@@ -88,8 +91,13 @@ final class Rebuilder {
                     target.reads().getNamespace().getCollectionName(), unknown.get());
             return;
         }
-        pending.addAll(standingFor(loaded.folded()));
-        loaded.late().forEach(record -> pending.add(Records.operationOf(record)));
+        pending.addAll(standingFor(loaded.folded(), loaded.ledger(), true));
+        loaded.late().forEach(record -> {
+            Operation op = Records.operationOf(record);
+            if (!foldedInto(op, loaded.ledger())) {   // one folded is counted in its sum or refused by the live one
+                pending.add(op);
+            }
+        });
         loaded.above().forEach(record -> pending.add(Records.operationOf(record)));
         if (pending.size() >= history.options().rebuildBatch()) {
             flush();
@@ -105,15 +113,35 @@ final class Rebuilder {
         if (loaded.unreadable().isPresent()) {
             return loaded.unreadable();
         }
+        Optional<String> beforeOrderless = loaded.ledger().writtenBeforeOrderless()
+                .or(() -> loaded.folded().registers().entrySet().stream().filter(r -> r.getValue().seq() == 0)
+                        .findFirst().map(r -> "register '" + r.getKey() + "' holds a value written before orderless"))
+                .map(what -> "'" + loaded.entity() + "': " + what + ", which no operation stands for: a rebuild"
+                        + " cannot write it");
+        if (beforeOrderless.isPresent()) {
+            return beforeOrderless;
+        }
+        Optional<Operation> unsure = loaded.late().stream().map(Records::operationOf).filter(op ->
+                op instanceof Operation.Increment i && loaded.ledger().counted(i.field()).foldedAt(i.seq())
+                        && !loaded.ledger().counted(i.field()).asLive()).findFirst();
+        if (unsure.isPresent()) {
+            return Optional.of("'" + loaded.entity() + "': increment seq " + unsure.get().seq() + " was recorded after"
+                    + " retention folded the increments up to it into their sum, without the live document: it cannot"
+                    + " tell whether the sum has it (a redelivery) or not (a late delivery); give the history its live"
+                    + " collection (History.withLive) so that retention folds only what the live document folded");
+        }
         Optional<String> notTakenIn = history.notTakenIn(loaded);
         if (notTakenIn.isPresent()) {
             return notTakenIn;
         }
-        if (!loaded.unjudged().isEmpty()) {
-            return Optional.of(loaded.unjudged().size() + " operation(s) of '" + loaded.entity() + "' (first: seq "
-                    + Records.seqOf(loaded.unjudged().get(0)) + ") are below the compaction floor "
+        List<BsonDocument> unjudged = loaded.unjudged().stream()
+                .filter(record -> !foldedInto(Records.operationOf(record), loaded.ledger())).toList();
+        if (!unjudged.isEmpty()) {
+            return Optional.of(unjudged.size() + " operation(s) of '" + loaded.entity() + "' (first: seq "
+                    + Records.seqOf(unjudged.get(0)) + ") are below the compaction floor "
                     + loaded.baseline().map(Baseline::compacted).orElse(0L) + " its live document had when the"
-                    + " baseline took it, on elements it had no entry for: the history cannot judge them");
+                    + " baseline took it, on elements it had no entry for, or below a counter's increments it had"
+                    + " folded: the history cannot judge them");
         }
         if (loaded.baseline().map(Baseline::compacted).orElse(0L) > 0) {
             List<Operation> above = new ArrayList<>();
@@ -130,8 +158,12 @@ final class Rebuilder {
         return history.unexplained(history.load(loaded.entity()), document);
     }
 
-    /** Operations whose guarded apply, in any order, gives {@code state}: each with the seq that wrote its part. */
-    static List<Operation> standingFor(EntityState state) {
+    /**
+     * Operations whose guarded apply, in any order, gives {@code state} with {@code ledger}: each with the seq that
+     * wrote its part; with {@code withFolds}, an increment of each counter's folded sum at its fold's seq (see
+     * {@link Ledger#standing}). A value written before orderless (seq 0) has none.
+     */
+    static List<Operation> standingFor(EntityState state, Ledger ledger, boolean withFolds) {
         List<Operation> ops = new ArrayList<>();
         if (state.floor() > 0) {
             ops.add(Operation.delete(state.entity(), state.floor()));
@@ -140,8 +172,19 @@ final class Rebuilder {
                 ops.add(Operation.add(state.entity(), e.seq(), field, element, e.attrs()))));
         state.tombstones().forEach((field, removed) -> removed.forEach((element, seq) ->
                 ops.add(Operation.remove(state.entity(), seq, field, element))));
-        state.registers().forEach((field, r) -> ops.add(Operation.assign(state.entity(), r.seq(), field, r.value())));
+        state.registers().forEach((field, r) -> {
+            if (r.seq() > 0 && !ledger.ranked().containsKey(field)) {   // a ranked one: its candidates stand for it
+                ops.add(Operation.assign(state.entity(), r.seq(), field, r.value()));
+            }
+        });
+        ops.addAll(ledger.standing(state.entity(), withFolds));
         return ops;
+    }
+
+    /** True if {@code op} is an increment at or below its counter's fold, where the live document folded too. */
+    private static boolean foldedInto(Operation op, Ledger ledger) {
+        return op instanceof Operation.Increment increment && ledger.counted(increment.field()).foldedAt(increment.seq())
+                && ledger.counted(increment.field()).asLive();
     }
 
     private Rebuild finish() {

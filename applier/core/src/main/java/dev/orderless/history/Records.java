@@ -3,11 +3,14 @@ package dev.orderless.history;
 import static dev.orderless.history.HistoryFields.ADD;
 import static dev.orderless.history.HistoryFields.ASSIGN;
 import static dev.orderless.history.HistoryFields.AT;
+import static dev.orderless.history.HistoryFields.AS_LIVE;
 import static dev.orderless.history.HistoryFields.ATTRS;
 import static dev.orderless.history.HistoryFields.BASELINE;
 import static dev.orderless.history.HistoryFields.COMPACTED;
+import static dev.orderless.history.HistoryFields.COUNTERS;
 import static dev.orderless.history.HistoryFields.CUTOFF;
 import static dev.orderless.history.HistoryFields.DELETE;
+import static dev.orderless.history.HistoryFields.DELTA;
 import static dev.orderless.history.HistoryFields.ELEMENT;
 import static dev.orderless.history.HistoryFields.ENTITY;
 import static dev.orderless.history.HistoryFields.FIELD;
@@ -16,15 +19,20 @@ import static dev.orderless.history.HistoryFields.FOLDED;
 import static dev.orderless.history.HistoryFields.GC_FLOOR;
 import static dev.orderless.history.HistoryFields.HORIZON;
 import static dev.orderless.history.HistoryFields.ID;
+import static dev.orderless.history.HistoryFields.INCREMENT;
+import static dev.orderless.history.HistoryFields.INCREMENTS;
 import static dev.orderless.history.HistoryFields.LIVE;
 import static dev.orderless.history.HistoryFields.LIVE_VERSION;
 import static dev.orderless.history.HistoryFields.OP;
+import static dev.orderless.history.HistoryFields.RANKED;
 import static dev.orderless.history.HistoryFields.REGISTERS;
 import static dev.orderless.history.HistoryFields.REMOVE;
 import static dev.orderless.history.HistoryFields.SEQ;
 import static dev.orderless.history.HistoryFields.STATE;
+import static dev.orderless.history.HistoryFields.SUM;
 import static dev.orderless.history.HistoryFields.TOMBSTONES;
 import static dev.orderless.history.HistoryFields.UNREADABLE;
+import static dev.orderless.history.HistoryFields.UP_TO;
 import static dev.orderless.history.HistoryFields.VALUE;
 
 import com.mongodb.client.model.Filters;
@@ -75,8 +83,9 @@ final class Records {
             return new BsonDocument(OP, new BsonString(ASSIGN)).append(FIELD, new BsonString(assign.field()))
                     .append(VALUE, assign.value());
         }
-        if (op instanceof Operation.Increment) {
-            throw new IllegalStateException("the history records no counters (History refuses a schema with them)");
+        if (op instanceof Operation.Increment increment) {
+            return new BsonDocument(OP, new BsonString(INCREMENT)).append(FIELD, new BsonString(increment.field()))
+                    .append(DELTA, new BsonInt64(increment.delta()));
         }
         return new BsonDocument(OP, new BsonString(DELETE));
     }
@@ -116,6 +125,8 @@ final class Records {
                 case REMOVE -> Operation.remove(entity, seq, record.getString(FIELD).getValue(),
                         record.getString(ELEMENT).getValue());
                 case ASSIGN -> Operation.assign(entity, seq, record.getString(FIELD).getValue(), record.get(VALUE));
+                case INCREMENT -> Operation.increment(entity, seq, record.getString(FIELD).getValue(),
+                        record.getNumber(DELTA).longValue());
                 case DELETE -> Operation.delete(entity, seq);
                 default -> throw new IllegalArgumentException("unknown op " + record.get(OP));
             };
@@ -126,10 +137,11 @@ final class Records {
     }
 
     /**
-     * The folded-state record of {@code state}, covering every operation with seq at or below {@code horizon},
-     * folded from records recorded before {@code cutoff}.
+     * The folded-state record of {@code state} (with its {@code ledger}), covering every operation with seq at or
+     * below {@code horizon}, folded from records recorded before {@code cutoff}. A counter's value is not stored
+     * apart: the ledger holds it.
      */
-    static BsonDocument folded(EntityState state, long horizon, Instant cutoff, Instant at) {
+    static BsonDocument folded(EntityState state, Ledger ledger, long horizon, Instant cutoff, Instant at) {
         BsonDocument live = new BsonDocument();
         state.live().forEach((field, elements) -> {
             BsonArray entries = new BsonArray();
@@ -147,10 +159,38 @@ final class Records {
         BsonDocument registers = new BsonDocument();
         state.registers().forEach((field, r) -> registers.append(field,
                 new BsonDocument(SEQ, new BsonInt64(r.seq())).append(VALUE, r.value())));
+        BsonDocument stateDoc = new BsonDocument(FLOOR, new BsonInt64(state.floor())).append(LIVE, live)
+                .append(TOMBSTONES, tombstones).append(REGISTERS, registers);
+        if (!ledger.counters().isEmpty()) {
+            BsonDocument counters = new BsonDocument();
+            ledger.counters().forEach((field, c) -> {
+                BsonArray listed = new BsonArray();
+                c.listed().forEach((seq, delta) -> listed.add(new BsonDocument(SEQ, new BsonInt64(seq))
+                        .append(DELTA, new BsonInt64(delta))));
+                BsonDocument counter = new BsonDocument(UP_TO, new BsonInt64(c.upTo()));
+                if (c.folded()) {
+                    counter.append(SUM, new BsonInt64(c.base()));
+                }
+                if (!c.asLive()) {
+                    counter.append(AS_LIVE, org.bson.BsonBoolean.FALSE);
+                }
+                counters.append(field, counter.append(INCREMENTS, listed));
+            });
+            stateDoc.append(COUNTERS, counters);
+        }
+        if (!ledger.ranked().isEmpty()) {
+            BsonDocument ranked = new BsonDocument();
+            ledger.ranked().forEach((field, candidates) -> {
+                BsonArray entries = new BsonArray();
+                candidates.forEach(candidate -> entries.add(new BsonDocument(VALUE, candidate.value())
+                        .append(SEQ, new BsonInt64(candidate.seq()))));
+                ranked.append(field, entries);
+            });
+            stateDoc.append(RANKED, ranked);
+        }
         return new BsonDocument(ID, id(state.entity(), FOLDED))
                 .append(HORIZON, new BsonInt64(horizon))
-                .append(STATE, new BsonDocument(FLOOR, new BsonInt64(state.floor())).append(LIVE, live)
-                        .append(TOMBSTONES, tombstones).append(REGISTERS, registers))
+                .append(STATE, stateDoc)
                 .append(CUTOFF, new BsonDateTime(cutoff.toEpochMilli()))
                 .append(AT, new BsonDateTime(at.toEpochMilli()));
     }
@@ -159,17 +199,17 @@ final class Records {
      * The folded-state record of a state taken from the live document by the baseline (see {@link Baseline}):
      * {@link #folded} with {@code baseline}, so that reads merge every record at or below its horizon.
      */
-    static BsonDocument baseline(EntityState state, long horizon, Baseline baseline, Instant at) {
+    static BsonDocument baseline(EntityState state, Ledger ledger, long horizon, Baseline baseline, Instant at) {
         BsonDocument found = new BsonDocument(HORIZON, new BsonInt64(baseline.horizon()))
                 .append(COMPACTED, new BsonInt64(baseline.compacted())).append(LIVE_VERSION, new BsonInt64(baseline.version()))
                 .append(AT, new BsonDateTime(baseline.at().toEpochMilli()));
         baseline.unreadable().ifPresent(why -> found.append(UNREADABLE, new BsonString(why)));
-        return folded(state, horizon, at, at).append(BASELINE, found);
+        return folded(state, ledger, horizon, at, at).append(BASELINE, found);
     }
 
     /** {@code record} (a retention pass's new folded state) with the baseline of {@code from}, if it has one. */
     static BsonDocument keepingBaseline(BsonDocument record, Optional<Baseline> from) {
-        from.ifPresent(b -> record.append(BASELINE, baseline(History.empty(""), 0, b, b.at()).getDocument(BASELINE)));
+        from.ifPresent(b -> record.append(BASELINE, baseline(History.empty(""), Ledger.EMPTY, 0, b, b.at()).getDocument(BASELINE)));
         return record;
     }
 
@@ -250,7 +290,36 @@ final class Records {
             Map<String, EntityState.Register> registers = new HashMap<>();
             state.getDocument(REGISTERS).forEach((field, r) -> registers.put(field,
                     new EntityState.Register(r.asDocument().getNumber(SEQ).longValue(), r.asDocument().get(VALUE))));
-            return new EntityState(entityOf(folded), state.getNumber(FLOOR).longValue(), live, tombstones, registers);
+            return new EntityState(entityOf(folded), state.getNumber(FLOOR).longValue(), live, tombstones, registers,
+                    ledgerOf(folded).values());
+        } catch (RuntimeException e) {
+            throw new OrderlessException("history record " + folded.getDocument(ID).toJson() + " cannot be read as a folded"
+                    + " state (" + e.getMessage() + "); was it written by something other than orderless?", e);
+        }
+    }
+
+    /** The ledger of a folded-state record (empty if it has none). */
+    static Ledger ledgerOf(BsonDocument folded) {
+        try {
+            BsonDocument state = folded.getDocument(STATE);
+            Map<String, Ledger.Counted> counters = new HashMap<>();
+            state.getDocument(COUNTERS, new BsonDocument()).forEach((field, stored) -> {
+                BsonDocument c = stored.asDocument();
+                java.util.SortedMap<Long, Long> listed = new java.util.TreeMap<>();
+                c.getArray(INCREMENTS).forEach(entry -> listed.put(entry.asDocument().getNumber(SEQ).longValue(),
+                        entry.asDocument().getNumber(DELTA).longValue()));
+                counters.put(field, new Ledger.Counted(c.containsKey(SUM), c.getNumber(UP_TO).longValue(),
+                        c.containsKey(SUM) ? c.getNumber(SUM).longValue() : 0, listed,
+                        c.getBoolean(AS_LIVE, org.bson.BsonBoolean.TRUE).getValue()));
+            });
+            Map<String, List<Ledger.Candidate>> ranked = new HashMap<>();
+            state.getDocument(RANKED, new BsonDocument()).forEach((field, entries) -> {
+                List<Ledger.Candidate> candidates = new ArrayList<>();
+                entries.asArray().forEach(entry -> candidates.add(new Ledger.Candidate(entry.asDocument().get(VALUE),
+                        entry.asDocument().getNumber(SEQ).longValue())));
+                ranked.put(field, candidates);
+            });
+            return new Ledger(counters, ranked);
         } catch (RuntimeException e) {
             throw new OrderlessException("history record " + folded.getDocument(ID).toJson() + " cannot be read as a folded"
                     + " state (" + e.getMessage() + "); was it written by something other than orderless?", e);

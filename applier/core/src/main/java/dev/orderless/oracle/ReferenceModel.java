@@ -26,6 +26,11 @@ public final class ReferenceModel {
         this.schema = schema;
     }
 
+    /** The schema whose operations this model applies. */
+    public CollectionSchema schema() {
+        return schema;
+    }
+
     /** The state of every entity that {@code ops} touch, by entity. */
     public Map<String, EntityState> replay(Collection<? extends Operation> ops) {
         Map<String, Map<Long, Operation>> byEntity = new TreeMap<>();

@@ -7,10 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.CannotApplyException;
-import dev.orderless.InvalidConfigurationException;
 import dev.orderless.InvalidInputException;
 import dev.orderless.UnknownFieldException;
-import dev.orderless.history.History;
 import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.testing.ManualClock;
 import dev.orderless.testing.MongoExtension;
@@ -202,12 +200,6 @@ class CountersTest {
 
         assertThatThrownBy(() -> applier.apply(credits(1, 1))).isInstanceOf(CannotApplyException.class)
                 .hasMessageContaining("counter 'credits' is a null, not a whole number");
-    }
-
-    @Test
-    void the_history_refuses_a_schema_with_counters_until_it_records_them(MongoDatabase db) {
-        assertThatThrownBy(() -> History.of(db.getCollection("counting_history", BsonDocument.class), SCHEMA))
-                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("[credits]");
     }
 
     private EntityState state() {

@@ -6,9 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
-import dev.orderless.InvalidConfigurationException;
 import dev.orderless.InvalidInputException;
-import dev.orderless.history.History;
 import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.testing.MongoExtension;
 import java.util.ArrayList;
@@ -123,12 +121,6 @@ class RankedRegistersTest {
                         new BsonString("SHIPPED")));
         assertThat(EntityState.of(stored, withHold)).isEqualTo(new ReferenceModel(withHold)
                 .replay(List.of(status("o1", 1, "SHIPPED"), status("o1", 2, "ON_HOLD"))).get("o1"));
-    }
-
-    @Test
-    void the_history_refuses_a_schema_with_ranked_registers_until_it_records_them(MongoDatabase db) {
-        assertThatThrownBy(() -> History.of(db.getCollection("ranked_history", BsonDocument.class), ORDERS))
-                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("[status]");
     }
 
     private EntityState state(String id) {

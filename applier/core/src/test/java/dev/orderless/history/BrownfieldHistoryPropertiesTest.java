@@ -53,7 +53,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(MongoExtension.class)
 class BrownfieldHistoryPropertiesTest {
-    private static final ReferenceModel ORACLE = new ReferenceModel(Histories.SCHEMA);
+    private static final ReferenceModel ORACLE = new ReferenceModel(Histories.ALL_TYPES);
     private static final int SUBSETS_UP_TO = 10;   // in-flight operations a concurrent read is checked against
     private static final AtomicLong TRIES = new AtomicLong();
     private static final LongAdder KNOWN = new LongAdder();
@@ -94,14 +94,14 @@ class BrownfieldHistoryPropertiesTest {
         PropertyCheck.forAll("brownfield: 12..40 ops over 4 entities, part applied without the history, the rest"
                         + " recorded with 30% redeliveries of the old and 20% duplicates beside a baseline that stops"
                         + " half-way and readers, batches of 1..12, 8 threads", 12,
-                        random -> Histories.steps(random, 12, 40, 4))
+                        random -> Histories.stepsOfAllTypes(random, 12, 40, 4))
                 .check((steps, trySeed) -> {
                     String name = "b" + TRIES.incrementAndGet();
                     ManualClock clock = new ManualClock();
                     MongoCollection<BsonDocument> live = db.getCollection(name, BsonDocument.class);
-                    GuardedApplier applier = GuardedApplier.create(live, Histories.SCHEMA);
+                    GuardedApplier applier = GuardedApplier.create(live, Histories.ALL_TYPES);
                     History history = History.of(db.getCollection(name + "_history", BsonDocument.class),
-                            Histories.SCHEMA, HistoryOptions.ofDefaults().withClock(clock)).withLive(live);
+                            Histories.ALL_TYPES, HistoryOptions.ofDefaults().withClock(clock)).withLive(live);
                     RecordingApplier recording = history.recording(applier);
                     List<Operation> ops = Histories.operations(steps, name + "-");
                     Random random = new Random(trySeed);
@@ -236,7 +236,7 @@ class BrownfieldHistoryPropertiesTest {
 
     private static void check(List<Operation> ops, History history, MongoCollection<BsonDocument> live,
                               MongoCollection<BsonDocument> copy) {
-        Map<String, EntityState> stored = EntityState.readAll(live.find(), Histories.SCHEMA);
+        Map<String, EntityState> stored = EntityState.readAll(live.find(), Histories.ALL_TYPES);
         for (Map.Entry<String, List<Operation>> entity : byEntity(ops).entrySet()) {
             String id = entity.getKey();
             long horizon = history.versions(id).horizon();
@@ -258,9 +258,9 @@ class BrownfieldHistoryPropertiesTest {
             assertThat(history.asOf(id, last).value()).as("the last state of %s is its live document", id)
                     .contains(stored.get(id));
         }
-        Rebuild rebuild = history.rebuild(GuardedApplier.create(copy, Histories.SCHEMA));
+        Rebuild rebuild = history.rebuild(GuardedApplier.create(copy, Histories.ALL_TYPES));
         if (rebuild.complete()) {
-            assertThat(EntityState.readAll(copy.find(), Histories.SCHEMA)).as("a complete rebuild is exact: %s", rebuild)
+            assertThat(EntityState.readAll(copy.find(), Histories.ALL_TYPES)).as("a complete rebuild is exact: %s", rebuild)
                     .isEqualTo(stored);
             REBUILT_EXACT.increment();
         } else {

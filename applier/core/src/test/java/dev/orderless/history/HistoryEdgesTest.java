@@ -129,12 +129,13 @@ class HistoryEdgesTest {
     }
 
     @Test
-    void with_random_deliveries_some_later_than_retention_allows_every_known_read_is_the_oracles_and_a_rebuild_equals_live(
+    void with_random_deliveries_some_later_than_retention_allows_every_known_read_is_the_oracles_and_a_rebuild_equals_live_or_says_what_it_left_out(
             MongoDatabase db) {
-        var schema = dev.orderless.oracle.Histories.SCHEMA;
+        var schema = dev.orderless.oracle.Histories.ALL_TYPES;
         ReferenceModel oracle = new ReferenceModel(schema);
         List<String> wrong = new ArrayList<>();
         List<Integer> rebuiltDiffers = new ArrayList<>();
+        long leftOut = 0;
         for (int trial = 0; trial < 15; trial++) {
             java.util.Random random = new java.util.Random(trial);
             MongoCollection<BsonDocument> lv = db.getCollection("l" + trial, BsonDocument.class);
@@ -142,7 +143,7 @@ class HistoryEdgesTest {
                     HistoryOptions.ofDefaults().withClock(clock));
             RecordingApplier rec = h.recording(GuardedApplier.create(lv, schema));
             List<Operation> ops = dev.orderless.oracle.Histories.operations(
-                    dev.orderless.oracle.Histories.steps(random, 20, 60, 3), "p" + trial + "-");
+                    dev.orderless.oracle.Histories.stepsOfAllTypes(random, 20, 60, 3), "p" + trial + "-");
             List<Operation> delivered = new ArrayList<>(ops);   // mostly in order, some up to 15 hours late
             for (int i = 0; i < delivered.size(); i++) {
                 if (random.nextInt(5) == 0) {
@@ -172,13 +173,22 @@ class HistoryEdgesTest {
                 }
             }
             MongoCollection<BsonDocument> copy = db.getCollection("c" + trial, BsonDocument.class);
-            h.rebuild(GuardedApplier.create(copy, schema));
-            if (!EntityState.readAll(copy.find(), schema).equals(EntityState.readAll(lv.find(), schema))) {
+            Rebuild rebuild = h.rebuild(GuardedApplier.create(copy, schema));
+            // without the live collection, a counter's increment recorded again after retention folded it cannot be
+            // told from a late one: that entity is left out, and says so
+            assertThat(rebuild.reasons()).allSatisfy(reason -> assertThat(reason).contains("without the live document"));
+            leftOut += rebuild.unrestored();
+            var expected = EntityState.readAll(lv.find(), schema);
+            var rebuilt = EntityState.readAll(copy.find(), schema);
+            expected.keySet().retainAll(rebuilt.keySet());
+            if (!rebuilt.equals(expected) || rebuilt.size() + rebuild.unrestored() != rebuild.entities()) {
                 rebuiltDiffers.add(trial);
             }
         }
         assertThat(wrong).as("Known reads that differ from the oracle (late deliveries must read Unknowable)").isEmpty();
         assertThat(rebuiltDiffers).as("trials whose rebuild differs from the live collection").isEmpty();
+        System.out.println("[history edges] 15 trials with late deliveries: " + leftOut + " entities left out of a"
+                + " rebuild (a counter's increment recorded again after retention folded it without the live document)");
     }
 
     /** {@code records}, whose reads run {@code hook} before the {@code n}-th find. */

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(MongoExtension.class)
 class HistoryPropertiesTest {
-    private static final ReferenceModel ORACLE = new ReferenceModel(Histories.SCHEMA);
+    private static final ReferenceModel ORACLE = new ReferenceModel(Histories.ALL_TYPES);
     private static final AtomicLong PREFIXES = new AtomicLong();
     private static final LongAdder STATES_CHECKED = new LongAdder();
     private static final LongAdder RETRIES = new LongAdder();
@@ -50,10 +50,10 @@ class HistoryPropertiesTest {
     @Test
     void the_state_as_of_every_seq_is_the_oracles_and_the_last_is_the_live_document(MongoDatabase db) {
         MongoCollection<BsonDocument> live = db.getCollection("histories", BsonDocument.class);
-        History history = History.of(db.getCollection("histories_history", BsonDocument.class), Histories.SCHEMA);
-        RecordingApplier recording = history.recording(GuardedApplier.create(live, Histories.SCHEMA));
+        History history = History.of(db.getCollection("histories_history", BsonDocument.class), Histories.ALL_TYPES);
+        RecordingApplier recording = history.recording(GuardedApplier.create(live, Histories.ALL_TYPES));
         PropertyCheck.forAll("recorded then applied: 10..60 ops + 20% duplicates, batches of 1..20, 8 threads", 40,
-                random -> Histories.steps(random, 10, 60, 3)).check((steps, trySeed) -> {
+                random -> Histories.stepsOfAllTypes(random, 10, 60, 3)).check((steps, trySeed) -> {
             String prefix = "h" + PREFIXES.incrementAndGet() + "-";
             List<Operation> ops = Histories.operations(steps, prefix);
             Random random = new Random(trySeed);
@@ -69,7 +69,7 @@ class HistoryPropertiesTest {
             Map<String, List<Operation>> byEntity = new TreeMap<>();
             ops.forEach(op -> byEntity.computeIfAbsent(op.entity(), e -> new ArrayList<>()).add(op));
             Map<String, EntityState> stored = EntityState.readAll(live.find(in("_id", byEntity.keySet())),
-                    Histories.SCHEMA);
+                    Histories.ALL_TYPES);
             for (Map.Entry<String, List<Operation>> entity : byEntity.entrySet()) {
                 List<Operation> upTo = new ArrayList<>();
                 Versions versions = history.versions(entity.getKey());

@@ -32,15 +32,15 @@ class RebuildTest {
     void setUp(MongoDatabase db) {
         this.db = db;
         live = db.getCollection("live", BsonDocument.class);
-        history = History.of(db.getCollection("live_history", BsonDocument.class), Histories.SCHEMA,
+        history = History.of(db.getCollection("live_history", BsonDocument.class), Histories.ALL_TYPES,
                 HistoryOptions.ofDefaults().withClock(clock).withRebuildBatch(7));
-        recording = history.recording(GuardedApplier.create(live, Histories.SCHEMA));
+        recording = history.recording(GuardedApplier.create(live, Histories.ALL_TYPES));
     }
 
     /** Records and applies a random history of a few entities, shuffled, with duplicates. */
     private List<Operation> applyRandomHistory(long seed) {
         Random random = new Random(seed);
-        List<Operation> ops = Histories.operations(Histories.steps(random, 60, 60, 5), "r" + seed + "-");
+        List<Operation> ops = Histories.operations(Histories.stepsOfAllTypes(random, 60, 60, 5), "r" + seed + "-");
         List<Operation> delivered = Histories.delivery(ops, 0.2, random);
         for (int from = 0; from < delivered.size(); from += 9) {
             recording.applyAll(delivered.subList(from, Math.min(delivered.size(), from + 9)));
@@ -50,7 +50,7 @@ class RebuildTest {
 
     private MongoCollection<BsonDocument> rebuiltInto(String name) {
         MongoCollection<BsonDocument> copy = db.getCollection(name, BsonDocument.class);
-        Rebuild rebuild = history.rebuild(GuardedApplier.create(copy, Histories.SCHEMA));
+        Rebuild rebuild = history.rebuild(GuardedApplier.create(copy, Histories.ALL_TYPES));
         assertThat(rebuild.complete()).as("%s", rebuild).isTrue();
         return copy;
     }
@@ -61,8 +61,8 @@ class RebuildTest {
 
         MongoCollection<BsonDocument> copy = rebuiltInto("rebuilt");
 
-        assertThat(EntityState.readAll(copy.find(), Histories.SCHEMA))
-                .isEqualTo(EntityState.readAll(live.find(), Histories.SCHEMA));
+        assertThat(EntityState.readAll(copy.find(), Histories.ALL_TYPES))
+                .isEqualTo(EntityState.readAll(live.find(), Histories.ALL_TYPES));
     }
 
     @Test
@@ -74,31 +74,31 @@ class RebuildTest {
 
         MongoCollection<BsonDocument> copy = rebuiltInto("rebuilt");
 
-        assertThat(EntityState.readAll(copy.find(), Histories.SCHEMA))
-                .isEqualTo(EntityState.readAll(live.find(), Histories.SCHEMA));
+        assertThat(EntityState.readAll(copy.find(), Histories.ALL_TYPES))
+                .isEqualTo(EntityState.readAll(live.find(), Histories.ALL_TYPES));
     }
 
     @Test
     void a_rebuild_into_the_live_collection_changes_nothing_and_repairs_a_lost_document() {
         applyRandomHistory(4);
-        var before = EntityState.readAll(live.find(), Histories.SCHEMA);
+        var before = EntityState.readAll(live.find(), Histories.ALL_TYPES);
         String lost = Collections.min(before.keySet());
         live.deleteOne(new BsonDocument("_id", new org.bson.BsonString(lost)));
 
-        Rebuild rebuild = history.rebuild(GuardedApplier.create(live, Histories.SCHEMA));
+        Rebuild rebuild = history.rebuild(GuardedApplier.create(live, Histories.ALL_TYPES));
 
         assertThat(rebuild.applied()).as("only the lost document's operations apply again").isPositive();
-        assertThat(EntityState.readAll(live.find(), Histories.SCHEMA)).isEqualTo(before);
+        assertThat(EntityState.readAll(live.find(), Histories.ALL_TYPES)).isEqualTo(before);
     }
 
     @Test
     void one_entity_can_be_rebuilt_alone() {
         applyRandomHistory(5);
-        var before = EntityState.readAll(live.find(), Histories.SCHEMA);
+        var before = EntityState.readAll(live.find(), Histories.ALL_TYPES);
         String entity = Collections.max(before.keySet());
         live.deleteOne(new BsonDocument("_id", new org.bson.BsonString(entity)));
 
-        assertThat(history.rebuild(entity, GuardedApplier.create(live, Histories.SCHEMA)).entities()).isEqualTo(1);
-        assertThat(EntityState.readAll(live.find(), Histories.SCHEMA)).isEqualTo(before);
+        assertThat(history.rebuild(entity, GuardedApplier.create(live, Histories.ALL_TYPES)).entities()).isEqualTo(1);
+        assertThat(EntityState.readAll(live.find(), Histories.ALL_TYPES)).isEqualTo(before);
     }
 }

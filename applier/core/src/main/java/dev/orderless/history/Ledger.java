@@ -1,0 +1,245 @@
+package dev.orderless.history;
+
+import dev.orderless.apply.CollectionSchema;
+import dev.orderless.apply.Operation;
+import dev.orderless.apply.RankedField;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.bson.BsonValue;
+
+/**
+ * What a folded state keeps beside its {@link dev.orderless.apply.EntityState} for the types whose state is not the
+ * sum of its parts' seqs: so that an operation at or below the state's horizon can still be merged into it exactly
+ * (the baseline's records, {@link Loaded}), a rebuild writes it back, and what a live document shows of them is
+ * accounted for ({@link Loaded#vouchesFor}).
+ *
+ * <ul>
+ *   <li>Per counter ({@link Counted}): the increments it counts, each with its seq ({@code listed}), so that merging
+ *       one again changes nothing and a merged delete keeps exactly those above it; except those folded into one
+ *       sum ({@code base}), up to a seq ({@code upTo}): those the live document's compaction had folded when the
+ *       baseline took it, or retention folded where the live document had folded them too (or where the history
+ *       has no live document to account for). An increment at or below {@code upTo}, or a delete below it, cannot
+ *       be merged exactly: it is left unjudged, as the live applier refuses it as beyond its horizon.
+ *   <li>Per ranked register: its candidates, the assignments above the floor that no assignment with a higher seq
+ *       outranks or equals (the winner among them), as the live document keeps them in {@code _ranked}: a merged
+ *       delete brings back those above it.
+ * </ul>
+ * Immutable; every change returns a new ledger.
+ */
+record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked) {
+
+    static final Ledger EMPTY = new Ledger(Map.of(), Map.of());
+
+    Ledger {
+        counters = Collections.unmodifiableMap(new TreeMap<>(counters));
+        Map<String, List<Candidate>> copy = new TreeMap<>();
+        ranked.forEach((field, candidates) -> {
+            if (!candidates.isEmpty()) {
+                copy.put(field, List.copyOf(candidates));
+            }
+        });
+        ranked = Collections.unmodifiableMap(copy);
+    }
+
+    /**
+     * A counter's bookkeeping: its value is {@code base} while {@code folded} (a sum of increments whose seqs are
+     * not kept, all at or below {@code upTo}; {@code upTo} 0 for a value written before orderless) plus every
+     * {@code listed} delta. {@code asLive}: the live document had folded its increments up to {@code upTo} too, so
+     * an increment at or below it delivered again was counted there once or refused as beyond its horizon; false
+     * where retention folded without the live document (the history does not know it, {@link History#of}).
+     */
+    record Counted(boolean folded, long upTo, long base, SortedMap<Long, Long> listed, boolean asLive) {
+        static final Counted NONE = new Counted(false, 0, 0, new TreeMap<>());
+
+        Counted {
+            listed = Collections.unmodifiableSortedMap(new TreeMap<>(listed));
+        }
+
+        Counted(boolean folded, long upTo, long base, SortedMap<Long, Long> listed) {
+            this(folded, upTo, base, listed, true);
+        }
+
+        boolean present() {
+            return folded || !listed.isEmpty();
+        }
+
+        long value() {
+            long sum = folded ? base : 0;
+            for (long delta : listed.values()) {
+                sum = Math.addExact(sum, delta);
+            }
+            return sum;
+        }
+
+        /** True if an increment at {@code seq} may be in {@code base}, and so cannot be merged exactly. */
+        boolean foldedAt(long seq) {
+            return folded && seq <= upTo;
+        }
+    }
+
+    /** A ranked register's assignment that a later delete could bring back. */
+    record Candidate(BsonValue value, long seq) {
+    }
+
+    Counted counted(String counter) {
+        return counters.getOrDefault(counter, Counted.NONE);
+    }
+
+    /** Each counter's value, for those with one. */
+    Map<String, Long> values() {
+        Map<String, Long> values = new TreeMap<>();
+        counters.forEach((field, c) -> {
+            if (c.present()) {
+                values.put(field, c.value());
+            }
+        });
+        return values;
+    }
+
+    /**
+     * This ledger after {@code ops}, applied once each in seq order (the first of one seq kept), as the reference
+     * model applies them: an increment is listed (unless it is at or below a folded sum: then it is in it), a
+     * delete drops the increments below it (and a folded sum it is above) and every candidate, an assignment of a
+     * ranked register drops the candidates it outranks or equals and becomes one.
+     */
+    Ledger after(Collection<? extends Operation> ops, CollectionSchema schema) {
+        SortedMap<Long, Operation> bySeq = new TreeMap<>();
+        ops.forEach(op -> bySeq.putIfAbsent(op.seq(), op));
+        Map<String, Counted> nextCounters = new TreeMap<>(counters);
+        Map<String, List<Candidate>> nextRanked = new TreeMap<>();
+        ranked.forEach((field, candidates) -> nextRanked.put(field, new ArrayList<>(candidates)));
+        for (Operation op : bySeq.values()) {
+            if (op instanceof Operation.Increment increment) {
+                Counted c = nextCounters.getOrDefault(increment.field(), Counted.NONE);
+                if (!c.foldedAt(increment.seq())) {
+                    SortedMap<Long, Long> listed = new TreeMap<>(c.listed());
+                    listed.putIfAbsent(increment.seq(), increment.delta());
+                    nextCounters.put(increment.field(), new Counted(c.folded(), c.upTo(), c.base(), listed,
+                            c.asLive()));
+                }
+            } else if (op instanceof Operation.Assign assign && schema.ranked(assign.field()).isPresent()) {
+                RankedField field = schema.ranked(assign.field()).get();
+                List<Candidate> candidates = nextRanked.computeIfAbsent(assign.field(), f -> new ArrayList<>());
+                int rank = rank(field, assign.value());
+                candidates.removeIf(candidate -> rank(field, candidate.value()) <= rank);
+                candidates.add(new Candidate(assign.value(), assign.seq()));
+            } else if (op instanceof Operation.Delete delete) {
+                nextCounters.replaceAll((field, c) -> {
+                    // a delete below a fold is the state's own (its increments are above it): a merged one there
+                    // is left unjudged (Loaded)
+                    boolean folded = c.folded() && c.upTo() > delete.seq();
+                    return new Counted(folded, folded ? c.upTo() : 0, folded ? c.base() : 0,
+                            new TreeMap<>(c.listed().tailMap(delete.seq() + 1)), !folded || c.asLive());
+                });
+                nextRanked.clear();
+            }
+        }
+        nextCounters.values().removeIf(c -> !c.present());
+        return new Ledger(nextCounters, nextRanked);
+    }
+
+    /**
+     * This ledger with each counter's increments at or below {@code cuts}' seq for it folded into its sum: what
+     * retention keeps of increments whose seqs nothing needs any more. {@code asLive}: the cuts are at or below
+     * the live document's own folds ({@link Counted#asLive()}).
+     */
+    Ledger foldedUpTo(Map<String, Long> cuts, boolean asLive) {
+        Map<String, Counted> next = new TreeMap<>(counters);
+        cuts.forEach((field, cut) -> {
+            Counted c = next.get(field);
+            if (c == null || c.listed().isEmpty() || c.listed().firstKey() > cut) {
+                return;
+            }
+            SortedMap<Long, Long> moved = c.listed().headMap(cut + 1);
+            long base = c.folded() ? c.base() : 0;
+            for (long delta : moved.values()) {
+                base = Math.addExact(base, delta);
+            }
+            next.put(field, new Counted(true, Math.max(c.upTo(), moved.lastKey()), base,
+                    c.listed().tailMap(cut + 1), (!c.folded() || c.asLive()) && asLive));
+        });
+        return new Ledger(next, ranked);
+    }
+
+    /**
+     * This ledger's listed increments and candidates forgotten, its folded sums kept, and {@code other}'s folded sum
+     * taken instead where it folded up to a higher seq (it then holds those of this one too: both are the live
+     * document's compaction, at two times): where a merge starts, before the operations are applied again.
+     */
+    Ledger foldsOnly(Ledger other) {
+        Map<String, Counted> next = new TreeMap<>();
+        counters.forEach((field, c) -> {
+            if (c.folded()) {
+                next.put(field, new Counted(true, c.upTo(), c.base(), new TreeMap<>(), c.asLive()));
+            }
+        });
+        other.counters.forEach((field, c) -> {
+            if (c.folded() && (!next.containsKey(field) || next.get(field).upTo() < c.upTo())) {
+                next.put(field, new Counted(true, c.upTo(), c.base(), new TreeMap<>(), c.asLive()));
+            }
+        });
+        return new Ledger(next, Map.of());
+    }
+
+    /**
+     * The operations that stand for this ledger's parts: an increment per listed one, an assignment per candidate
+     * (each with its own seq), and, with {@code withFolds}, an increment of each folded sum at its {@code upTo} (what
+     * a rebuild writes: the increments it stands for are folded in the target too). A candidate written before
+     * orderless (seq 0) has no operation: see {@link #writtenBeforeOrderless()}.
+     */
+    List<Operation> standing(String entity, boolean withFolds) {
+        List<Operation> ops = new ArrayList<>();
+        counters.forEach((field, c) -> {
+            if (withFolds && c.folded() && c.upTo() > 0) {
+                ops.add(Operation.increment(entity, c.upTo(), field, c.base()));
+            }
+            c.listed().forEach((seq, delta) -> ops.add(Operation.increment(entity, seq, field, delta)));
+        });
+        ranked.forEach((field, candidates) -> candidates.stream().filter(candidate -> candidate.seq() > 0)
+                .forEach(candidate -> ops.add(Operation.assign(entity, candidate.seq(), field, candidate.value()))));
+        return ops;
+    }
+
+    /** What no operation can stand for: a counter's sum or a ranked value written before orderless, if any. */
+    Optional<String> writtenBeforeOrderless() {
+        for (var counter : counters.entrySet()) {
+            if (counter.getValue().folded() && counter.getValue().upTo() == 0) {
+                return Optional.of("counter '" + counter.getKey() + "' holds " + counter.getValue().base()
+                        + " written before orderless");
+            }
+        }
+        for (var register : ranked.entrySet()) {
+            if (register.getValue().stream().anyMatch(candidate -> candidate.seq() == 0)) {
+                return Optional.of("ranked register '" + register.getKey() + "' holds a value written before"
+                        + " orderless");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * True if this ledger accounts for {@code seq}, shown by a live document: a listed increment's, a candidate's,
+     * or at or below a folded sum's {@code upTo} (its increments' seqs are gone from the live document too, but for
+     * its {@code _incFloor}).
+     */
+    boolean accountsFor(long seq) {
+        for (Counted c : counters.values()) {
+            if (c.listed().containsKey(seq) || c.foldedAt(seq)) {
+                return true;
+            }
+        }
+        return ranked.values().stream().anyMatch(candidates -> candidates.stream()
+                .anyMatch(candidate -> candidate.seq() == seq));
+    }
+
+    /** The rank of {@code value} in {@code field}'s order; -1 for a value outside it (one written before orderless). */
+    static int rank(RankedField field, BsonValue value) {
+        return value.isString() ? field.rank(value.asString().getValue()).orElse(-1) : -1;
+    }
+}
