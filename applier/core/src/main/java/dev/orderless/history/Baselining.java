@@ -120,8 +120,8 @@ final class Baselining {
                 unreadable = Optional.of(e.toString());   // a shape the check does not know: the same to the history
             }
         }
-        if (horizon == 0 && unreadable.isEmpty()) {
-            return Taken.NOTHING;   // no operation was ever applied to it
+        if (horizon == 0 && unreadable.isEmpty() && state.registers().isEmpty() && state.counters().isEmpty()) {
+            return Taken.NOTHING;   // no operation was ever applied to it, and it holds no value one could build on
         }
         if (unreadable.isPresent()) {
             log.warn("{}: the live document of '{}' cannot be read as an orderless state ({}); the baseline takes"
@@ -166,8 +166,8 @@ final class Baselining {
         long joinedHorizon = Math.max(loaded.horizon(), horizon);
         long compacted = Math.max(loaded.baseline().map(Baseline::compacted).orElse(0L), LiveDocument.gcFloor(doc));
         Ledger ledger = LiveDocument.ledger(doc, history.schema());
-        Loaded.Merged joined = Loaded.merge(history.model(), loaded.folded(), loaded.ledger(), ledger,
-                Rebuilder.standingFor(state, ledger, false));
+        Loaded.Merged joined = Loaded.keepBeforeOrderless(Loaded.merge(history.model(), loaded.folded(),
+                loaded.ledger(), ledger, Rebuilder.standingFor(state, ledger, false)), state, history.schema());
         return replace(loaded, Records.baseline(joined.state(), joined.ledger(), joinedHorizon,
                 new Baseline(joinedHorizon, compacted, LiveDocument.version(doc), now), now), Taken.JOINED);
     }

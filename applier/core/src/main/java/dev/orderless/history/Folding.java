@@ -138,7 +138,7 @@ final class Folding {
         loaded.merged().forEach(record -> ids.add(record.get(ID)));   // in loaded.folded(): written with it
         EntityState state = history.model().continueFrom(loaded.folded(), ops);
         Ledger ledger = loaded.ledger().after(ops, history.schema()).foldedUpTo(cuts(horizon, document),
-                document.isPresent());
+                history.live().isPresent());
         BsonDocument foldedRecord = Records.withGcFloor(Records.keepingBaseline(Records.folded(state, ledger, horizon,
                 cutoff, history.options().clock().instant()), loaded.baseline()), gcFloor(loaded, state, liveGcFloor));
         try {
@@ -172,15 +172,17 @@ final class Folding {
     }
 
     /**
-     * Per counter, the seq up to which its increments are folded into one sum: the horizon, or, where the live
-     * document still shows increments' seqs (those above its {@code _incFloor}), that floor if lower, so that the
-     * folded state accounts for each seq it shows ({@link Loaded#vouchesFor}).
+     * Per counter, the seq up to which its increments are folded into one sum: where the history knows its live
+     * collection, the document's {@code _incFloor} if below the horizon (none if it has no document yet: an
+     * operation recorded, not applied), so that the folded state accounts for each seq the document shows
+     * ({@link Loaded#vouchesFor}) and folds only what the live applier refuses below; without it, the horizon.
      */
     private Map<String, Long> cuts(long horizon, Optional<BsonDocument> document) {
         Map<String, Long> cuts = new TreeMap<>();
         Map<String, Long> folded = document.map(LiveDocument::incrementFloors).orElse(Map.of());
         for (String counter : history.schema().counters()) {
-            cuts.put(counter, document.isEmpty() ? horizon : Math.min(horizon, folded.getOrDefault(counter, 0L)));
+            cuts.put(counter, history.live().isEmpty() ? horizon
+                    : Math.min(horizon, folded.getOrDefault(counter, 0L)));
         }
         return cuts;
     }

@@ -180,7 +180,8 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
             }
         });
         other.counters.forEach((field, c) -> {
-            if (c.folded() && (!next.containsKey(field) || next.get(field).upTo() < c.upTo())) {
+            // at the same seq too: the live document's sum holds what was applied before the history was on
+            if (c.folded() && (!next.containsKey(field) || next.get(field).upTo() <= c.upTo())) {
                 next.put(field, new Counted(true, c.upTo(), c.base(), new TreeMap<>(), c.asLive()));
             }
         });
@@ -206,6 +207,34 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
         return ops;
     }
 
+    /**
+     * The fold {@code op} falls under, if any: an increment at or below its counter's fold, or a delete below a
+     * counter's fold (the live applier refuses both as beyond its horizon, where it folded too).
+     */
+    Optional<Counted> foldOver(Operation op) {
+        if (op instanceof Operation.Increment increment) {
+            Counted c = counted(increment.field());
+            return c.foldedAt(increment.seq()) ? Optional.of(c) : Optional.empty();
+        }
+        if (op instanceof Operation.Delete) {
+            return counters.values().stream().filter(c -> c.folded() && c.upTo() > op.seq()).findFirst();
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * {@code ranked} with {@code field}'s candidate written before orderless (seq 0), which a merge has no operation
+     * for: kept where it is the winner (a later one of a rank as high would have replaced it).
+     */
+    Ledger withCandidateBeforeOrderless(String field, BsonValue value) {
+        Map<String, List<Candidate>> next = new TreeMap<>(ranked);
+        List<Candidate> candidates = new ArrayList<>();
+        candidates.add(new Candidate(value, 0));
+        candidates.addAll(next.getOrDefault(field, List.of()));
+        next.put(field, candidates);
+        return new Ledger(counters, next);
+    }
+
     /** What no operation can stand for: a counter's sum or a ranked value written before orderless, if any. */
     Optional<String> writtenBeforeOrderless() {
         for (var counter : counters.entrySet()) {
@@ -225,12 +254,12 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
 
     /**
      * True if this ledger accounts for {@code seq}, shown by a live document: a listed increment's, a candidate's,
-     * or at or below a folded sum's {@code upTo} (its increments' seqs are gone from the live document too, but for
-     * its {@code _incFloor}).
+     * or a folded sum's {@code upTo} (the live document's {@code _incFloor}: the increments below it show nowhere
+     * there either).
      */
     boolean accountsFor(long seq) {
         for (Counted c : counters.values()) {
-            if (c.listed().containsKey(seq) || c.foldedAt(seq)) {
+            if (c.listed().containsKey(seq) || c.folded() && c.upTo() == seq) {
                 return true;
             }
         }

@@ -1,5 +1,6 @@
 package dev.orderless.history;
 
+import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.Operation;
 import dev.orderless.oracle.ReferenceModel;
@@ -107,18 +108,36 @@ record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, 
         all.addAll(ops);
         EntityState replayed = model.replay(all).getOrDefault(state.entity(), History.empty(state.entity()));
         Ledger merged = ledger.foldsOnly(folds).after(all, model.schema());
-        Map<String, EntityState.Register> registers = new java.util.HashMap<>(replayed.registers());
-        if (replayed.floor() == 0) {   // a value written before orderless (seq 0) has no operation to replay
-            state.registers().forEach((field, register) -> {
-                EntityState.Register now = registers.get(field);
-                if (register.seq() == 0 && (now == null || model.schema().ranked(field).map(ranked ->
-                        Ledger.rank(ranked, register.value()) > Ledger.rank(ranked, now.value())).orElse(false))) {
-                    registers.put(field, register);
-                }
-            });
+        return keepBeforeOrderless(new Merged(new EntityState(replayed.entity(), replayed.floor(), replayed.live(),
+                replayed.tombstones(), replayed.registers(), merged.values()), merged), state, model.schema());
+    }
+
+    /**
+     * {@code merged} with the registers of {@code from} written before orderless (seq 0, which no operation stands
+     * for, so a merge cannot replay them): each stays where no delete came since and no assignment replaced it (a
+     * ranked one: none outranked it).
+     */
+    static Merged keepBeforeOrderless(Merged merged, EntityState from, CollectionSchema schema) {
+        if (merged.state().floor() > 0) {
+            return merged;
         }
-        return new Merged(new EntityState(replayed.entity(), replayed.floor(), replayed.live(), replayed.tombstones(),
-                registers, merged.values()), merged);
+        Map<String, EntityState.Register> registers = new java.util.HashMap<>(merged.state().registers());
+        Ledger ledger = merged.ledger();
+        for (var entry : from.registers().entrySet()) {
+            EntityState.Register register = entry.getValue();
+            EntityState.Register now = registers.get(entry.getKey());
+            Optional<dev.orderless.apply.RankedField> ranked = schema.ranked(entry.getKey());
+            if (register.seq() == 0 && (now == null || ranked.map(r -> Ledger.rank(r, register.value())
+                    > Ledger.rank(r, now.value())).orElse(false))) {
+                registers.put(entry.getKey(), register);
+                if (ranked.isPresent()) {
+                    ledger = ledger.withCandidateBeforeOrderless(entry.getKey(), register.value());
+                }
+            }
+        }
+        EntityState s = merged.state();
+        return new Merged(new EntityState(s.entity(), s.floor(), s.live(), s.tombstones(), registers, s.counters()),
+                ledger);
     }
 
     /**
@@ -160,11 +179,7 @@ record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, 
         if (op.seq() <= floor) {
             return false;   // superseded: it changes nothing whatever it is
         }
-        if (op instanceof Operation.Increment increment) {
-            return ledger.counted(increment.field()).foldedAt(increment.seq());
-        }
-        return op instanceof Operation.Delete && ledger.counters().values().stream()
-                .anyMatch(c -> c.folded() && c.upTo() > 0 && op.seq() < c.upTo());
+        return ledger.foldOver(op).isPresent();
     }
 
     private static String key(String field, String element) {

@@ -122,13 +122,13 @@ final class Rebuilder {
             return beforeOrderless;
         }
         Optional<Operation> unsure = loaded.late().stream().map(Records::operationOf).filter(op ->
-                op instanceof Operation.Increment i && loaded.ledger().counted(i.field()).foldedAt(i.seq())
-                        && !loaded.ledger().counted(i.field()).asLive()).findFirst();
+                loaded.ledger().foldOver(op).filter(c -> !c.asLive()).isPresent()).findFirst();
         if (unsure.isPresent()) {
-            return Optional.of("'" + loaded.entity() + "': increment seq " + unsure.get().seq() + " was recorded after"
-                    + " retention folded the increments up to it into their sum, without the live document: it cannot"
-                    + " tell whether the sum has it (a redelivery) or not (a late delivery); give the history its live"
-                    + " collection (History.withLive) so that retention folds only what the live document folded");
+            return Optional.of("'" + loaded.entity() + "': " + (unsure.get() instanceof Operation.Delete ? "delete"
+                    : "increment") + " seq " + unsure.get().seq() + " was recorded after retention folded a counter's"
+                    + " increments up to and above it into their sum, without the live document: it cannot tell"
+                    + " whether the sum has it or what it would have removed; give the history its live collection"
+                    + " (History.withLive) so that retention folds only what the live document folded");
         }
         Optional<String> notTakenIn = history.notTakenIn(loaded);
         if (notTakenIn.isPresent()) {
@@ -181,10 +181,12 @@ final class Rebuilder {
         return ops;
     }
 
-    /** True if {@code op} is an increment at or below its counter's fold, where the live document folded too. */
+    /**
+     * True if {@code op} falls under a counter's fold where the live document folded too (an increment at or below
+     * it, a delete below it): the live applier counted it there once or refused it as beyond its horizon.
+     */
     private static boolean foldedInto(Operation op, Ledger ledger) {
-        return op instanceof Operation.Increment increment && ledger.counted(increment.field()).foldedAt(increment.seq())
-                && ledger.counted(increment.field()).asLive();
+        return ledger.foldOver(op).filter(Ledger.Counted::asLive).isPresent();
     }
 
     private Rebuild finish() {

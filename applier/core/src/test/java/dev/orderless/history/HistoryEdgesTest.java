@@ -188,7 +188,8 @@ class HistoryEdgesTest {
         assertThat(wrong).as("Known reads that differ from the oracle (late deliveries must read Unknowable)").isEmpty();
         assertThat(rebuiltDiffers).as("trials whose rebuild differs from the live collection").isEmpty();
         System.out.println("[history edges] 15 trials with late deliveries: " + leftOut + " entities left out of a"
-                + " rebuild (a counter's increment recorded again after retention folded it without the live document)");
+                + " rebuild (a counter's increment or a delete recorded below a fold retention made without the live"
+                + " document)");
     }
 
     /** {@code records}, whose reads run {@code hook} before the {@code n}-th find. */
