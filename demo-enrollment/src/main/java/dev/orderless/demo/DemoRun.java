@@ -144,10 +144,29 @@ final class DemoRun {
                 : "rosters still differ after 120 s");
         out.printf("  %-15s %,d students compared with the sequential oracle: %,d diverged%n", "converged",
                 expected.size(), diverged);
+        out.printf("  %-15s %,d credits in all over %,d students, each student's sum the oracle's: %s%n", "credits",
+                stored.values().stream().mapToLong(s -> s.counters().getOrDefault(Enrollment.CREDITS, 0L)).sum(),
+                stored.size(), expected.entrySet().stream().allMatch(e -> stored.containsKey(e.getKey()) && java.util
+                        .Objects.equals(e.getValue().counters(), stored.get(e.getKey()).counters())) ? "yes" : "NO");
+        out.printf("  %-15s %s%n", "status", statuses(stored));
         boolean historyAgrees = !o.history() || reportHistory(ops.size(), stored);
-        int code = new Result(expected.size(), diverged, good, applied, stale, deadLettered, lost, rostersConsistent)
+        int code = Result.compared(expected, stored, good, applied, stale, deadLettered, lost, rostersConsistent)
                 .print(out);
         return historyAgrees ? code : 1;
+    }
+
+    /** How many students are in each status, highest rank last. */
+    private static String statuses(Map<String, EntityState> stored) {
+        Map<String, Long> by = new java.util.LinkedHashMap<>();
+        for (String status : List.of(Enrollment.APPLIED, Enrollment.ENROLLED, Enrollment.GRADUATED,
+                Enrollment.WITHDRAWN)) {
+            by.put(status, stored.values().stream().filter(s -> s.registers().containsKey(Enrollment.STATUS)
+                    && s.registers().get(Enrollment.STATUS).value().equals(new org.bson.BsonString(status))).count());
+        }
+        StringBuilder line = new StringBuilder();
+        by.forEach((status, n) -> line.append(line.length() == 0 ? "" : ", ").append(String.format("%,d %s", n,
+                status.toLowerCase(java.util.Locale.ROOT))));
+        return line.toString();
     }
 
     /**

@@ -54,7 +54,7 @@ final class HistoryCommand extends DemoCommand {
                 + " baseline took from its document, as of seq " + versions.horizon() + ": " + describe(versions.folded())
                 : "; everything up to seq " + versions.horizon() + " folded by retention into: "
                 + describe(versions.folded()));
-        out.printf("%-8s %-24s %-40s %s%n", "seq", "recorded at", "action", "after it: classes | name");
+        out.printf("%-8s %-24s %-40s %s%n", "seq", "recorded at", "action", "after it: classes | name | credits | status");
         for (Version v : versions.versions()) {
             out.printf("%-8d %-24s %-40s %s%n", v.seq(), v.recordedAt(), action(v.op()), describe(v.after()));
         }
@@ -73,7 +73,10 @@ final class HistoryCommand extends DemoCommand {
             return "drop " + remove.element();
         }
         if (op instanceof Operation.Assign assign) {
-            return "rename to " + text(assign.value());
+            return (assign.field().equals(Enrollment.STATUS) ? "status " : "rename to ") + text(assign.value());
+        }
+        if (op instanceof Operation.Increment increment) {
+            return String.format("credits %+d", increment.delta());
         }
         return "leave";
     }
@@ -81,8 +84,11 @@ final class HistoryCommand extends DemoCommand {
     private static String describe(EntityState state) {
         Map<String, EntityState.Element> classes = state.live().getOrDefault(Enrollment.CLASSES, Map.of());
         EntityState.Register name = state.registers().get(Enrollment.NAME);
+        EntityState.Register status = state.registers().get(Enrollment.STATUS);
+        Long credits = state.counters().get(Enrollment.CREDITS);
         return (classes.isEmpty() ? "-" : classes.keySet().stream().sorted().collect(Collectors.joining(", ")))
-                + " | " + (name == null ? "-" : text(name.value()));
+                + " | " + (name == null ? "-" : text(name.value())) + " | " + (credits == null ? "-" : credits)
+                + " | " + (status == null ? "-" : text(status.value()));
     }
 
     private static String text(BsonValue value) {

@@ -69,7 +69,7 @@ final class Verify {
         Journal.Totals.Tally tally = w.journal.tallied();
         out.printf("  %-15s %,d processes counted %,d applied, %,d stale, %,d dead-lettered%n", "consumers",
                 tally.processes(), tally.applied(), tally.stale(), tally.deadLettered());
-        return new Result(expected.size(), diverged, published.messages() - published.poison(), tally.applied(),
+        return Result.compared(expected, stored, published.messages() - published.poison(), tally.applied(),
                 tally.stale(), tally.deadLettered(), lost, consistent).print(out);
     }
 

@@ -53,7 +53,24 @@ class ClassRosterProjectionTest {
         awaitConsistent();
         Map<String, Map<String, BsonValue>> view = Rosters.inView(rosters);
         assertThat(view.keySet()).containsExactly("CS 101", "MA 201", "PH 301");
-        view.values().forEach(members -> assertThat(members.get("s1")).isEqualTo(new BsonString("Ada Lovelace")));
+        view.values().forEach(members -> assertThat(members.get("s1").asDocument().get("name"))
+                .isEqualTo(new BsonString("Ada Lovelace")));
+        feeder.close();
+    }
+
+    @Test
+    void a_students_credits_reach_every_roster_they_are_on(MongoDatabase db) {
+        apply(Operation.add("s1", ++seq, "classes", "CS 101"));
+        apply(Operation.increment("s1", ++seq, Enrollment.CREDITS, 4));
+        apply(Operation.add("s1", ++seq, "classes", "MA 201"));
+        startFeeder();
+        awaitConsistent();
+
+        apply(Operation.increment("s1", ++seq, Enrollment.CREDITS, 3));
+
+        awaitConsistent();
+        assertThat(Rosters.inView(rosters).values()).hasSize(2).allSatisfy(members ->
+                assertThat(members.get("s1").asDocument().get(Enrollment.CREDITS)).isEqualTo(new org.bson.BsonInt64(7)));
         feeder.close();
     }
 
@@ -70,7 +87,8 @@ class ClassRosterProjectionTest {
         apply(Operation.delete("s2", ++seq));
 
         awaitConsistent();
-        assertThat(Rosters.inView(rosters)).isEqualTo(Map.of("MA 201", Map.of("s1", new BsonString("Grace"))));
+        assertThat(Rosters.inView(rosters)).isEqualTo(Map.of("MA 201", Map.of("s1", new org.bson.BsonDocument("name",
+                new BsonString("Grace")).append(Enrollment.CREDITS, new org.bson.BsonInt64(0)))));
         feeder.close();
     }
 

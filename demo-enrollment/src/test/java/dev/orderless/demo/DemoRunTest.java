@@ -32,7 +32,8 @@ class DemoRunTest {
 
             System.out.println("[demo] " + run.result());
             assertThat(run.result()).contains("converged=true", "diverged=0", "dead_lettered=9", "lost=0",
-                    "rosters_consistent=true");
+                    "rosters_consistent=true", "credits_diverged=0", "status_diverged=0");
+            assertThat(run.out()).contains("each student's sum the oracle's: yes");
             assertThat(run.exit()).isZero();
 
             CliRun verify = CliRun.of(Map.of("MONGODB_URI", mongo.connectionString(), "RABBITMQ_URI",
@@ -63,8 +64,10 @@ class DemoRunTest {
 
             CliRun history = CliRun.of(Map.of("MONGODB_URI", mongo.connectionString()), "history", "--student",
                     "student-3", "--database", database);
-            assertThat(history.out()).startsWith("student-3: ").contains("seq", "after it: classes | name");
+            assertThat(history.out()).startsWith("student-3: ").contains("seq", "after it: classes | name | credits | status");
             assertThat(history.out().lines().filter(line -> line.matches("\\d+ +\\d{4}-.*"))).isNotEmpty();
+            assertThat(history.out()).as("the student's credits and status among its versions")
+                    .containsPattern("credits [+-]\\d").contains("status APPLIED");
             assertThat(history.exit()).isZero();
         } finally {
             new RabbitAdmin(cf).deleteQueue(queue);
