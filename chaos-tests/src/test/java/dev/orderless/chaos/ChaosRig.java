@@ -387,7 +387,13 @@ final class ChaosRig implements AutoCloseable {
     }
 
     /** What the scenario ends with (the view was checked on the way: verify fails if it differs). */
-    record Verdict(int published, long diverged, long lost, long deadLettered, long deadLetteredTwice, int poison) {
+    /**
+     * @param increments      the credits' increments among the operations
+     * @param creditsDiverged students whose credits (a counter) differ from the oracle's sum
+     * @param creditsOff      the credits they differ by, in all (an increment lost or counted twice shows here)
+     */
+    record Verdict(int published, long diverged, long lost, long deadLettered, long deadLetteredTwice, int poison,
+                   long increments, long creditsDiverged, long creditsOff) {
     }
 
     Verdict verify(List<Operation> ops) {
@@ -397,8 +403,19 @@ final class ChaosRig implements AutoCloseable {
                         .equals(Rosters.fromStudents(students.find(nin("_id", malformed)))));
         Map<String, EntityState> expected = new ReferenceModel(Enrollment.STUDENT_SCHEMA).replay(ops);
         expected.keySet().removeAll(deleted);
-        long diverged = ReferenceModel.diverged(expected,
-                EntityState.readAll(students.find(nin("_id", malformed)), Enrollment.STUDENT_SCHEMA)).size();
+        Map<String, EntityState> stored = EntityState.readAll(students.find(nin("_id", malformed)),
+                Enrollment.STUDENT_SCHEMA);
+        long diverged = ReferenceModel.diverged(expected, stored).size();
+        long creditsDiverged = 0;
+        long creditsOff = 0;
+        for (var student : expected.entrySet()) {
+            long sum = student.getValue().counters().getOrDefault(Enrollment.CREDITS, 0L);
+            long there = stored.containsKey(student.getKey())
+                    ? stored.get(student.getKey()).counters().getOrDefault(Enrollment.CREDITS, 0L) : 0L;
+            creditsDiverged += sum == there ? 0 : 1;
+            creditsOff += Math.abs(sum - there);
+        }
+        long increments = ops.stream().filter(op -> op instanceof Operation.Increment).count();
         // Dead-lettering is at least once: a consumer killed between the dead letter's confirm and the
         // original's ack gets the original back and dead-letters it again. Count distinct bodies (each
         // poison body is unique), and refuse anything in the dead-letter queue that was not poison.
@@ -411,7 +428,8 @@ final class ChaosRig implements AutoCloseable {
             deadLettered.add(body);
             letters++;
         }
-        return new Verdict(published, diverged, lost, deadLettered.size(), letters - deadLettered.size(), poisonPublished);
+        return new Verdict(published, diverged, lost, deadLettered.size(), letters - deadLettered.size(), poisonPublished,
+                increments, creditsDiverged, creditsOff);
     }
 
     @Override

@@ -17,7 +17,8 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 
 /**
  * Runs chaos scenarios and keeps their summary table, one per test class (one per broker). Every scenario
- * ends with the same checks: diverged 0 (students equal the oracle), lost 0 (nothing left unhandled),
+ * ends with the same checks: diverged 0 (students equal the oracle), lost 0 (nothing left unhandled), every
+ * student's credits (a counter) the oracle's sum (the table's counters line: students diverged, credits off),
  * every poison message dead-lettered and nothing else, and the rosters view equal to the rosters of the final
  * students (in {@link ChaosRig#verify}). A seed reproduces a run ({@code -Dorderless.seed=...}); a failure
  * names it.
@@ -39,6 +40,9 @@ final class Scenarios {
     private final long seed = Long.getLong("orderless.seed", System.nanoTime());
     private final List<String> summary = Collections.synchronizedList(new ArrayList<>());
     private final AtomicLong totalOps = new AtomicLong();
+    private final AtomicLong increments = new AtomicLong();
+    private final AtomicLong creditsDiverged = new AtomicLong();
+    private final AtomicLong creditsOff = new AtomicLong();
 
     Scenarios(String title) {
         this.title = title;
@@ -67,6 +71,10 @@ final class Scenarios {
                     faults + more, v.diverged(), v.lost(), v.deadLettered(), v.poison(), seconds,
                     v.deadLetteredTwice() == 0 ? "" : " (" + v.deadLetteredTwice() + " dead-lettered again after a kill)"));
             totalOps.addAndGet(ops.size());
+            increments.addAndGet(v.increments());
+            creditsDiverged.addAndGet(v.creditsDiverged());
+            creditsOff.addAndGet(v.creditsOff());
+            assertThat(v.creditsDiverged()).as("students whose credits differ from the oracle's sum").isZero();
             assertThat(v.diverged()).as("diverged").isZero();
             assertThat(v.lost()).as("lost").isZero();
             assertThat(v.deadLettered()).as("distinct poison messages dead-lettered = poison injected").isEqualTo(v.poison());
@@ -96,6 +104,8 @@ final class Scenarios {
         System.out.printf("[chaos] %-26s %6s %8s  %-54s %8s %5s %13s %7s%n", "scenario", "ops", "messages",
                 "faults injected", "diverged", "lost", "dead-lettered", "time");
         summary.forEach(row -> System.out.println("[chaos] " + row));
+        System.out.printf("[chaos] %-26s %6d %8s  %-54s %8d %5d%n", "counters (credits)", increments.get(), "",
+                "increments among the ops, summed under every fault above", creditsDiverged.get(), creditsOff.get());
         System.out.printf("[chaos] %d ops across %d scenarios, seed %d%n", totalOps.get(), summary.size(), seed);
     }
 

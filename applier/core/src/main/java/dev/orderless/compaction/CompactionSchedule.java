@@ -68,8 +68,8 @@ public final class CompactionSchedule {
     public Optional<TombstoneCompactor.Compaction> runIfDue() {
         return passes.runIfDue(keepGoing -> {
             TombstoneCompactor.Compaction done = compactor.compactAll(keepGoing);
-            log.info("{}: compacted {} documents, {} tombstones dropped", resource, done.documents(),
-                    done.tombstonesDropped());
+            log.info("{}: compacted {} documents, {} tombstones dropped, {} counters' increments folded", resource,
+                    done.documents(), done.tombstonesDropped(), done.incrementsFolded());
             return done;
         });
     }
