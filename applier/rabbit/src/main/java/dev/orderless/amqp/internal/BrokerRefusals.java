@@ -36,7 +36,8 @@ public final class BrokerRefusals {
             }
             if (t instanceof ShutdownSignalException signal && signal.isHardError()
                     && signal.getReason() instanceof AMQP.Connection.Close close) {
-                if (close.getReplyCode() == AMQP.NOT_ALLOWED) {
+                // RabbitMQ answers an unknown virtual host with 530; an embedded broker (serve's) with 404
+                if (close.getReplyCode() == AMQP.NOT_ALLOWED || close.getReplyCode() == AMQP.NOT_FOUND) {
                     return Optional.of("the broker refused the virtual host (" + close.getReplyText() + "): check its"
                             + " name; in a URI RabbitMQ's default virtual host '/' is written %2F"
                             + " (amqp://user:password@host:5672/%2F), and a URI that ends in '/' names the empty one");
