@@ -1,0 +1,49 @@
+package dev.orderless.testing.chaos;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What a chaos run found.
+ *
+ * @param name           the run's name, as its row shows it
+ * @param operations     distinct operations
+ * @param messages       messages published (duplicates included)
+ * @param faults         the faults injected, as the row names them
+ * @param diverged       entities whose document differs from the reference model's state
+ * @param lost           effects the reference model's states show and the documents lack, plus messages left in the
+ *                       queue
+ * @param deadLettered   messages in the dead-letter queue (a good history has none)
+ * @param seconds        how long the run took
+ * @param seed           the seed that reruns it
+ * @param counterexample the smallest breaking history, where documents diverged and it could be reproduced one
+ *                       message at a time
+ * @param divergedIds    the first diverged entities (up to 10)
+ */
+public record ChaosResult(String name, int operations, int messages, List<String> faults, long diverged, long lost,
+                          long deadLettered, double seconds, long seed, Optional<Counterexample> counterexample,
+                          List<String> divergedIds) {
+    public ChaosResult {
+        faults = List.copyOf(faults);
+        divergedIds = List.copyOf(divergedIds);
+    }
+
+    /** True if every document equals the reference model's state, nothing was lost and nothing dead-lettered. */
+    public boolean converged() {
+        return diverged == 0 && lost == 0 && deadLettered == 0;
+    }
+
+    /** The {@code [chaos]} table of this run (header, row, seed) and its counterexample, if any. */
+    public void print(PrintStream out) {
+        out.printf("[chaos] %-26s %6s %8s  %-54s %8s %5s %13s %7s%n", "scenario", "ops", "messages",
+                "faults injected", "diverged", "lost", "dead-lettered", "time");
+        out.printf("[chaos] %-26s %6d %8d  %-54s %8d %5d %13d %6.1fs%n", name, operations, messages,
+                faults.isEmpty() ? "none" : String.join(", ", faults), diverged, lost, deadLettered, seconds);
+        out.printf("[chaos] seed %d (ChaosRun.seed(%dL) runs the same history in the same order)%n", seed, seed);
+        if (diverged > 0) {
+            out.println("[chaos] diverged: " + divergedIds + (diverged > divergedIds.size() ? " ..." : ""));
+        }
+        counterexample.ifPresent(c -> c.print(out));
+    }
+}

@@ -1,0 +1,25 @@
+package dev.orderless.testing.chaos;
+
+import dev.orderless.amqp.ConsumerOptions;
+import dev.orderless.amqp.OperationConsumer;
+import dev.orderless.apply.CollectionSchema;
+import dev.orderless.apply.GuardedApplier;
+import org.bson.BsonDocument;
+
+/**
+ * Starts one consumer of a chaos run, built the way the team builds its own (its decoder, options, container
+ * factory, history, or a listener of its own): the run calls it once per consumer, and again for each one it kills.
+ * Closing what it returns stops the consumer; in-flight messages finish or go back to the queue.
+ */
+@FunctionalInterface
+public interface ConsumerFactory {
+    AutoCloseable start(ChaosContext context) throws Exception;
+
+    /** An {@link OperationConsumer} with the canonical envelope and default options, applying to {@code schema}. */
+    static ConsumerFactory standard(CollectionSchema schema) {
+        return context -> OperationConsumer.builder(context.connectionFactory(), GuardedApplier.create(
+                        context.database().getCollection(context.collection(), BsonDocument.class), schema))
+                .options(ConsumerOptions.ofDefaults(context.queue()).withConcurrency(context.concurrency()))
+                .start();
+    }
+}

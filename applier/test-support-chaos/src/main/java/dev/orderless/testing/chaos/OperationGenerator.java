@@ -1,0 +1,14 @@
+package dev.orderless.testing.chaos;
+
+import dev.orderless.apply.Operation;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * A team's operations, as its producers send them: {@code count} operations in the order they were stamped, drawn
+ * from {@code random} only (so that a seed gives the same history again). Stamp them with {@link Stamps}.
+ */
+@FunctionalInterface
+public interface OperationGenerator {
+    List<Operation> generate(Random random, int count);
+}

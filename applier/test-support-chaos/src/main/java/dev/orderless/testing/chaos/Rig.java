@@ -1,0 +1,197 @@
+package dev.orderless.testing.chaos;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.ServerAddress;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoDatabase;
+import com.mongodb.connection.ClusterConnectionMode;
+import dev.orderless.amqp.QueueTopology;
+import dev.orderless.testing.TcpProxy;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageBuilder;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.connection.CorrelationData;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+
+/**
+ * The backends of one chaos run: direct connections for publishing and checking, a database and queues of its
+ * own (dropped and deleted on close), and the consumers' slots, each behind proxies of its own.
+ */
+final class Rig implements AutoCloseable {
+    private final ConnectionString mongo;
+    private final URI rabbit;
+    final MongoClient client;
+    final MongoDatabase database;
+    final CachingConnectionFactory direct;
+    final String collection;
+    final String queue;
+    private final List<String> queues = new ArrayList<>();
+
+    Rig(String mongoConnectionString, URI rabbitUri, String collection) {
+        this.mongo = new ConnectionString(mongoConnectionString);
+        this.rabbit = rabbitUri;
+        this.collection = collection;
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        this.client = MongoClients.create(mongo);
+        this.database = client.getDatabase("chaos_" + run);
+        this.direct = connectionFactory(rabbit.getHost(), port(rabbit));
+        this.direct.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
+        this.direct.setPublisherReturns(true);
+        this.queue = declare(collection + ".chaos-" + run);
+    }
+
+    /** Declares {@code name} and its dead-letter queue {@code name + ".dlq"}; deleted on close. */
+    String declare(String name) {
+        QueueTopology.declare(direct, name, name + ".dlq");
+        queues.add(name);
+        return name;
+    }
+
+    /** Publishes {@code bodies} to {@code to} in order, each confirmed by the broker and routed. */
+    void publish(String to, List<byte[]> bodies) {
+        RabbitTemplate template = new RabbitTemplate(direct);
+        template.setMandatory(true);
+        List<CorrelationData> pending = new ArrayList<>();
+        for (byte[] body : bodies) {
+            Message message = MessageBuilder.withBody(body).setContentType("application/json").build();
+            CorrelationData correlation = new CorrelationData(UUID.randomUUID().toString());
+            template.send("", to, message, correlation);
+            pending.add(correlation);
+        }
+        for (CorrelationData correlation : pending) {
+            try {
+                CorrelationData.Confirm confirm = correlation.getFuture().get(30, TimeUnit.SECONDS);
+                if (!confirm.ack() || correlation.getReturned() != null) {
+                    throw new IllegalStateException("the broker did not take a message for '" + to + "': "
+                            + (confirm.ack() ? "returned, not routed" : confirm.reason()));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while publishing to '" + to + "'", e);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                throw new IllegalStateException("no confirm from the broker for a message to '" + to + "' in 30 s", e);
+            }
+        }
+    }
+
+    /** Messages ready in {@code name} (not those a consumer holds). */
+    long ready(String name) {
+        Properties properties = new RabbitAdmin(direct).getQueueProperties(name);
+        Object count = properties == null ? null : properties.get(RabbitAdmin.QUEUE_MESSAGE_COUNT);
+        return count instanceof Number n ? n.longValue() : 0;
+    }
+
+    /** A consumer of the team's, started by {@code factory} behind proxies of its own. */
+    Slot start(ConsumerFactory factory, String from, int concurrency) {
+        TcpProxy rabbitProxy = TcpProxy.start(rabbit.getHost(), port(rabbit));
+        ServerAddress target = new ServerAddress(mongo.getHosts().get(0));
+        TcpProxy mongoProxy = TcpProxy.start(target.getHost(), target.getPort());
+        CachingConnectionFactory cf = connectionFactory("127.0.0.1", rabbitProxy.port());
+        MongoClient proxied = MongoClients.create(MongoClientSettings.builder().applyConnectionString(mongo)
+                .applyToClusterSettings(cluster -> cluster.hosts(List.of(new ServerAddress("127.0.0.1",
+                        mongoProxy.port()))).mode(ClusterConnectionMode.SINGLE).serverSelectionTimeout(30,
+                        TimeUnit.SECONDS))
+                .build());
+        try {
+            AutoCloseable consumer = factory.start(new ChaosContext(cf, proxied.getDatabase(database.getName()),
+                    collection, from, concurrency));
+            return new Slot(rabbitProxy, mongoProxy, cf, proxied, consumer);
+        } catch (Exception e) {
+            cf.destroy();
+            proxied.close();
+            rabbitProxy.close();
+            mongoProxy.close();
+            throw new IllegalStateException("the consumer factory failed to start a consumer: " + e, e);
+        }
+    }
+
+    private CachingConnectionFactory connectionFactory(String host, int port) {
+        CachingConnectionFactory cf = new CachingConnectionFactory(rabbit);
+        cf.setHost(host);
+        cf.setPort(port);
+        return cf;
+    }
+
+    private static int port(URI uri) {
+        return uri.getPort() < 0 ? 5672 : uri.getPort();
+    }
+
+    static String text(byte[] body) {
+        return new String(body, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() {
+        RabbitAdmin admin = new RabbitAdmin(direct);
+        for (String name : queues) {
+            admin.deleteQueue(name);
+            admin.deleteQueue(name + ".dlq");
+        }
+        direct.destroy();
+        database.drop();
+        client.close();
+    }
+
+    /** One consumer, behind its own proxies. */
+    static final class Slot implements AutoCloseable {
+        private final TcpProxy rabbitProxy;
+        private final TcpProxy mongoProxy;
+        private final CachingConnectionFactory cf;
+        private final MongoClient client;
+        private final AutoCloseable consumer;
+
+        Slot(TcpProxy rabbitProxy, TcpProxy mongoProxy, CachingConnectionFactory cf, MongoClient client,
+             AutoCloseable consumer) {
+            this.rabbitProxy = rabbitProxy;
+            this.mongoProxy = mongoProxy;
+            this.cf = cf;
+            this.client = client;
+            this.consumer = consumer;
+        }
+
+        void cutBroker() {
+            rabbitProxy.cut();
+        }
+
+        void cutMongo() {
+            mongoProxy.cut();
+        }
+
+        void restore() {
+            rabbitProxy.restore();
+            mongoProxy.restore();
+        }
+
+        /** As a process dies: its connections cut first, so nothing it held is acked; then closed, not waited for. */
+        void kill() {
+            rabbitProxy.cut();
+            mongoProxy.cut();
+            Thread closing = new Thread(this::close, "chaos-killed-consumer");
+            closing.setDaemon(true);
+            closing.start();
+        }
+
+        @Override
+        public void close() {
+            try {
+                consumer.close();
+            } catch (Exception e) {
+                // a killed consumer's connections are gone: closing it may fail, and nothing depends on it
+            }
+            cf.destroy();
+            client.close();
+            rabbitProxy.close();
+            mongoProxy.close();
+        }
+    }
+}

@@ -1,0 +1,184 @@
+package dev.orderless.testing.chaos;
+
+import dev.orderless.apply.CollectionSchema;
+import dev.orderless.apply.EntityState;
+import dev.orderless.apply.Operation;
+import dev.orderless.oracle.ReferenceModel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Random;
+import java.util.function.Function;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
+import org.bson.BsonDocument;
+
+/**
+ * Shrinks a divergence to the smallest breaking history, as property-testing libraries do. Each candidate is a
+ * trial: its messages, under an entity id of the trial's own, published in order to a queue of their own and
+ * applied one at a time by one consumer of the team's (concurrency 1), then a sentinel message (the first one again,
+ * under another id) whose document says the consumer got through them; it breaks if the entity's document then
+ * differs from the reference model's state.
+ *
+ * <ol>
+ *   <li>Find a breaking order: the entity's messages as they were published, else up to ten shuffles of them.
+ *   <li>Fewer messages: remove chunks (halves, then quarters, ... then single messages) while it still breaks.
+ *   <li>A smaller delivery order: swap neighbours delivered out of seq order while it still breaks, so that what
+ *       is left out of order is what the break needs.
+ * </ol>
+ * Bounded: at most {@link #MAX_TRIALS} trials; the smallest found so far is the answer.
+ */
+final class Shrinker {
+    static final int MAX_TRIALS = 200;
+    private static final Duration TRIAL_TIMEOUT = Duration.ofSeconds(10);
+
+    private final Rig rig;
+    private final ReferenceModel model;
+    private final CollectionSchema schema;
+    private final Function<Operation, byte[]> encoder;
+    private final Function<byte[], Operation> decoder;
+    private final String queue;
+    private final Rig.Slot consumer;
+    private int trials;
+    private Optional<BsonDocument> lastStored = Optional.empty();
+
+    Shrinker(Rig rig, CollectionSchema schema, ConsumerFactory factory, Function<Operation, byte[]> encoder,
+             Function<byte[], Operation> decoder) {
+        this.rig = rig;
+        this.decoder = decoder;
+        this.schema = schema;
+        this.model = new ReferenceModel(schema);
+        this.encoder = encoder;
+        this.queue = rig.declare(rig.queue + ".shrink");
+        this.consumer = rig.start(factory, queue, 1);
+    }
+
+    Optional<Counterexample> shrink(String entity, List<Operation> delivered, Random random) {
+        try (Rig.Slot ignored = consumer) {
+            List<Operation> breaking = null;
+            if (breaks(delivered)) {
+                breaking = delivered;
+            }
+            for (int shuffle = 0; breaking == null && shuffle < 10; shuffle++) {
+                List<Operation> shuffled = new ArrayList<>(delivered);
+                Collections.shuffle(shuffled, random);
+                if (breaks(shuffled)) {
+                    breaking = shuffled;
+                }
+            }
+            if (breaking == null) {
+                return Optional.empty();   // it broke under concurrency only
+            }
+            breaking = fewer(breaking);
+            breaking = inOrder(breaking);
+            breaks(breaking);   // once more, for the stored document of the answer
+            List<String> envelopes = breaking.stream().map(op -> Rig.text(encoder.apply(op))).toList();
+            return Optional.of(new Counterexample(breaking, envelopes, expected(breaking, entity), lastStored,
+                    delivered.size(), trials));
+        }
+    }
+
+    /** Delta debugging: drops chunks, from halves down to single messages, while the rest still breaks. */
+    private List<Operation> fewer(List<Operation> breaking) {
+        int chunks = 2;
+        while (breaking.size() >= 2 && trials < MAX_TRIALS) {
+            int size = (int) Math.ceil(breaking.size() / (double) chunks);
+            boolean dropped = false;
+            for (int from = 0; from < breaking.size() && trials < MAX_TRIALS; from += size) {
+                List<Operation> rest = new ArrayList<>(breaking.subList(0, from));
+                rest.addAll(breaking.subList(Math.min(breaking.size(), from + size), breaking.size()));
+                if (!rest.isEmpty() && breaks(rest)) {
+                    breaking = rest;
+                    chunks = Math.max(chunks - 1, 2);
+                    dropped = true;
+                    break;
+                }
+            }
+            if (!dropped) {
+                if (size == 1) {
+                    break;
+                }
+                chunks = Math.min(chunks * 2, breaking.size());
+            }
+        }
+        return breaking;
+    }
+
+    /** Swaps neighbours delivered out of seq order while it still breaks. */
+    private List<Operation> inOrder(List<Operation> breaking) {
+        boolean swapped = true;
+        for (int pass = 0; swapped && pass < breaking.size() && trials < MAX_TRIALS; pass++) {
+            swapped = false;
+            for (int i = 0; i + 1 < breaking.size() && trials < MAX_TRIALS; i++) {
+                if (breaking.get(i).seq() > breaking.get(i + 1).seq()) {
+                    List<Operation> candidate = new ArrayList<>(breaking);
+                    Collections.swap(candidate, i, i + 1);
+                    if (breaks(candidate)) {
+                        breaking = candidate;
+                        swapped = true;
+                    }
+                }
+            }
+        }
+        return breaking;
+    }
+
+    /** One trial: true if the entity's document then differs from the reference model's state. */
+    private boolean breaks(List<Operation> delivery) {
+        trials++;
+        String entity = "t" + trials + "~" + delivery.get(0).entity();
+        String done = "t" + trials + "~done";
+        List<byte[]> bodies = new ArrayList<>();
+        List<Operation> renamed = new ArrayList<>();
+        for (Operation op : delivery) {
+            bodies.add(encoder.apply(renamed(op, entity)));
+            renamed.add(decoder.apply(bodies.get(bodies.size() - 1)));   // as the consumer reads it
+        }
+        bodies.add(encoder.apply(renamed(delivery.get(0), done)));
+        rig.publish(queue, bodies);
+        try {
+            Awaitility.await("the consumer got through trial " + trials).atMost(TRIAL_TIMEOUT)
+                    .pollInterval(Duration.ofMillis(10)).until(() -> document(done).isPresent());
+        } catch (ConditionTimeoutException e) {
+            return false;   // not got through: not a divergence this trial can show
+        }
+        lastStored = document(entity);
+        EntityState expected = model.replay(renamed).get(entity);
+        try {
+            EntityState got = lastStored.map(doc -> EntityState.of(doc, schema)).orElse(null);
+            return !Objects.equals(expected, got);
+        } catch (RuntimeException unreadable) {
+            return true;   // a document orderless cannot read differs from every state
+        }
+    }
+
+    private Optional<BsonDocument> document(String id) {
+        return Optional.ofNullable(rig.database.getCollection(rig.collection, BsonDocument.class)
+                .find(com.mongodb.client.model.Filters.eq("_id", id)).first());
+    }
+
+    private EntityState expected(List<Operation> delivery, String entity) {
+        return model.replay(delivery.stream().map(op -> decoder.apply(encoder.apply(op))).toList()).getOrDefault(entity, new EntityState(entity, 0, java.util.Map.of(),
+                java.util.Map.of(), java.util.Map.of()));
+    }
+
+    /** {@code op} on {@code entity} instead of its own. */
+    static Operation renamed(Operation op, String entity) {
+        if (op instanceof Operation.Add add) {
+            return Operation.add(entity, add.seq(), add.field(), add.element(), add.attrs());
+        }
+        if (op instanceof Operation.Remove remove) {
+            return Operation.remove(entity, remove.seq(), remove.field(), remove.element());
+        }
+        if (op instanceof Operation.Assign assign) {
+            return Operation.assign(entity, assign.seq(), assign.field(), assign.value());
+        }
+        if (op instanceof Operation.Increment increment) {
+            return Operation.increment(entity, increment.seq(), increment.field(), increment.delta());
+        }
+        return Operation.delete(entity, op.seq());
+    }
+}

@@ -1,0 +1,44 @@
+package com.example.orders;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.orderless.backends.MongoBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
+import dev.orderless.testing.MongoExtension;
+import dev.orderless.testing.chaos.ChaosResult;
+import dev.orderless.testing.chaos.Counterexample;
+import dev.orderless.testing.rabbit.RabbitExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** docs/guide/testing-your-domain.md, run: a team's orders under chaos, and a team's broken consumer caught. */
+@ExtendWith({MongoExtension.class, RabbitExtension.class})
+class OrdersChaosTest {
+
+    @Test
+    void the_orders_converge_with_2000_operations_30_percent_duplicates_and_a_consumer_killed(MongoBackend mongo,
+                                                                                           RabbitBackend rabbit) {
+        ChaosResult result = OrdersChaos.ordersUnderChaos(mongo.connectionString(), rabbit.uri());
+
+        assertThat(result.operations()).isEqualTo(2000);
+        assertThat(result.messages()).as("30%% duplicates").isGreaterThan(2400);
+        assertThat(result.faults()).containsExactly("consumer killed");
+        assertThat(result.converged()).as("diverged %s, lost %d, dead-lettered %d", result.divergedIds(),
+                result.lost(), result.deadLettered()).isTrue();
+    }
+
+    @Test
+    void a_consumer_that_sets_a_register_without_its_seq_guard_is_caught_with_a_history_of_at_most_5_messages(
+            MongoBackend mongo, RabbitBackend rabbit) {
+        ChaosResult result = OrdersChaos.ownConsumerUnderChaos(mongo.connectionString(), rabbit.uri());
+
+        assertThat(result.diverged()).isPositive();
+        Counterexample smallest = result.counterexample().orElseThrow();
+        assertThat(smallest.size()).as("shrunk from %d messages in %d steps", smallest.startedWith(), smallest.steps())
+                .isLessThanOrEqualTo(5);
+        assertThat(smallest.delivery()).as("the coupons, the older delivered last")
+                .allSatisfy(op -> assertThat(op.toString()).contains("coupon"));
+        System.out.printf("[chaos] the broken consumer: %d entities diverged; shrunk from %d messages to %d in %d"
+                + " steps%n", result.diverged(), smallest.startedWith(), smallest.size(), smallest.steps());
+    }
+}
