@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
             "keeps the class rosters view. With no command, 'run' is meant.", ""},
         synopsisSubcommandLabel = "[COMMAND]",
         subcommands = {RunCommand.class, ServeCommand.class, PublishCommand.class, RelayCommand.class, ConsumeCommand.class,
-            CompareCommand.class,
+            CompareCommand.class, ChaosCommand.class,
             ViewCommand.class, VerifyCommand.class, HistoryCommand.class, DeadLettersCommand.class, OutboxCommand.class,
             CommandLine.HelpCommand.class},
         footer = {"", "Several processes on one machine:",

@@ -15,15 +15,25 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "history", sortOptions = false,
-        header = "A student's versions: every action in seq order, with the student after it.",
+        header = "A student's versions: every action in seq order, with the student after it; or all, exported.",
         description = {
     "Print the version history of one student as a table: each recorded action in seq order (whatever",
     "order the consumers received them in) and the student's classes and name after it. Needs a history:",
-    "'run --history' or 'consume --history' records one. Reads MongoDB only (--rabbit and --queue are unused)."})
+    "'run --history' or 'consume --history' records one. Reads MongoDB only (--rabbit and --queue are unused).",
+    "With --export FILE instead: every recorded action, one envelope per line, for 'chaos --history FILE'."})
 final class HistoryCommand extends DemoCommand {
-    @Option(names = "--student", paramLabel = "ID", order = 1, required = true,
-            description = "The student, e.g. student-7.")
-    String student;
+    @picocli.CommandLine.ArgGroup(multiplicity = "1")
+    What what;
+
+    static final class What {
+        @Option(names = "--student", paramLabel = "ID", order = 1, required = true,
+                description = "The student, e.g. student-7.")
+        String student;
+
+        @Option(names = "--export", paramLabel = "FILE", order = 2, required = true,
+                description = "Write every recorded action to FILE, one envelope per line.")
+        java.nio.file.Path export;
+    }
 
     @Mixin
     Connections connections;
@@ -38,6 +48,10 @@ final class HistoryCommand extends DemoCommand {
                         + " with 'run --history' or 'consume --history'");
                 return 1;
             }
+            if (what.export != null) {
+                return export(history, what.export, cli.out);
+            }
+            String student = what.student;
             Versions versions = history.versions(student);
             if (versions.versions().isEmpty() && versions.horizon() == 0) {
                 cli.out.println("no recorded action of '" + student + "'");
@@ -46,6 +60,16 @@ final class HistoryCommand extends DemoCommand {
             print(versions, cli.out);
             return 0;
         }
+    }
+
+    /** Writes every recorded action of {@code history} to {@code file}; says how many, and what is missing. */
+    static int export(History history, java.nio.file.Path file, PrintStream out) {
+        java.util.List<Operation> ops = new java.util.ArrayList<>();
+        long folded = history.forEachRecorded(ops::add);
+        dev.orderless.testing.chaos.Envelopes.write(file, ops);
+        out.printf("exported %,d recorded actions to %s%s%n", ops.size(), file, folded == 0 ? ""
+                : "; " + folded + " students began with a folded state, whose earlier actions are gone");
+        return 0;
     }
 
     static void print(Versions versions, PrintStream out) {

@@ -23,6 +23,10 @@ final class RunCommand extends DemoCommand {
             description = "Record every action in the students' history before applying it (see 'history').")
     boolean history;
 
+    @Option(names = "--export-history", paramLabel = "FILE", order = 22,
+            description = "With --history: write every recorded action to FILE at the end (see 'chaos').")
+    java.nio.file.Path exportHistory;
+
     @Mixin
     Connections connections;
 
@@ -30,8 +34,17 @@ final class RunCommand extends DemoCommand {
     public Integer call() throws Exception {
         DemoOptions options = connections.orEmbedded(
                 workload.applyTo(DemoOptions.ofDefaults("run")).withConsumers(consumers, 0).withHistory(history), cli.env);
+        if (exportHistory != null && !history) {
+            throw new dev.orderless.InvalidConfigurationException("--export-history needs --history: it writes what"
+                    + " the history recorded");
+        }
         try (Wiring wiring = Wiring.connect(options)) {
-            return new DemoRun(wiring, cli.out).run();
+            int code = new DemoRun(wiring, cli.out).run();
+            if (exportHistory != null) {
+                HistoryCommand.export(wiring.history(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()),
+                        exportHistory, cli.out);
+            }
+            return code;
         }
     }
 }

@@ -115,10 +115,10 @@ final class Wiring implements AutoCloseable {
 
     /**
      * The backends {@code options} name, checked to answer. An empty AMQP URI means none for every command
-     * but {@code run}, which starts embedded backends for what it is not given.
+     * but {@code run} and {@code chaos}, which start embedded backends for what they are not given.
      */
     static Wiring connect(DemoOptions options) {
-        boolean embeddedDefaults = options.command().equals("run");
+        boolean embeddedDefaults = options.command().equals("run") || options.command().equals("chaos");
         MongoBackend mongo;
         try {
             mongo = options.mongo().isPresent() ? Backends.mongo(options.mongo()) : Backends.startMongo();

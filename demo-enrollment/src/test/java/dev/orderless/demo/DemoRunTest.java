@@ -76,6 +76,31 @@ class DemoRunTest {
     }
 
     @Test
+    void chaos_replays_the_history_a_run_exported_and_converges_with_a_consumer_killed(MongoBackend mongo,
+            RabbitBackend rabbit, ConnectionFactory cf, @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        String queue = RabbitExtension.uniqueQueue("demo");
+        String database = MongoBackend.freshDatabaseName("demo");
+        java.nio.file.Path exported = dir.resolve("students.jsonl");
+        try {
+            CliRun run = CliRun.of(Map.of(), "run", "--ops", "800", "--students", "30", "--classes", "6",
+                    "--shuffle", "--history", "--export-history", exported.toString(), "--mongo",
+                    mongo.connectionString(), "--rabbit", rabbit.uri().toString(), "--database", database,
+                    "--queue", queue);
+            assertThat(run.out()).contains("exported 800 recorded actions to " + exported);
+
+            CliRun chaos = CliRun.of(Map.of(), "chaos", "--history", exported.toString(), "--seed", "5", "--mongo",
+                    mongo.connectionString(), "--rabbit", rabbit.uri().toString());
+
+            System.out.println(chaos.out());
+            assertThat(chaos.out()).containsPattern("\\[chaos\\] students.jsonl +800 +\\d+ +consumer killed +0 +0 +0 ");
+            assertThat(chaos.exit()).isZero();
+        } finally {
+            new RabbitAdmin(cf).deleteQueue(queue);
+            new RabbitAdmin(cf).deleteQueue(queue + ".dlq");
+        }
+    }
+
+    @Test
     void consume_with_history_on_students_consumed_without_it_records_what_it_applies_and_takes_the_students_in(
             MongoBackend mongo, RabbitBackend rabbit, ConnectionFactory cf) {
         String queue = RabbitExtension.uniqueQueue("demo");

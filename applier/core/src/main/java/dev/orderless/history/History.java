@@ -150,6 +150,25 @@ public final class History {
         return new History(records, schema, options, Optional.of(live));
     }
 
+    /**
+     * Every recorded operation, entity by entity in entity order, each entity's in seq order: what was sent, to be
+     * replayed elsewhere (a chaos run of a team's own traffic, say). A state retention folded, or the baseline
+     * took, stands for operations that are no longer there: they are not given.
+     *
+     * @return how many entities began with such a state (their earlier operations are missing from what was given)
+     */
+    public long forEachRecorded(java.util.function.Consumer<Operation> each) {
+        long[] folded = {0};
+        forEachEntity(loaded -> {
+            if (loaded.record().isPresent()) {
+                folded[0]++;
+            }
+            loaded.records().stream().sorted(java.util.Comparator.comparingLong(Records::seqOf))
+                    .forEach(record -> each.accept(Records.operationOf(record)));
+        });
+        return folded[0];
+    }
+
     /** The live collection this is the history of, if it was given ({@link #withLive}). */
     public Optional<MongoCollection<BsonDocument>> live() {
         return live;

@@ -28,6 +28,21 @@ class OrdersChaosTest {
     }
 
     @Test
+    void the_orders_converge_with_the_consumers_broker_and_mongodb_connections_cut(MongoBackend mongo,
+                                                                                   RabbitBackend rabbit) {
+        ChaosResult result = dev.orderless.testing.chaos.ChaosRun.of(OrdersChaos.ORDERS).withName("orders, cut")
+                .withOperations(OrdersChaos.ORDER_SERVICE, 500).withDuplicates(0.2)
+                .withConsumers(3, dev.orderless.testing.chaos.ConsumerFactory.standard(OrdersChaos.ORDERS))
+                .withFaults(dev.orderless.testing.chaos.Fault.values())
+                .run(mongo.connectionString(), rabbit.uri());
+        result.print(System.out);
+
+        assertThat(result.faults()).containsExactly("consumer killed", "broker cut 2s",
+                "MongoDB cut 2s");
+        assertThat(result.converged()).as("diverged %s, lost %d", result.divergedIds(), result.lost()).isTrue();
+    }
+
+    @Test
     void a_consumer_that_sets_a_register_without_its_seq_guard_is_caught_with_a_history_of_at_most_5_messages(
             MongoBackend mongo, RabbitBackend rabbit) {
         ChaosResult result = OrdersChaos.ownConsumerUnderChaos(mongo.connectionString(), rabbit.uri());

@@ -40,7 +40,8 @@ public record ChaosResult(String name, int operations, int messages, List<String
                 "faults injected", "diverged", "lost", "dead-lettered", "time");
         out.printf("[chaos] %-26s %6d %8d  %-54s %8d %5d %13d %6.1fs%n", name, operations, messages,
                 faults.isEmpty() ? "none" : String.join(", ", faults), diverged, lost, deadLettered, seconds);
-        out.printf("[chaos] seed %d (ChaosRun.seed(%dL) runs the same history in the same order)%n", seed, seed);
+        out.printf("[chaos] seed %d: the same seed runs the same history in the same order (ChaosRun.withSeed,"
+                + " chaos --seed)%n", seed);
         if (diverged > 0) {
             out.println("[chaos] diverged: " + divergedIds + (diverged > divergedIds.size() ? " ..." : ""));
         }

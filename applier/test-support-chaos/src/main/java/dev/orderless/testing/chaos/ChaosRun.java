@@ -19,8 +19,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
-import org.awaitility.Awaitility;
-import org.awaitility.core.ConditionTimeoutException;
 import org.bson.BsonDocument;
 
 /**
@@ -193,11 +191,10 @@ public final class ChaosRun {
         require(generator.isPresent() || !history.isEmpty(), "operations are required: withOperations(generator,"
                 + " count) or withHistory(operations)");
         long started = System.nanoTime();
-        Random random = new Random(seed);
-        List<Operation> ops = generator.map(g -> g.generate(random, count)).orElse(history).stream()
-                .map(op -> decoder.apply(encoder.apply(op))).toList();   // as the consumers will read them
-        ops.forEach(schema::validate);   // bad input in the generator or the file is named now, not dead-lettered
-        List<Operation> delivery = delivery(ops, random);
+        Drawn drawn = drawn();
+        List<Operation> ops = drawn.operations();
+        List<Operation> delivery = drawn.delivery();
+        Random random = drawn.random();
         try (Rig rig = new Rig(mongoConnectionString, rabbitUri, collection)) {
             rig.publish(rig.queue, delivery.stream().map(encoder).toList());
             List<Rig.Slot> slots = new ArrayList<>();
@@ -221,6 +218,19 @@ public final class ChaosRun {
                     (System.nanoTime() - started) / 1e9, seed, counterexample,
                     diverged.subList(0, Math.min(10, diverged.size())));
         }
+    }
+
+    /** What the seed draws: the operations, the order they are published in, and the draws left for shrinking. */
+    record Drawn(List<Operation> operations, List<Operation> delivery, Random random) {
+    }
+
+    /** The operations (as the consumers will read them) and their delivery, drawn from the seed. */
+    Drawn drawn() {
+        Random random = new Random(seed);
+        List<Operation> ops = generator.map(g -> g.generate(random, count)).orElse(history).stream()
+                .map(op -> decoder.apply(encoder.apply(op))).toList();
+        ops.forEach(schema::validate);   // bad input in the generator or the file is named now, not dead-lettered
+        return new Drawn(ops, delivery(ops, random), random);
     }
 
     /** Each operation once and, with the duplicate share, once more; shuffled. */
@@ -247,10 +257,7 @@ public final class ChaosRun {
                 continue;
             }
             long untilLeft = (long) (messages * (1 - fault.getValue()));
-            try {
-                Awaitility.await().atMost(DRAIN).pollInterval(Duration.ofMillis(20))
-                        .until(() -> rig.ready(rig.queue) <= untilLeft);
-            } catch (ConditionTimeoutException e) {
+            if (!Poll.until(() -> rig.ready(rig.queue) <= untilLeft, DRAIN, Duration.ofMillis(20))) {
                 injected.add(fault.getKey().described() + " (late: the consumers were stuck)");
             }
             switch (fault.getKey()) {
@@ -275,12 +282,8 @@ public final class ChaosRun {
     /** Until nothing is left in the queue with every consumer closed (bounded); what is left. */
     private long drain(Rig rig, List<Rig.Slot> slots) {
         for (int round = 0; round < 3; round++) {
-            try {
-                Awaitility.await().atMost(DRAIN).pollInterval(Duration.ofMillis(50))
-                        .until(() -> rig.ready(rig.queue) == 0);
-            } catch (ConditionTimeoutException e) {
-                // stuck consumers: closed below, and what is left counts as lost
-            }
+            // stuck consumers are closed below all the same, and what is left counts as lost
+            Poll.until(() -> rig.ready(rig.queue) == 0, DRAIN, Duration.ofMillis(50));
             slots.forEach(Rig.Slot::close);
             slots.clear();
             if (rig.ready(rig.queue) == 0 || round == 2) {

@@ -5,9 +5,9 @@ public enum Fault {
     /** One consumer's connections are cut and it is closed (what it held goes back to the queue); a new one starts. */
     KILL_CONSUMER("consumer killed"),
     /** Every consumer's broker connection is cut for two seconds. */
-    CUT_BROKER("broker connections cut 2s"),
+    CUT_BROKER("broker cut 2s"),
     /** Every consumer's MongoDB connection is cut for two seconds. */
-    CUT_MONGO("MongoDB connections cut 2s");
+    CUT_MONGO("MongoDB cut 2s");
 
     private final String described;
 

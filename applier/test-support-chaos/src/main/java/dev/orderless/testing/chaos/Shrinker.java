@@ -12,8 +12,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.function.Function;
-import org.awaitility.Awaitility;
-import org.awaitility.core.ConditionTimeoutException;
 import org.bson.BsonDocument;
 
 /**
@@ -25,11 +23,9 @@ import org.bson.BsonDocument;
  *
  * <ol>
  *   <li>Find a breaking order: the entity's messages as they were published, else up to ten shuffles of them.
- *   <li>Fewer messages: remove chunks (halves, then quarters, ... then single messages) while it still breaks.
- *   <li>A smaller delivery order: swap neighbours delivered out of seq order while it still breaks, so that what
- *       is left out of order is what the break needs.
+ *   <li>Minimize it ({@link Minimizer}): fewer messages, then a delivery order closer to seq order.
  * </ol>
- * Bounded: at most {@link #MAX_TRIALS} trials; the smallest found so far is the answer.
+ * Bounded: at most {@link #MAX_TRIALS} trials in the minimizing; the smallest found so far is the answer.
  */
 final class Shrinker {
     static final int MAX_TRIALS = 200;
@@ -72,58 +68,13 @@ final class Shrinker {
             if (breaking == null) {
                 return Optional.empty();   // it broke under concurrency only
             }
-            breaking = fewer(breaking);
-            breaking = inOrder(breaking);
+            Minimizer minimizer = new Minimizer(this::breaks, MAX_TRIALS);
+            breaking = minimizer.minimize(breaking);
             breaks(breaking);   // once more, for the stored document of the answer
             List<String> envelopes = breaking.stream().map(op -> Rig.text(encoder.apply(op))).toList();
             return Optional.of(new Counterexample(breaking, envelopes, expected(breaking, entity), lastStored,
-                    delivered.size(), trials));
+                    delivered.size(), minimizer.trials()));
         }
-    }
-
-    /** Delta debugging: drops chunks, from halves down to single messages, while the rest still breaks. */
-    private List<Operation> fewer(List<Operation> breaking) {
-        int chunks = 2;
-        while (breaking.size() >= 2 && trials < MAX_TRIALS) {
-            int size = (int) Math.ceil(breaking.size() / (double) chunks);
-            boolean dropped = false;
-            for (int from = 0; from < breaking.size() && trials < MAX_TRIALS; from += size) {
-                List<Operation> rest = new ArrayList<>(breaking.subList(0, from));
-                rest.addAll(breaking.subList(Math.min(breaking.size(), from + size), breaking.size()));
-                if (!rest.isEmpty() && breaks(rest)) {
-                    breaking = rest;
-                    chunks = Math.max(chunks - 1, 2);
-                    dropped = true;
-                    break;
-                }
-            }
-            if (!dropped) {
-                if (size == 1) {
-                    break;
-                }
-                chunks = Math.min(chunks * 2, breaking.size());
-            }
-        }
-        return breaking;
-    }
-
-    /** Swaps neighbours delivered out of seq order while it still breaks. */
-    private List<Operation> inOrder(List<Operation> breaking) {
-        boolean swapped = true;
-        for (int pass = 0; swapped && pass < breaking.size() && trials < MAX_TRIALS; pass++) {
-            swapped = false;
-            for (int i = 0; i + 1 < breaking.size() && trials < MAX_TRIALS; i++) {
-                if (breaking.get(i).seq() > breaking.get(i + 1).seq()) {
-                    List<Operation> candidate = new ArrayList<>(breaking);
-                    Collections.swap(candidate, i, i + 1);
-                    if (breaks(candidate)) {
-                        breaking = candidate;
-                        swapped = true;
-                    }
-                }
-            }
-        }
-        return breaking;
     }
 
     /** One trial: true if the entity's document then differs from the reference model's state. */
@@ -139,10 +90,7 @@ final class Shrinker {
         }
         bodies.add(encoder.apply(renamed(delivery.get(0), done)));
         rig.publish(queue, bodies);
-        try {
-            Awaitility.await("the consumer got through trial " + trials).atMost(TRIAL_TIMEOUT)
-                    .pollInterval(Duration.ofMillis(10)).until(() -> document(done).isPresent());
-        } catch (ConditionTimeoutException e) {
+        if (!Poll.until(() -> document(done).isPresent(), TRIAL_TIMEOUT, Duration.ofMillis(10))) {
             return false;   // not got through: not a divergence this trial can show
         }
         lastStored = document(entity);
