@@ -67,12 +67,20 @@ final class ChaosCommand extends DemoCommand {
                     + " outlives a run: pass --mongo (or set MONGODB_URI), or export it to a file with 'run --history"
                     + " --export-history FILE' and use --history FILE");
         }
+        List<Operation> fromFile = new ArrayList<>();
+        if (source.file != null) {   // before any backend starts: a wrong path is one line now
+            if (!java.nio.file.Files.isReadable(source.file)) {
+                throw new InvalidConfigurationException("--history " + source.file + ": no such readable file (export"
+                        + " one with 'run --history --export-history FILE' or 'history --export FILE')");
+            }
+            fromFile.addAll(Envelopes.read(source.file, Enrollment.STUDENT_SCHEMA));
+        }
         DemoOptions options = connections.orEmbedded(DemoOptions.ofDefaults("chaos"), cli.env);
         try (Wiring wiring = Wiring.connect(options)) {
             List<Operation> ops = new ArrayList<>();
             String from;
             if (source.file != null) {
-                ops.addAll(Envelopes.read(source.file));
+                ops.addAll(fromFile);
                 from = source.file.getFileName().toString();
             } else {
                 History history = wiring.history(new SimpleMeterRegistry());

@@ -43,8 +43,9 @@ import org.bson.BsonDocument;
  *   <li>The consumers, each started by the team's {@link ConsumerFactory} behind proxies of its own.
  *   <li>The faults, each once: a consumer killed when a quarter of the messages were taken (a new one started),
  *       the broker connections cut for two seconds at half, the MongoDB connections at three quarters.
- *   <li>Drained: once the queue is empty the consumers are closed (what they held finishes or goes back), and
- *       started again while anything went back; bounded (two minutes a round, three rounds).
+ *   <li>Drained: once the queue is empty and the documents equal the expected states (or stopped changing for
+ *       two seconds), the consumers are closed (what they held finishes or goes back), and started again while
+ *       anything went back; bounded (two minutes a round, three rounds).
  *   <li>Compared: every document with the reference model's state of the operations; what diverged is shrunk
  *       ({@link Counterexample}) unless {@link #withoutShrinking()}.
  * </ol>
@@ -52,6 +53,7 @@ import org.bson.BsonDocument;
 public final class ChaosRun {
     private static final Duration DRAIN = Duration.ofMinutes(2);
     private static final Duration CUT = Duration.ofSeconds(2);
+    private static final Duration QUIET = Duration.ofSeconds(2);
 
     private final CollectionSchema schema;
     private final String name;
@@ -202,9 +204,9 @@ public final class ChaosRun {
                 slots.add(rig.start(factory, rig.queue, threads));
             }
             List<String> injected = inject(rig, slots, delivery.size());
-            long left = drain(rig, slots);
             Map<String, EntityState> expected = new ReferenceModel(schema).replay(ops);
-            Map<String, EntityState> stored = stored(rig, expected);
+            long left = drain(rig, slots, expected);
+            Map<String, EntityState> stored = stored(rig);
             List<String> diverged = new ArrayList<>(ReferenceModel.diverged(expected, stored));
             long lost = ReferenceModel.missingEffects(expected, stored) + left;
             long deadLettered = rig.ready(rig.queue + ".dlq");
@@ -230,6 +232,15 @@ public final class ChaosRun {
         List<Operation> ops = generator.map(g -> g.generate(random, count)).orElse(history).stream()
                 .map(op -> decoder.apply(encoder.apply(op))).toList();
         ops.forEach(schema::validate);   // bad input in the generator or the file is named now, not dead-lettered
+        Map<String, Operation> seen = new java.util.HashMap<>();
+        for (Operation op : ops) {
+            Operation first = seen.putIfAbsent(op.entity() + '\u0000' + op.seq(), op);
+            if (first != null && !first.equals(op)) {
+                throw new dev.orderless.InvalidInputException("seq collision in the operations: '" + op.entity()
+                        + "' seq " + op.seq() + " is both " + first + " and " + op + "; (entity, seq) names one"
+                        + " operation: a stamper that reuses seqs breaks convergence before any consumer does");
+            }
+        }
         return new Drawn(ops, delivery(ops, random), random);
     }
 
@@ -279,27 +290,61 @@ public final class ChaosRun {
         slots.forEach(Rig.Slot::restore);
     }
 
-    /** Until nothing is left in the queue with every consumer closed (bounded); what is left. */
-    private long drain(Rig rig, List<Rig.Slot> slots) {
+    /**
+     * Until nothing is left in the queue with every consumer closed (bounded); what is left. Each round waits until
+     * the consumers settled ({@link #settled}), then closes them (what they held finishes, or goes back to the queue),
+     * and starts them again while anything went back.
+     */
+    private long drain(Rig rig, List<Rig.Slot> slots, Map<String, EntityState> expected) {
         for (int round = 0; round < 3; round++) {
-            // stuck consumers are closed below all the same, and what is left counts as lost
-            Poll.until(() -> rig.ready(rig.queue) == 0, DRAIN, Duration.ofMillis(50));
+            settled(rig, expected);
             slots.forEach(Rig.Slot::close);
             slots.clear();
             if (rig.ready(rig.queue) == 0 || round == 2) {
                 break;
             }
-            for (int i = 0; i < consumers; i++) {   // what the closed ones held went back
+            for (int i = 0; i < consumers; i++) {
                 slots.add(rig.start(factory, rig.queue, threads));
             }
         }
         return rig.ready(rig.queue);
     }
 
+    /**
+     * Waits until the queue is empty and the documents equal the expected states, or, with the queue empty, stopped
+     * changing for {@link #QUIET} (a consumer that diverges, or drops messages); bounded by {@link #DRAIN}. The queue's
+     * count leaves out the messages consumers hold: the documents say when those were applied.
+     */
+    private void settled(Rig rig, Map<String, EntityState> expected) {
+        long deadline = System.nanoTime() + DRAIN.toNanos();
+        int last = 0;
+        long since = System.nanoTime();
+        while (System.nanoTime() - deadline < 0) {
+            boolean empty = rig.ready(rig.queue) == 0;
+            List<BsonDocument> docs = new ArrayList<>();
+            rig.database.getCollection(collection, BsonDocument.class).find().into(docs);
+            if (empty && stored(docs).equals(expected)) {
+                return;
+            }
+            int now = docs.hashCode();
+            if (now != last) {
+                last = now;
+                since = System.nanoTime();
+            } else if (empty && System.nanoTime() - since > QUIET.toNanos()) {
+                return;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+        }
+    }
+
+    private Map<String, EntityState> stored(Rig rig) {
+        return stored(rig.database.getCollection(collection, BsonDocument.class).find());
+    }
+
     /** Every document's state; one orderless cannot read differs from every state (it counts as diverged). */
-    private Map<String, EntityState> stored(Rig rig, Map<String, EntityState> expected) {
+    private Map<String, EntityState> stored(Iterable<BsonDocument> docs) {
         Map<String, EntityState> stored = new TreeMap<>();
-        for (BsonDocument doc : rig.database.getCollection(collection, BsonDocument.class).find()) {
+        for (BsonDocument doc : docs) {
             String id = doc.get("_id") != null && doc.get("_id").isString() ? doc.getString("_id").getValue()
                     : String.valueOf(doc.get("_id"));
             try {

@@ -1,6 +1,5 @@
 package dev.orderless.testing.chaos;
 
-import dev.orderless.OrderlessException;
 import dev.orderless.apply.Operation;
 import dev.orderless.message.Envelope;
 import java.io.IOException;
@@ -22,6 +21,18 @@ public final class Envelopes {
      * @throws UncheckedIOException if the file cannot be read
      */
     public static List<Operation> read(Path file) {
+        return read(file, java.util.Optional.empty());
+    }
+
+    /**
+     * As {@link #read(Path)}, each operation checked against {@code schema}: one it does not declare is an
+     * {@link dev.orderless.InvalidInputException} naming the file and the line.
+     */
+    public static List<Operation> read(Path file, dev.orderless.apply.CollectionSchema schema) {
+        return read(file, java.util.Optional.of(schema));
+    }
+
+    private static List<Operation> read(Path file, java.util.Optional<dev.orderless.apply.CollectionSchema> schema) {
         Envelope envelope = Envelope.ofDefaults();
         List<Operation> ops = new ArrayList<>();
         List<String> lines;
@@ -35,12 +46,19 @@ public final class Envelopes {
             if (line.isEmpty() || line.startsWith("#")) {
                 continue;
             }
+            Operation op;
             try {
-                ops.add(envelope.decode(line.getBytes(StandardCharsets.UTF_8)));
+                op = envelope.decode(line.getBytes(StandardCharsets.UTF_8));
             } catch (RuntimeException e) {
-                throw new OrderlessException(file + " line " + (i + 1) + " is not an orderless envelope: "
-                        + e.getMessage(), e);
+                throw new dev.orderless.InvalidInputException(file + " line " + (i + 1) + " is not an orderless"
+                        + " envelope: " + e.getMessage(), e);
             }
+            try {
+                schema.ifPresent(s -> s.validate(op));
+            } catch (RuntimeException e) {
+                throw new dev.orderless.InvalidInputException(file + " line " + (i + 1) + ": " + e.getMessage(), e);
+            }
+            ops.add(op);
         }
         return ops;
     }

@@ -36,6 +36,7 @@ final class Rig implements AutoCloseable {
     final String collection;
     final String queue;
     private final List<String> queues = new ArrayList<>();
+    private final List<Slot> slots = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     Rig(String mongoConnectionString, URI rabbitUri, String collection) {
         this.mongo = new ConnectionString(mongoConnectionString);
@@ -47,7 +48,13 @@ final class Rig implements AutoCloseable {
         this.direct = connectionFactory(rabbit.getHost(), port(rabbit));
         this.direct.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
         this.direct.setPublisherReturns(true);
-        this.queue = declare(collection + ".chaos-" + run);
+        try {
+            this.queue = declare(collection + ".chaos-" + run);
+        } catch (RuntimeException e) {   // the broker did not answer: nothing of the run stays behind
+            direct.destroy();
+            client.close();
+            throw e;
+        }
     }
 
     /** Declares {@code name} and its dead-letter queue {@code name + ".dlq"}; deleted on close. */
@@ -105,7 +112,9 @@ final class Rig implements AutoCloseable {
         try {
             AutoCloseable consumer = factory.start(new ChaosContext(cf, proxied.getDatabase(database.getName()),
                     collection, from, concurrency));
-            return new Slot(rabbitProxy, mongoProxy, cf, proxied, consumer);
+            Slot slot = new Slot(rabbitProxy, mongoProxy, cf, proxied, consumer);
+            slots.add(slot);
+            return slot;
         } catch (Exception e) {
             cf.destroy();
             proxied.close();
@@ -132,6 +141,7 @@ final class Rig implements AutoCloseable {
 
     @Override
     public void close() {
+        slots.forEach(Slot::close);   // whatever a failure left running (closing twice is harmless)
         RabbitAdmin admin = new RabbitAdmin(direct);
         for (String name : queues) {
             admin.deleteQueue(name);
@@ -181,8 +191,13 @@ final class Rig implements AutoCloseable {
             closing.start();
         }
 
+        private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+
         @Override
         public void close() {
+            if (!closed.compareAndSet(false, true)) {
+                return;
+            }
             try {
                 consumer.close();
             } catch (Exception e) {

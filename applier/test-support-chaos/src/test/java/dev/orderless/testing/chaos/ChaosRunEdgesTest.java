@@ -1,0 +1,137 @@
+package dev.orderless.testing.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.orderless.InvalidInputException;
+import dev.orderless.apply.CollectionSchema;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.apply.Operation;
+import dev.orderless.apply.SetField;
+import dev.orderless.backends.MongoBackend;
+import dev.orderless.backends.rabbit.RabbitBackend;
+import dev.orderless.message.Envelope;
+import dev.orderless.testing.MongoExtension;
+import dev.orderless.testing.rabbit.RabbitExtension;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+
+/**
+ * What a chaos run must not get wrong about a team's consumer (from an adversarial review): a slow consumer is not
+ * a lossy one, a dropped kind of message is shrunk to itself, bad input is named, and nothing of a failed run keeps
+ * running.
+ */
+@ExtendWith({MongoExtension.class, RabbitExtension.class})
+class ChaosRunEdgesTest {
+    private static final CollectionSchema SCHEMA = CollectionSchema.builder().set(SetField.of("lines", "sku"))
+            .register("coupon").counter("items").build();
+
+    /** A consumer of a team's own that skips what {@code skip} says and takes {@code millis} per message. */
+    private static ConsumerFactory own(Predicate<Operation> skip, long millis) {
+        return context -> {
+            GuardedApplier applier = GuardedApplier.create(
+                    context.database().getCollection(context.collection(), BsonDocument.class), SCHEMA);
+            Envelope envelope = Envelope.ofDefaults();
+            SimpleMessageListenerContainer container = new SimpleMessageListenerContainer(context.connectionFactory());
+            container.setQueueNames(context.queue());
+            container.setConcurrentConsumers(context.concurrency());
+            container.setShutdownTimeout(0);   // closed, it hands back what it holds at once
+            container.setMessageListener(message -> {
+                Operation op = envelope.decode(message.getBody());
+                LockSupport.parkNanos(millis * 1_000_000);   // the consumer's own pace, not a wait for anything
+                if (!skip.test(op)) {
+                    applier.apply(op);
+                }
+            });
+            container.start();
+            return container::stop;
+        };
+    }
+
+    @Test
+    void a_slow_consumer_that_loses_nothing_converges_though_the_queue_looks_empty_early(MongoBackend mongo,
+                                                                                       RabbitBackend rabbit) {
+        List<Operation> history = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            history.add(Operation.increment("o-" + (i % 20), i / 20 + 1, "items", 1));
+        }
+
+        ChaosResult result = ChaosRun.of(SCHEMA).withHistory(history).withConsumers(1, own(op -> false, 20))
+                .withThreads(1).withoutShrinking().withSeed(7).run(mongo.connectionString(), rabbit.uri());
+
+        result.print(System.out);
+        assertThat(result.converged()).as("lost %d", result.lost()).isTrue();
+    }
+
+    @Test
+    void a_consumer_that_drops_one_kind_of_message_is_shrunk_to_that_message(MongoBackend mongo,
+                                                                            RabbitBackend rabbit) {
+        ChaosResult result = ChaosRun.of(SCHEMA)
+                .withHistory(List.of(Operation.assign("o-1", 1, "coupon", new BsonString("A")),
+                        Operation.increment("o-1", 2, "items", 1)))
+                .withConsumers(1, own(op -> op instanceof Operation.Increment, 0)).withSeed(3)
+                .run(mongo.connectionString(), rabbit.uri());
+
+        result.print(System.out);
+        assertThat(result.counterexample()).hasValueSatisfying(smallest -> assertThat(smallest.delivery())
+                .containsExactly(Operation.increment("o-1", 2, "items", 1)));
+    }
+
+    @Test
+    void a_seq_collision_in_the_operations_is_named_before_anything_is_published() {
+        ChaosRun run = ChaosRun.of(SCHEMA).withHistory(List.of(
+                Operation.assign("o-1", 1, "coupon", new BsonString("A")),
+                Operation.assign("o-1", 1, "coupon", new BsonString("B"))));
+
+        assertThatThrownBy(run::drawn).isInstanceOf(InvalidInputException.class)
+                .hasMessageContaining("seq collision").hasMessageContaining("'o-1' seq 1");
+    }
+
+    @Test
+    void a_consumer_factory_that_fails_leaves_none_of_the_consumers_it_started_running(MongoBackend mongo,
+                                                                                      RabbitBackend rabbit) {
+        AtomicInteger started = new AtomicInteger();
+        AtomicInteger closed = new AtomicInteger();
+        ConsumerFactory standard = ConsumerFactory.standard(SCHEMA);
+        ConsumerFactory failsSecond = context -> {
+            if (started.incrementAndGet() == 2) {
+                throw new IllegalStateException("the second consumer cannot start");
+            }
+            AutoCloseable consumer = standard.start(context);
+            return () -> {
+                closed.incrementAndGet();
+                consumer.close();
+            };
+        };
+        ChaosRun run = ChaosRun.of(SCHEMA).withHistory(List.of(Operation.assign("o-1", 1, "coupon",
+                new BsonString("A")))).withConsumers(2, failsSecond).withSeed(1);
+
+        assertThatThrownBy(() -> run.run(mongo.connectionString(), rabbit.uri()))
+                .hasMessageContaining("the second consumer cannot start");
+        assertThat(closed.get()).isEqualTo(1);
+    }
+
+    @Test
+    void a_broker_that_cannot_be_reached_leaves_no_mongodb_client_behind(MongoBackend mongo) {
+        Set<Thread> before = Thread.getAllStackTraces().keySet();
+        ChaosRun run = ChaosRun.of(SCHEMA).withHistory(List.of(Operation.assign("o-1", 1, "coupon",
+                new BsonString("A"))));
+
+        assertThatThrownBy(() -> run.run(mongo.connectionString(), URI.create("amqp://guest:guest@127.0.0.1:1/")));
+
+        Set<String> left = Thread.getAllStackTraces().keySet().stream().filter(t -> !before.contains(t))
+                .filter(Thread::isAlive).map(Thread::getName).collect(Collectors.toSet());
+        assertThat(left).noneMatch(name -> name.startsWith("cluster-"));
+    }
+}
