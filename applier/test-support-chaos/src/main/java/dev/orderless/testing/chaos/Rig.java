@@ -16,12 +16,8 @@ import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.MessageBuilder;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
-import org.springframework.amqp.rabbit.connection.CorrelationData;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
 
 /**
  * The backends of one chaos run: direct connections for publishing and checking, a database and queues of its
@@ -66,28 +62,10 @@ final class Rig implements AutoCloseable {
 
     /** Publishes {@code bodies} to {@code to} in order, each confirmed by the broker and routed. */
     void publish(String to, List<byte[]> bodies) {
-        RabbitTemplate template = new RabbitTemplate(direct);
-        template.setMandatory(true);
-        List<CorrelationData> pending = new ArrayList<>();
-        for (byte[] body : bodies) {
-            Message message = MessageBuilder.withBody(body).setContentType("application/json").build();
-            CorrelationData correlation = new CorrelationData(UUID.randomUUID().toString());
-            template.send("", to, message, correlation);
-            pending.add(correlation);
-        }
-        for (CorrelationData correlation : pending) {
-            try {
-                CorrelationData.Confirm confirm = correlation.getFuture().get(30, TimeUnit.SECONDS);
-                if (!confirm.ack() || correlation.getReturned() != null) {
-                    throw new IllegalStateException("the broker did not take a message for '" + to + "': "
-                            + (confirm.ack() ? "returned, not routed" : confirm.reason()));
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while publishing to '" + to + "'", e);
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                throw new IllegalStateException("no confirm from the broker for a message to '" + to + "' in 30 s", e);
-            }
+        try {
+            dev.orderless.testing.rabbit.ConfirmedPublisher.publishAll(direct, to, bodies);
+        } catch (Exception e) {
+            throw new IllegalStateException("publishing to '" + to + "': " + e.getMessage(), e);
         }
     }
 
