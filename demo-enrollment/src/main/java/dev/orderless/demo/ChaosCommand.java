@@ -26,7 +26,8 @@ import picocli.CommandLine.Option;
     "with duplicates, to a queue of its own, apply it with competing consumers while one is killed, compare",
     "every student with the sequential oracle, and print the [chaos] table. A divergence is shrunk to the",
     "smallest breaking history. Embedded MongoDB and AMQP broker unless --mongo / --rabbit name servers;",
-    "it uses a database and queues of its own, and leaves the demo's alone. Exit 0 only if it converged."})
+    "it uses a database and queues of its own, and leaves the demo's alone (--queue is unused; --database is",
+    "read by --from-history only). Exit 0 only if it converged."})
 final class ChaosCommand extends DemoCommand {
     @ArgGroup(multiplicity = "1")
     Source source;

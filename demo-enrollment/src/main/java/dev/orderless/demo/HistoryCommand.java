@@ -18,8 +18,9 @@ import picocli.CommandLine.Option;
         header = "A student's versions: every action in seq order, with the student after it; or all, exported.",
         description = {
     "Print the version history of one student as a table: each recorded action in seq order (whatever",
-    "order the consumers received them in) and the student's classes and name after it. Needs a history:",
-    "'run --history' or 'consume --history' records one. Reads MongoDB only (--rabbit and --queue are unused).",
+    "order the consumers received them in) and the student's classes, name, credits and status after it. Needs",
+    "a history: 'run --history' or 'consume --history' records one (on a MongoDB that outlives the run: serve's,",
+    "or yours). Reads MongoDB only (--rabbit and --queue are unused).",
     "With --export FILE instead: every recorded action, one envelope per line, for 'chaos --history FILE'."})
 final class HistoryCommand extends DemoCommand {
     @picocli.CommandLine.ArgGroup(multiplicity = "1")

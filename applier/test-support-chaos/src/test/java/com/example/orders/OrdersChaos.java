@@ -12,10 +12,12 @@ import dev.orderless.apply.SetField;
 import dev.orderless.message.Envelope;
 import dev.orderless.testing.chaos.ChaosResult;
 import dev.orderless.testing.chaos.ChaosRun;
+import dev.orderless.testing.chaos.ChaosView;
 import dev.orderless.testing.chaos.ConsumerFactory;
 import dev.orderless.testing.chaos.Fault;
 import dev.orderless.testing.chaos.OperationGenerator;
 import dev.orderless.testing.chaos.Stamps;
+import dev.orderless.view.ViewProjection;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,7 +25,9 @@ import java.util.List;
 import java.util.Map;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
+import org.bson.BsonArray;
 import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 // end::imports[]
 
@@ -80,6 +84,25 @@ final class OrdersChaos {
     };
     // end::generator[]
 
+    // tag::view[]
+    /** A view: for each sku, the orders that hold it, with their quantity. */
+    static final ViewProjection ORDERS_BY_SKU = (order, version) -> {
+        String id = order.getString("_id").getValue();
+        List<Operation> ops = new ArrayList<>();
+        for (BsonValue line : order.getArray("lines", new BsonArray())) {
+            ops.add(Operation.add(line.asDocument().getString("sku").getValue(), version, "orders", id,
+                    new BsonDocument("quantity", line.asDocument().get("quantity"))));
+        }
+        for (BsonValue line : order.getArray("deleted_lines", new BsonArray())) {
+            ops.add(Operation.remove(line.asDocument().getString("sku").getValue(), version, "orders", id));
+        }
+        return ops;
+    };
+
+    static final ChaosView SKUS = new ChaosView("skus", CollectionSchema.builder()
+            .set(new SetField("orders", "removed_orders", "id")).build(), ORDERS_BY_SKU);
+    // end::view[]
+
     // tag::run[]
     static ChaosResult ordersUnderChaos(String mongo, URI rabbit) {
         ChaosResult result = ChaosRun.of(ORDERS)
@@ -89,6 +112,7 @@ final class OrdersChaos {
                 .withDuplicates(0.3)
                 .withConsumers(4, ConsumerFactory.standard(ORDERS))   // or a factory that builds yours
                 .withFaults(Fault.KILL_CONSUMER)
+                .withView(SKUS)                                       // checked against the final orders
                 .run(mongo, rabbit);
         result.print(System.out);
         return result;

@@ -23,6 +23,7 @@ class OrdersChaosTest {
         assertThat(result.operations()).isEqualTo(2000);
         assertThat(result.messages()).as("30%% duplicates").isGreaterThan(2400);
         assertThat(result.faults()).containsExactly("consumer killed");
+        assertThat(result.viewDiverged()).as("the skus view").contains(0L);
         assertThat(result.converged()).as("diverged %s, lost %d, dead-lettered %d", result.divergedIds(),
                 result.lost(), result.deadLettered()).isTrue();
     }

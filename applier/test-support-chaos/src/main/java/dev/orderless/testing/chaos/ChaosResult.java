@@ -20,18 +20,23 @@ import java.util.Optional;
  * @param counterexample the smallest breaking history, where documents diverged and it could be reproduced one
  *                       message at a time
  * @param divergedIds    the first diverged entities (up to 10)
+ * @param viewDiverged   with a view ({@link ChaosRun#withView}): its documents that differ from the projection of
+ *                       the final documents (a view document missing, or one too many, counts)
  */
 public record ChaosResult(String name, int operations, int messages, List<String> faults, long diverged, long lost,
                           long deadLettered, double seconds, long seed, Optional<Counterexample> counterexample,
-                          List<String> divergedIds) {
+                          List<String> divergedIds, Optional<Long> viewDiverged) {
     public ChaosResult {
         faults = List.copyOf(faults);
         divergedIds = List.copyOf(divergedIds);
     }
 
-    /** True if every document equals the reference model's state, nothing was lost and nothing dead-lettered. */
+    /**
+     * True if every document equals the reference model's state, nothing was lost, nothing dead-lettered, and the
+     * view (if any) holds what the projection of the final documents gives.
+     */
     public boolean converged() {
-        return diverged == 0 && lost == 0 && deadLettered == 0;
+        return diverged == 0 && lost == 0 && deadLettered == 0 && viewDiverged.orElse(0L) == 0;
     }
 
     /** The {@code [chaos]} table of this run (header, row, seed) and its counterexample, if any. */
@@ -42,6 +47,8 @@ public record ChaosResult(String name, int operations, int messages, List<String
                 faults.isEmpty() ? "none" : String.join(", ", faults), diverged, lost, deadLettered, seconds);
         out.printf("[chaos] seed %d: the same seed runs the same history in the same order (ChaosRun.withSeed,"
                 + " chaos --seed)%n", seed);
+        viewDiverged.ifPresent(n -> out.printf("[chaos] view: %d document(s) differ from the projection of the final"
+                + " documents%n", n));
         if (diverged > 0) {
             out.println("[chaos] diverged: " + divergedIds + (diverged > divergedIds.size() ? " ..." : ""));
         }

@@ -47,7 +47,8 @@ import org.bson.BsonDocument;
  *       two seconds), the consumers are closed (what they held finishes or goes back), and started again while
  *       anything went back; bounded (two minutes a round, three rounds).
  *   <li>Compared: every document with the reference model's state of the operations; what diverged is shrunk
- *       ({@link Counterexample}) unless {@link #withoutShrinking()}.
+ *       ({@link Counterexample}) unless {@link #withoutShrinking()}. With a view ({@link #withView}), fed from the
+ *       start by a feeder of the run's own, every view document with the projection of the final documents.
  * </ol>
  */
 public final class ChaosRun {
@@ -70,11 +71,12 @@ public final class ChaosRun {
     private final boolean shrinking;
     private final Function<Operation, byte[]> encoder;
     private final Function<byte[], Operation> decoder;
+    private final Optional<ChaosView> view;
 
     private ChaosRun(CollectionSchema schema, String name, String collection, Optional<OperationGenerator> generator,
                      int count, List<Operation> history, double duplicates, int consumers, ConsumerFactory factory,
                      int threads, Set<Fault> faults, long seed, boolean shrinking, Function<Operation, byte[]> encoder,
-                     Function<byte[], Operation> decoder) {
+                     Function<byte[], Operation> decoder, Optional<ChaosView> view) {
         this.schema = schema;
         this.name = name;
         this.collection = collection;
@@ -90,6 +92,7 @@ public final class ChaosRun {
         this.shrinking = shrinking;
         this.encoder = encoder;
         this.decoder = decoder;
+        this.view = view;
     }
 
     /**
@@ -104,68 +107,68 @@ public final class ChaosRun {
         Envelope envelope = Envelope.ofDefaults();
         return new ChaosRun(schema, "chaos", "chaos", Optional.empty(), 0, List.of(), 0, 2,
                 ConsumerFactory.standard(schema), 2, Set.of(), Long.getLong("orderless.seed", System.nanoTime()),
-                true, envelope::encode, envelope::decode);
+                true, envelope::encode, envelope::decode, Optional.empty());
     }
 
     /** The name its row shows. */
     public ChaosRun withName(String name) {
         require(name != null && !name.isBlank(), "name must not be blank");
         return new ChaosRun(schema, name, collection, generator, count, history, duplicates, consumers, factory,
-                threads, faults, seed, shrinking, encoder, decoder);
+                threads, faults, seed, shrinking, encoder, decoder, view);
     }
 
     /** The collection the consumers apply to (in the run's own database); "chaos" by default. */
     public ChaosRun withCollection(String collection) {
         require(collection != null && !collection.isBlank(), "collection must not be blank");
         return new ChaosRun(schema, name, collection, generator, count, history, duplicates, consumers, factory,
-                threads, faults, seed, shrinking, encoder, decoder);
+                threads, faults, seed, shrinking, encoder, decoder, view);
     }
 
     /** {@code count} operations from {@code generator}, drawn from the seed. */
     public ChaosRun withOperations(OperationGenerator generator, int count) {
         require(generator != null && count > 0, "operations: a generator and a count above 0");
         return new ChaosRun(schema, name, collection, Optional.of(generator), count, List.of(), duplicates, consumers,
-                factory, threads, faults, seed, shrinking, encoder, decoder);
+                factory, threads, faults, seed, shrinking, encoder, decoder, view);
     }
 
     /** A recorded history ({@link Envelopes#read}, the version history), instead of a generator. */
     public ChaosRun withHistory(List<Operation> history) {
         require(history != null && !history.isEmpty(), "history must hold at least one operation");
         return new ChaosRun(schema, name, collection, Optional.empty(), 0, history, duplicates, consumers, factory,
-                threads, faults, seed, shrinking, encoder, decoder);
+                threads, faults, seed, shrinking, encoder, decoder, view);
     }
 
     /** The share of operations published twice, 0 to 1. */
     public ChaosRun withDuplicates(double share) {
         require(share >= 0 && share <= 1, "duplicates: a share from 0 to 1, was " + share);
         return new ChaosRun(schema, name, collection, generator, count, history, share, consumers, factory,
-                threads, faults, seed, shrinking, encoder, decoder);
+                threads, faults, seed, shrinking, encoder, decoder, view);
     }
 
     /** {@code count} competing consumers, each started by {@code factory}. */
     public ChaosRun withConsumers(int count, ConsumerFactory factory) {
         require(count > 0 && factory != null, "consumers: a count above 0 and a factory");
         return new ChaosRun(schema, name, collection, generator, this.count, history, duplicates, count, factory,
-                threads, faults, seed, shrinking, encoder, decoder);
+                threads, faults, seed, shrinking, encoder, decoder, view);
     }
 
     /** The threads each consumer is asked for ({@link ChaosContext#concurrency()}); 2 by default. */
     public ChaosRun withThreads(int threads) {
         require(threads > 0, "threads must be above 0, was " + threads);
         return new ChaosRun(schema, name, collection, generator, count, history, duplicates, consumers, factory,
-                threads, faults, seed, shrinking, encoder, decoder);
+                threads, faults, seed, shrinking, encoder, decoder, view);
     }
 
     /** The faults to inject, each once. */
     public ChaosRun withFaults(Fault... faults) {
         return new ChaosRun(schema, name, collection, generator, count, history, duplicates, consumers, factory,
-                threads, Set.of(faults), seed, shrinking, encoder, decoder);
+                threads, Set.of(faults), seed, shrinking, encoder, decoder, view);
     }
 
     /** The seed: the same seed publishes the same history in the same order. */
     public ChaosRun withSeed(long seed) {
         return new ChaosRun(schema, name, collection, generator, count, history, duplicates, consumers, factory,
-                threads, faults, seed, shrinking, encoder, decoder);
+                threads, faults, seed, shrinking, encoder, decoder, view);
     }
 
     /**
@@ -176,13 +179,23 @@ public final class ChaosRun {
     public ChaosRun withCodec(Function<Operation, byte[]> encoder, Function<byte[], Operation> decoder) {
         require(encoder != null && decoder != null, "codec: an encoder and a decoder");
         return new ChaosRun(schema, name, collection, generator, count, history, duplicates, consumers, factory,
-                threads, faults, seed, shrinking, encoder, decoder);
+                threads, faults, seed, shrinking, encoder, decoder, view);
+    }
+
+    /**
+     * A view the run keeps with a feeder of its own and checks at the end against the projection of the final
+     * documents ({@link ChaosView}); none by default.
+     */
+    public ChaosRun withView(ChaosView view) {
+        require(view != null, "view is required");
+        return new ChaosRun(schema, name, collection, generator, count, history, duplicates, consumers, factory,
+                threads, faults, seed, shrinking, encoder, decoder, Optional.of(view));
     }
 
     /** No shrinking when documents diverge (the run ends at the comparison). */
     public ChaosRun withoutShrinking() {
         return new ChaosRun(schema, name, collection, generator, count, history, duplicates, consumers, factory,
-                threads, faults, seed, false, encoder, decoder);
+                threads, faults, seed, false, encoder, decoder, view);
     }
 
     /**
@@ -198,6 +211,7 @@ public final class ChaosRun {
         List<Operation> delivery = drawn.delivery();
         Random random = drawn.random();
         try (Rig rig = new Rig(mongoConnectionString, rabbitUri, collection)) {
+            Optional<ViewCheck> viewCheck = view.map(v -> new ViewCheck(rig, collection, v));
             rig.publish(rig.queue, delivery.stream().map(encoder).toList());
             List<Rig.Slot> slots = new ArrayList<>();
             for (int i = 0; i < consumers; i++) {
@@ -216,9 +230,10 @@ public final class ChaosRun {
                 counterexample = new Shrinker(rig, schema, factory, encoder, decoder).shrink(entity,
                         delivery.stream().filter(op -> op.entity().equals(entity)).toList(), random);
             }
+            Optional<Long> viewDiverged = viewCheck.map(ViewCheck::diverged);
             return new ChaosResult(name, ops.size(), delivery.size(), injected, diverged.size(), lost, deadLettered,
                     (System.nanoTime() - started) / 1e9, seed, counterexample,
-                    diverged.subList(0, Math.min(10, diverged.size())));
+                    diverged.subList(0, Math.min(10, diverged.size())), viewDiverged);
         }
     }
 

@@ -33,6 +33,7 @@ final class Rig implements AutoCloseable {
     final String queue;
     private final List<String> queues = new ArrayList<>();
     private final List<Slot> slots = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<AutoCloseable> closing = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     Rig(String mongoConnectionString, URI rabbitUri, String collection) {
         this.mongo = new ConnectionString(mongoConnectionString);
@@ -74,6 +75,11 @@ final class Rig implements AutoCloseable {
         Properties properties = new RabbitAdmin(direct).getQueueProperties(name);
         Object count = properties == null ? null : properties.get(RabbitAdmin.QUEUE_MESSAGE_COUNT);
         return count instanceof Number n ? n.longValue() : 0;
+    }
+
+    /** Closes {@code resource} with the run, whatever fails. */
+    void closing(AutoCloseable resource) {
+        closing.add(resource);
     }
 
     /** A consumer of the team's, started by {@code factory} behind proxies of its own. */
@@ -120,6 +126,13 @@ final class Rig implements AutoCloseable {
     @Override
     public void close() {
         slots.forEach(Slot::close);   // whatever a failure left running (closing twice is harmless)
+        for (AutoCloseable other : closing) {
+            try {
+                other.close();
+            } catch (Exception e) {
+                // stopping what the run started; nothing depends on it after the run
+            }
+        }
         RabbitAdmin admin = new RabbitAdmin(direct);
         for (String name : queues) {
             admin.deleteQueue(name);
