@@ -255,6 +255,46 @@ public abstract class MongoConformanceContract {
                 .into(new ArrayList<>())).as("the form the guards use").containsExactly("below");
     }
 
+    /**
+     * A plain update in a bulk write says only in the total whether it matched; an upsert that would change the
+     * {@code _id} it inserts ({@code $setOnInsert: {_id: other}}) says it per op: matched, it updates (the
+     * {@code $setOnInsert} is ignored); matched nothing, its insert is refused with its own write error
+     * (ImmutableField on MongoDB) and nothing is inserted, whether the document is there or not. A way for a batch
+     * to learn each plain update's outcome in one bulk write (issue 41), if the backend agrees.
+     */
+    @Test
+    void an_upsert_that_would_change_the_id_it_inserts_fails_alone_when_it_matches_nothing_and_inserts_nothing() {
+        docs.insertOne(doc("e1").append("_v", new BsonInt64(1)));
+        docs.insertOne(doc("e2").append("_v", new BsonInt64(1)));
+        BsonDocument elsewhere = new BsonDocument("never", new BsonString("inserted"));
+        List<com.mongodb.client.model.WriteModel<BsonDocument>> models = List.of(
+                new com.mongodb.client.model.UpdateOneModel<>(and(eq("_id", "e1"), eq("_v", 1L)),
+                        combine(inc("_v", 1L), setOnInsert("_id", elsewhere)), new UpdateOptions().upsert(true)),
+                new com.mongodb.client.model.UpdateOneModel<>(and(eq("_id", "e2"), eq("_v", 7L)),
+                        combine(inc("_v", 1L), setOnInsert("_id", elsewhere)), new UpdateOptions().upsert(true)),
+                new com.mongodb.client.model.UpdateOneModel<>(and(eq("_id", "e3"), eq("_v", 1L)),
+                        combine(inc("_v", 1L), setOnInsert("_id", elsewhere)), new UpdateOptions().upsert(true)));
+
+        List<Integer> failed = new ArrayList<>();
+        int matched;
+        try {
+            matched = docs.bulkWrite(models, new com.mongodb.client.model.BulkWriteOptions().ordered(false))
+                    .getMatchedCount();
+        } catch (com.mongodb.MongoBulkWriteException e) {
+            e.getWriteErrors().forEach(error -> failed.add(error.getIndex()));
+            matched = e.getWriteResult().getMatchedCount();
+        }
+
+        List<String> ids = docs.find().map(d -> String.valueOf(d.get("_id"))).into(new ArrayList<>());
+        if (differs(KnownDifference.UPSERT_MAY_CHANGE_ITS_ID)) {
+            assertThat(ids).as("it inserts the other _id").hasSize(3);
+        } else {
+            assertThat(failed).as("each miss its own error").containsExactly(1, 2);
+            assertThat(matched).isEqualTo(1);
+            assertThat(ids).as("nothing inserted").hasSize(2);
+        }
+    }
+
     @Test
     void setOnInsert_applies_only_when_the_upsert_inserts() {
         docs.updateOne(eq("_id", "e1"), combine(setOnInsert("_floor", 0L), inc("_v", 1L)), new UpdateOptions().upsert(true));
