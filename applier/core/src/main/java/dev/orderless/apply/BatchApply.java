@@ -4,7 +4,6 @@ import static com.mongodb.client.model.Filters.in;
 
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.bulk.BulkWriteError;
-import com.mongodb.bulk.BulkWriteResult;
 import com.mongodb.client.MongoCursor;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.UpdateOneModel;
@@ -40,21 +39,21 @@ import org.bson.BsonValue;
  *   <li>Round one, blind: the first writes {@link WriterChoice} picks (one per slot, the highest seq; a
  *       lower seq of the same slot follows it and is read in round two, since only a read tells a seq that
  *       collides with a delete's) in one unordered {@code bulkWrite}. An upsert either matched (applied),
- *       inserted (applied, listed with its index in the result), or failed with its own write error (listed
- *       with its index): a duplicate {@code _id} there means "did not match", exactly as for one
- *       {@code updateOne}. A plain update (a hinted refresh) is not listed when it matches nothing, so those
- *       are settled together from the result's matched count: the matches of the upserts are known, the rest
- *       are the plain updates'. All matched: all applied. Otherwise each is decided from a read; when some
- *       did match, one found holding its very entry is reported applied, since this write may have put it
- *       there (the state is the same either way). A miss here costs a read, not an attempt.
+ *       inserted (applied), or failed with its own write error (listed with its index): a duplicate
+ *       {@code _id} there means "did not match", exactly as for one {@code updateOne}. A plain update (an
+ *       in-place refresh, a compare-and-set on {@code _v}) goes as an upsert too, so that its miss is its own
+ *       error, never only a count: a duplicate {@code _id} (the insert of a document that is there), or, for a
+ *       refresh by position, "the positional operator did not find the match" (nothing is inserted, the
+ *       document there or not). A compare-and-set whose document vanished between its read and its write
+ *       (removed by hand) inserts what its update makes of nothing: its op applied to an absent document. A miss
+ *       here costs a read, not an attempt.
  *   <li>Every later round: read, in one {@code find} with {@code $in}, the documents of every op not yet
  *       settled (a write that did not match, a delete, which reads first, an op that waited or followed),
  *       and decide each from its document as {@code apply} does after a read: no progress if its last write,
  *       chosen from this very document, matched nothing on it; given up after
  *       {@link ApplierOptions#maxAttempts()} writes chosen from a read that matched nothing; else an outcome
- *       or the next write. The writes go in one unordered bulk write, settled as in round one, except that a
- *       plain update (a refresh, a delete's compare-and-set) beyond the first is sent on its own, so that
- *       every outcome is known; a lower seq that followed a write that matched is superseded. Every write
+ *       or the next write. The writes go in one unordered bulk write, settled as in round one; a lower seq
+ *       that followed a write that matched is superseded. Every write
  *       that misses means its document changed, which is some other op's success, so the rounds end.
  *   <li>An op whose write failed with any other error is applied on its own, which classifies the error
  *       as {@code apply} does. So is every op of a bulk write that failed as a whole in a way one op can
@@ -69,8 +68,6 @@ final class BatchApply {
     private final List<Operation> ops;
     private final BatchResult[] results;
     private final Map<Integer, WritePlan> plans = new HashMap<>();
-    /** Ops whose last write was a plain update that may have matched: a read finding their entry means applied. */
-    private final Set<Integer> maybeApplied = new HashSet<>();
     /** Ops applied on their own after the rounds. */
     private final Set<Integer> alone = new LinkedHashSet<>();
     /** Writes of each op that matched nothing. */
@@ -167,12 +164,10 @@ final class BatchApply {
             }
             WritePlan.Step step = loop.decide(op, plans.get(i), doc);
             if (step instanceof WritePlan.Step.Done done) {
-                boolean mine = done.outcome() == Outcome.DUPLICATE && maybeApplied.contains(i);
-                results[i] = done(op, mine ? Outcome.APPLIED : done.outcome());
+                results[i] = done(op, done.outcome());
             } else {
                 writes.put(i, ((WritePlan.Step.Next) step).write());
                 chosenFrom.put(i, doc);
-                maybeApplied.remove(i);   // the document shows this op's earlier write did not match
             }
         } catch (CannotApplyException e) {
             refuse(i, e);
@@ -180,12 +175,8 @@ final class BatchApply {
     }
 
     /**
-     * Sends the writes {@link WriterChoice} picks from {@code candidates} and settles what it can; returns the
-     * ops that go on to the next round. The upserts go in one unordered bulk write, each with its own result.
-     * A plain update (an in-place refresh, a delete's compare-and-set) is not listed when it matches nothing,
-     * only counted: in the {@code blind} first round every plain update (a hinted refresh) joins the bulk
-     * write and a partial count is read as "may have matched"; in a later round one joins it and each other
-     * is sent on its own, so that every outcome is known.
+     * Sends the writes {@link WriterChoice} picks from {@code candidates} in one bulk write and settles what it can;
+     * returns the ops that go on to the next round.
      */
     private Set<Integer> write(Map<Integer, WritePlan.Write> candidates, boolean blind) {
         Set<Integer> next = new LinkedHashSet<>();
@@ -198,58 +189,33 @@ final class BatchApply {
         next.addAll(choice.waiting());
         choice.waiting().forEach(chosenFrom::remove);   // not written: no progress to judge
         choice.followers().values().forEach(f -> f.forEach(chosenFrom::remove));
-        List<List<Integer>> commands = new ArrayList<>();
-        List<Integer> bulk = new ArrayList<>();
-        commands.add(bulk);
-        boolean plainInBulk = false;
-        for (int i : choice.writers()) {
-            boolean plain = !candidates.get(i).upsert();
-            if (plain && plainInBulk && !blind) {
-                commands.add(List.of(i));
-            } else {
-                bulk.add(i);
-                plainInBulk |= plain;
-            }
-        }
-        for (int c = 0; c < commands.size(); c++) {
-            if (!send(commands.get(c), candidates, choice, blind, next)) {
-                List<Integer> unsent = new ArrayList<>();
-                commands.subList(c + 1, commands.size()).forEach(writers -> writers.forEach(w -> {
-                    unsent.add(w);
-                    unsent.addAll(choice.followersOf(w));
-                }));
-                unsent.forEach(chosenFrom::remove);
-                alone.addAll(unsent);
-                return next;
-            }
-        }
+        send(choice.writers(), candidates, choice, blind, next);
         return next;
     }
 
     /**
-     * One command of a round: the {@code writers}' writes in one unordered bulk write. Returns false if it
-     * failed as a whole; then its ops have their results (or are left to be applied on their own), and so
-     * does every op waiting in {@code next}.
+     * A round's command: the {@code writers}' writes in one unordered bulk write, each an upsert so that each has
+     * its own outcome (see the class). If it fails as a whole, its ops have their results (or are left to be applied
+     * on their own), and so does every op waiting in {@code next}.
      */
-    private boolean send(List<Integer> writers, Map<Integer, WritePlan.Write> candidates, WriterChoice.Choice choice,
+    private void send(List<Integer> writers, Map<Integer, WritePlan.Write> candidates, WriterChoice.Choice choice,
                          boolean blind, Set<Integer> next) {
         List<WriteModel<BsonDocument>> models = new ArrayList<>();
         for (int i : writers) {
             WritePlan.Write write = candidates.get(i);
             lastWrite.put(i, write);
-            models.add(new UpdateOneModel<>(write.filter(), write.update(), new UpdateOptions().upsert(write.upsert())));
+            // a plain update too, so that a miss is its own write error, never only a count (see the class)
+            models.add(new UpdateOneModel<>(write.filter(), write.update(), new UpdateOptions().upsert(true)));
         }
         String what = applier.describe(ops.get(writers.get(0))) + " and the rest of its batch";
-        BulkWriteResult result;
         Map<Integer, BulkWriteError> errors = new HashMap<>();
         try {
-            result = applier.collection().bulkWrite(models, new BulkWriteOptions().ordered(false));
+            applier.collection().bulkWrite(models, new BulkWriteOptions().ordered(false));
         } catch (MongoBulkWriteException e) {
             if (e.getWriteConcernError() != null) {
                 failAll(unsettled(writers, choice, next), what, e);
-                return false;
+                return;
             }
-            result = e.getWriteResult();
             e.getWriteErrors().forEach(error -> errors.put(error.getIndex(), error));
         } catch (RuntimeException e) {
             OrderlessException error = MongoErrors.translate(what, e);
@@ -262,44 +228,24 @@ final class BatchApply {
             } else {
                 failAll(unsettled, what, e);
             }
-            return false;
+            return;
         }
-        Set<Integer> inserted = new HashSet<>();
-        result.getUpserts().forEach(upsert -> inserted.add(upsert.getIndex()));
-        int upsertsMatched = 0;
-        List<Integer> plain = new ArrayList<>();   // writers whose plain update raised no error
         for (int k = 0; k < writers.size(); k++) {
             int i = writers.get(k);
-            boolean upsert = candidates.get(i).upsert();
             BulkWriteError error = errors.get(k);
-            if (error != null) {
+            if (error == null) {
+                applied(i, choice, blind, next);                   // matched, or inserted
+            } else {
                 next.addAll(choice.followersOf(i));
-                if (upsert && MongoErrors.isDuplicateIdKey(error)) {
+                if (MongoErrors.isDuplicateIdKey(error)
+                        || !candidates.get(i).upsert() && MongoErrors.isPositionalMiss(error)) {
                     matchedNothing(i, blind, next);                // did not match: decide from the document
                 } else {
                     alone.add(i);                                  // its own error: classified as apply does
                     chosenFrom.remove(i);
                 }
-            } else if (upsert) {
-                applied(i, choice, blind, next);                   // matched, or inserted
-                upsertsMatched += inserted.contains(k) ? 0 : 1;
-            } else {
-                plain.add(i);
             }
         }
-        int plainMatched = result.getMatchedCount() - upsertsMatched;
-        if (plainMatched >= plain.size()) {
-            plain.forEach(i -> applied(i, choice, blind, next));
-        } else {
-            for (int i : plain) {
-                if (plainMatched > 0) {
-                    maybeApplied.add(i);   // only in the blind round: a later one sends one plain update per command
-                }
-                next.addAll(choice.followersOf(i));
-                matchedNothing(i, blind, next);
-            }
-        }
-        return true;
     }
 
     /** {@code writers}, their followers and the ops waiting in {@code next}: all that a failed command leaves. */

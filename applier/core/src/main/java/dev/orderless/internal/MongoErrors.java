@@ -106,6 +106,16 @@ public final class MongoErrors {
         return !m.find() || m.group(1).equals(ID_INDEX);
     }
 
+    /**
+     * True if {@code error} is an upsert's insert refused because its update sets an array entry by position
+     * ({@code a.$}) and its filter matched no document to take the position from: what an in-place refresh sent as
+     * an upsert answers when it matched nothing, whether the document is there or not (nothing is inserted).
+     */
+    public static boolean isPositionalMiss(com.mongodb.bulk.BulkWriteError error) {
+        return error.getCode() == 2 && error.getMessage() != null
+                && error.getMessage().contains("positional operator did not find the match");
+    }
+
     /** What a caller does about {@code e}, thrown while doing {@code what} (which names the entity and seq). */
     public static OrderlessException translate(String what, RuntimeException e) {
         if (e instanceof OrderlessException o) {

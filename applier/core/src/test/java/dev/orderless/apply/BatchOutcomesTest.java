@@ -112,6 +112,20 @@ class BatchOutcomesTest {
                 .isEqualTo(Outcome.DUPLICATE);
     }
 
+    @Test
+    void a_delete_whose_document_was_removed_by_hand_between_its_read_and_its_write_applies_to_an_absent_one() {
+        applier.apply(enroll("s1", 3, "CS 101"));
+        onFirstFind.set(() -> students.deleteOne(new BsonDocument("_id", new BsonString("s1"))));
+
+        // its compare-and-set goes as an upsert (so that a miss is its own error): with no document it inserts
+        List<BatchResult> results = listenedApplier.applyAll(List.of(leave("s1", 7)));
+
+        assertThat(outcome(results.get(0))).isEqualTo(Outcome.APPLIED);
+        assertThat(EntityState.of(students.find().first(), Students.SCHEMA)).as("a delete of an absent document")
+                .isEqualTo(new dev.orderless.oracle.ReferenceModel(Students.SCHEMA).replay(List.of(leave("s1", 7)))
+                        .get("s1"));
+    }
+
     // An op of a slot behind a higher one in the same batch is judged from a read: only a read tells a
     // collision with a delete's seq.
 
