@@ -4,10 +4,12 @@ import static com.mongodb.client.model.Filters.in;
 
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.bulk.BulkWriteError;
+import com.mongodb.bulk.BulkWriteResult;
 import com.mongodb.client.MongoCursor;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
 import dev.orderless.CannotApplyException;
 import dev.orderless.OrderlessException;
@@ -27,6 +29,7 @@ import java.util.function.Predicate;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.bson.conversions.Bson;
 
 /**
  * One {@link GuardedApplier#applyAll} call: the ops of a batch settled in rounds, each round one read and one
@@ -40,20 +43,24 @@ import org.bson.BsonValue;
  *       lower seq of the same slot follows it and is read in round two, since only a read tells a seq that
  *       collides with a delete's) in one unordered {@code bulkWrite}. An upsert either matched (applied),
  *       inserted (applied), or failed with its own write error (listed with its index): a duplicate
- *       {@code _id} there means "did not match", exactly as for one {@code updateOne}. A plain update (an
- *       in-place refresh, a compare-and-set on {@code _v}) goes as an upsert too, so that its miss is its own
- *       error, never only a count: a duplicate {@code _id} (the insert of a document that is there), or, for a
- *       refresh by position, "the positional operator did not find the match" (nothing is inserted, the
- *       document there or not). A compare-and-set whose document vanished between its read and its write
- *       (removed by hand) inserts what its update makes of nothing: its op applied to an absent document. A miss
- *       here costs a read, not an attempt.
+ *       {@code _id} there means "did not match", exactly as for one {@code updateOne}. A plain update here (a
+ *       hinted refresh, its document perhaps not there yet) is not listed when it matches nothing, so those are
+ *       settled together from the result's matched count: all matched, all applied; otherwise each is decided
+ *       from a read, and when some did match, one found holding its very entry is reported applied, since this
+ *       write may have put it there (the state is the same either way). A miss here costs a read, not an
+ *       attempt.
  *   <li>Every later round: read, in one {@code find} with {@code $in}, the documents of every op not yet
  *       settled (a write that did not match, a delete, which reads first, an op that waited or followed),
  *       and decide each from its document as {@code apply} does after a read: no progress if its last write,
  *       chosen from this very document, matched nothing on it; given up after
  *       {@link ApplierOptions#maxAttempts()} writes chosen from a read that matched nothing; else an outcome
- *       or the next write. The writes go in one unordered bulk write, settled as in round one; a lower seq
- *       that followed a write that matched is superseded. Every write
+ *       or the next write. The writes go in one unordered bulk write, a plain update (an in-place refresh, a
+ *       compare-and-set on {@code _v}) as an upsert, so that its miss is its own write error, never only a
+ *       count: a duplicate {@code _id} (the insert of a document that is there), or for a refresh by position,
+ *       which also sets {@code _id} on insert to refuse inserting, the position not found or the {@code _id}
+ *       change refused. A compare-and-set whose document was removed by hand between its read and its write
+ *       inserts its op applied to an absent document. A lower seq that followed a write that matched is
+ *       superseded. Every write
  *       that misses means its document changed, which is some other op's success, so the rounds end.
  *   <li>An op whose write failed with any other error is applied on its own, which classifies the error
  *       as {@code apply} does. So is every op of a bulk write that failed as a whole in a way one op can
@@ -63,6 +70,11 @@ import org.bson.BsonValue;
  * </ol>
  */
 final class BatchApply {
+    /** What a refresh sent as an upsert sets {@code _id} to on insert, so that it never inserts (see {@link #model}). */
+    private static final BsonDocument NEVER_INSERTED = new BsonDocument("orderless", new BsonString("never inserted"));
+    /** MongoDB's ImmutableField: an insert whose {@code _id} an update would change. */
+    private static final int IMMUTABLE_FIELD = 66;
+
     private final GuardedApplier applier;
     private final WriteLoop loop;
     private final List<Operation> ops;
@@ -76,6 +88,8 @@ final class BatchApply {
     private final Map<Integer, BsonDocument> chosenFrom = new HashMap<>();
     /** The last write sent for each op, named when it makes no progress. */
     private final Map<Integer, WritePlan.Write> lastWrite = new HashMap<>();
+    /** Ops whose last write was a blind plain update that may have matched: a read finding their entry means applied. */
+    private final Set<Integer> maybeApplied = new HashSet<>();
 
     BatchApply(GuardedApplier applier, List<Operation> ops) {
         this.applier = applier;
@@ -164,10 +178,12 @@ final class BatchApply {
             }
             WritePlan.Step step = loop.decide(op, plans.get(i), doc);
             if (step instanceof WritePlan.Step.Done done) {
-                results[i] = done(op, done.outcome());
+                boolean mine = done.outcome() == Outcome.DUPLICATE && maybeApplied.contains(i);
+                results[i] = done(op, mine ? Outcome.APPLIED : done.outcome());
             } else {
                 writes.put(i, ((WritePlan.Step.Next) step).write());
                 chosenFrom.put(i, doc);
+                maybeApplied.remove(i);   // the document shows this op's earlier write did not match
             }
         } catch (CannotApplyException e) {
             refuse(i, e);
@@ -194,28 +210,29 @@ final class BatchApply {
     }
 
     /**
-     * A round's command: the {@code writers}' writes in one unordered bulk write, each an upsert so that each has
-     * its own outcome (see the class). If it fails as a whole, its ops have their results (or are left to be applied
-     * on their own), and so does every op waiting in {@code next}.
+     * A round's command: the {@code writers}' writes in one unordered bulk write (see the class for how each one's
+     * outcome is known). If it fails as a whole, its ops have their results (or are left to be applied on their
+     * own), and so does every op waiting in {@code next}.
      */
     private void send(List<Integer> writers, Map<Integer, WritePlan.Write> candidates, WriterChoice.Choice choice,
-                         boolean blind, Set<Integer> next) {
+                      boolean blind, Set<Integer> next) {
         List<WriteModel<BsonDocument>> models = new ArrayList<>();
         for (int i : writers) {
             WritePlan.Write write = candidates.get(i);
             lastWrite.put(i, write);
-            // a plain update too, so that a miss is its own write error, never only a count (see the class)
-            models.add(new UpdateOneModel<>(write.filter(), write.update(), new UpdateOptions().upsert(true)));
+            models.add(model(write, blind));
         }
         String what = applier.describe(ops.get(writers.get(0))) + " and the rest of its batch";
+        BulkWriteResult result;
         Map<Integer, BulkWriteError> errors = new HashMap<>();
         try {
-            applier.collection().bulkWrite(models, new BulkWriteOptions().ordered(false));
+            result = applier.collection().bulkWrite(models, new BulkWriteOptions().ordered(false));
         } catch (MongoBulkWriteException e) {
             if (e.getWriteConcernError() != null) {
                 failAll(unsettled(writers, choice, next), what, e);
                 return;
             }
+            result = e.getWriteResult();
             e.getWriteErrors().forEach(error -> errors.put(error.getIndex(), error));
         } catch (RuntimeException e) {
             OrderlessException error = MongoErrors.translate(what, e);
@@ -230,22 +247,72 @@ final class BatchApply {
             }
             return;
         }
+        Set<Integer> inserted = new HashSet<>();
+        result.getUpserts().forEach(upsert -> inserted.add(upsert.getIndex()));
+        int upsertsMatched = 0;
+        List<Integer> counted = new ArrayList<>();   // the blind round's plain updates that raised no error
         for (int k = 0; k < writers.size(); k++) {
             int i = writers.get(k);
+            boolean upsert = candidates.get(i).upsert() || !blind;
             BulkWriteError error = errors.get(k);
-            if (error == null) {
-                applied(i, choice, blind, next);                   // matched, or inserted
-            } else {
+            if (error != null) {
                 next.addAll(choice.followersOf(i));
-                if (MongoErrors.isDuplicateIdKey(error)
-                        || !candidates.get(i).upsert() && MongoErrors.isPositionalMiss(error)) {
+                if (upsert && missed(candidates.get(i), error)) {
                     matchedNothing(i, blind, next);                // did not match: decide from the document
                 } else {
                     alone.add(i);                                  // its own error: classified as apply does
                     chosenFrom.remove(i);
                 }
+            } else if (upsert) {
+                applied(i, choice, blind, next);                   // matched, or inserted
+                upsertsMatched += inserted.contains(k) ? 0 : 1;
+            } else {
+                counted.add(i);
             }
         }
+        int plainMatched = result.getMatchedCount() - upsertsMatched;
+        if (plainMatched >= counted.size()) {
+            counted.forEach(i -> applied(i, choice, blind, next));
+        } else {
+            for (int i : counted) {
+                if (plainMatched > 0) {
+                    maybeApplied.add(i);   // a read finding its very entry reports it applied (see the class)
+                }
+                next.addAll(choice.followersOf(i));
+                matchedNothing(i, blind, next);
+            }
+        }
+    }
+
+    /**
+     * The bulk write's model of {@code write}. In a later round a plain update (chosen from a read that saw the
+     * document) goes as an upsert, so that a miss is its own write error; a refresh by position also refuses to
+     * insert ({@code $setOnInsert} of another {@code _id}): with no document to take the position from, MongoDB
+     * could otherwise insert a document with a field named after the position. In the blind round (a hinted
+     * refresh, the document perhaps not there yet) it stays a plain update, counted.
+     */
+    private static UpdateOneModel<BsonDocument> model(WritePlan.Write write, boolean blind) {
+        if (write.upsert() || blind) {
+            return new UpdateOneModel<>(write.filter(), write.update(), new UpdateOptions().upsert(write.upsert()));
+        }
+        Bson update = positional(write) ? Updates.combine(write.update(), Updates.setOnInsert(StoredFields.ID,
+                NEVER_INSERTED)) : write.update();
+        return new UpdateOneModel<>(write.filter(), update, new UpdateOptions().upsert(true));
+    }
+
+    /** A refresh (or heal) in place sets an array entry by position. */
+    private static boolean positional(WritePlan.Write write) {
+        return write.shape().equals("refresh") || write.shape().equals("heal");
+    }
+
+    /**
+     * True if {@code error} is {@code write}'s own "matched nothing": a duplicate {@code _id} (the insert of a
+     * document that is there), or, for a plain update sent as an upsert, the insert refused (by position, or as a
+     * change of {@code _id}).
+     */
+    private static boolean missed(WritePlan.Write write, BulkWriteError error) {
+        return MongoErrors.isDuplicateIdKey(error) || !write.upsert() && (MongoErrors.isPositionalMiss(error)
+                || error.getCode() == IMMUTABLE_FIELD);
     }
 
     /** {@code writers}, their followers and the ops waiting in {@code next}: all that a failed command leaves. */

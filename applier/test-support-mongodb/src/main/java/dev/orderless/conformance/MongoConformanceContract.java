@@ -295,6 +295,42 @@ public abstract class MongoConformanceContract {
         }
     }
 
+    /**
+     * What the batch apply relies on (issue 41): a refresh in place ({@code $set} of {@code a.$}) sent as an upsert
+     * that also sets another {@code _id} on insert tells its miss as its own write error and inserts nothing, whether
+     * the document is there and its entry moved on, or the document is gone; one that matches applies. (MongoDB
+     * refuses the insert by position or as a change of {@code _id}; the embedded server by position.)
+     */
+    @Test
+    void a_refresh_by_position_sent_as_an_upsert_that_matches_nothing_fails_alone_and_inserts_nothing() {
+        docs.insertOne(BsonDocument.parse("{_id: 'e1', _v: 1, classes: [{name: 'a', seq: 5}]}"));
+        BsonDocument never = new BsonDocument("orderless", new BsonString("never inserted"));
+        java.util.function.BiFunction<String, Long, com.mongodb.client.model.WriteModel<BsonDocument>> refresh =
+                (id, seq) -> new com.mongodb.client.model.UpdateOneModel<>(and(eq("_id", id), elemMatch("classes",
+                        and(eq("name", "a"), lt("seq", seq)))), combine(set("classes.$", new BsonDocument("name",
+                        new BsonString("a")).append("seq", new BsonInt64(seq))), inc("_v", 1L),
+                        setOnInsert("_id", never)), new UpdateOptions().upsert(true));
+
+        List<Integer> failed = new ArrayList<>();
+        List<Integer> codes = new ArrayList<>();
+        try {
+            docs.bulkWrite(List.of(refresh.apply("e1", 3L), refresh.apply("e2", 3L), refresh.apply("e1", 9L)),
+                    new com.mongodb.client.model.BulkWriteOptions().ordered(false));
+        } catch (com.mongodb.MongoBulkWriteException e) {
+            e.getWriteErrors().forEach(error -> {
+                failed.add(error.getIndex());
+                codes.add(error.getCode());
+            });
+        }
+
+        assertThat(failed).as("each miss its own error").containsExactly(0, 1);
+        assertThat(codes).as("by position, a change of _id, or a duplicate _id").allMatch(code -> code == 2
+                || code == 66 || code == 11000);
+        assertThat(docs.find().map(d -> d.getString("_id").getValue()).into(new ArrayList<>())).containsExactly("e1");
+        assertThat(docs.find().first().getArray("classes").get(0).asDocument().getNumber("seq").longValue())
+                .isEqualTo(9);
+    }
+
     @Test
     void setOnInsert_applies_only_when_the_upsert_inserts() {
         docs.updateOne(eq("_id", "e1"), combine(setOnInsert("_floor", 0L), inc("_v", 1L)), new UpdateOptions().upsert(true));
