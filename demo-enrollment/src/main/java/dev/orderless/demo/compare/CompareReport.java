@@ -111,14 +111,19 @@ public final class CompareReport {
         return String.format(Locale.ROOT, "COMPARE zipf_%1$dc_2ms_vs_single_permsg=%2$.2f zipf_%1$dc_2ms_vs_partitioned_permsg=%3$.2f"
                         + " zipf_%1$dc_2ms_vs_partitioned_batched=%4$.2f stuck_unrelated_p99_partitioned_over_orderless=%5$.1f"
                         + " scaleout_1to4_gain_orderless=%6$.2f scaleout_1to4_gain_partitioned=%7$.2f orderless_of_limit=%8$.2f"
-                        + " diverged_orderless=%9$d diverged_unguarded=%10$d",
+                        + " diverged_orderless=%9$d diverged_unguarded=%10$d zipf_msgs_per_round_trip=%11$.1f"
+                        + " uniform_msgs_per_round_trip=%12$.1f",
                 c, speedup(Contestant.SINGLE_ACTIVE, false), speedup(Contestant.PARTITIONED, false),
                 speedup(Contestant.PARTITIONED, true), stuck,
                 faulted(Contestant.ORDERLESS, true, Fault.SCALE_OUT).map(TrialResult::gain).orElse(Double.NaN),
                 faulted(Contestant.PARTITIONED, true, Fault.SCALE_OUT)
                         .or(() -> faulted(Contestant.PARTITIONED, false, Fault.SCALE_OUT)).map(TrialResult::gain).orElse(Double.NaN),
                 throughput(Contestant.ORDERLESS, true, "zipf", ComparePlan.TWO_MS).map(TrialResult::perSecond).orElse(Double.NaN) / limit,
-                diverged(Contestant.ORDERLESS), diverged(Contestant.UNGUARDED));
+                diverged(Contestant.ORDERLESS), diverged(Contestant.UNGUARDED),
+                throughput(Contestant.ORDERLESS, true, "zipf", ComparePlan.TWO_MS).map(TrialResult::perRoundTrip)
+                        .orElse(Double.NaN),
+                throughput(Contestant.ORDERLESS, true, "uniform", ComparePlan.TWO_MS).map(TrialResult::perRoundTrip)
+                        .orElse(Double.NaN));
     }
 
     /** The tables, in Markdown. */
