@@ -43,24 +43,21 @@ import org.bson.conversions.Bson;
  *       lower seq of the same slot follows it and is read in round two, since only a read tells a seq that
  *       collides with a delete's) in one unordered {@code bulkWrite}. An upsert either matched (applied),
  *       inserted (applied), or failed with its own write error (listed with its index): a duplicate
- *       {@code _id} there means "did not match", exactly as for one {@code updateOne}. A plain update here (a
- *       hinted refresh, its document perhaps not there yet) is not listed when it matches nothing, so those are
- *       settled together from the result's matched count: all matched, all applied; otherwise each is decided
- *       from a read, and when some did match, one found holding its very entry is reported applied, since this
- *       write may have put it there (the state is the same either way). A miss here costs a read, not an
- *       attempt.
+ *       {@code _id} there means "did not match", exactly as for one {@code updateOne}. An in-place refresh (a
+ *       hinted one here) goes as an upsert that also sets another {@code _id} on insert: it never inserts (the
+ *       position is not found, or the change of {@code _id} is refused, the document there or not), and its miss
+ *       is its own write error too. A miss here costs a read, not an attempt.
  *   <li>Every later round: read, in one {@code find} with {@code $in}, the documents of every op not yet
  *       settled (a write that did not match, a delete, which reads first, an op that waited or followed),
  *       and decide each from its document as {@code apply} does after a read: no progress if its last write,
  *       chosen from this very document, matched nothing on it; given up after
  *       {@link ApplierOptions#maxAttempts()} writes chosen from a read that matched nothing; else an outcome
- *       or the next write. The writes go in one unordered bulk write, a plain update (an in-place refresh, a
- *       compare-and-set on {@code _v}) as an upsert, so that its miss is its own write error, never only a
- *       count: a duplicate {@code _id} (the insert of a document that is there), or for a refresh by position,
- *       which also sets {@code _id} on insert to refuse inserting, the position not found or the {@code _id}
- *       change refused. A compare-and-set whose document was removed by hand between its read and its write
- *       inserts its op applied to an absent document. A lower seq that followed a write that matched is
- *       superseded. Every write
+ *       or the next write. The writes go in one unordered bulk write, settled as in round one, except a
+ *       compare-and-set on {@code _v} (a delete's, a ranked register's): a plain update, since as an upsert it
+ *       would insert what it read where its document was removed meanwhile; a bulk result only counts its
+ *       matches, so one goes in the bulk write and each other on its own. A write that missed because another of
+ *       the same round changed its document first is no attempt (that was progress). A lower seq that followed
+ *       a write that matched is superseded. Every write
  *       that misses means its document changed, which is some other op's success, so the rounds end.
  *   <li>An op whose write failed with any other error is applied on its own, which classifies the error
  *       as {@code apply} does. So is every op of a bulk write that failed as a whole in a way one op can
@@ -88,8 +85,6 @@ final class BatchApply {
     private final Map<Integer, BsonDocument> chosenFrom = new HashMap<>();
     /** The last write sent for each op, named when it makes no progress. */
     private final Map<Integer, WritePlan.Write> lastWrite = new HashMap<>();
-    /** Ops whose last write was a blind plain update that may have matched: a read finding their entry means applied. */
-    private final Set<Integer> maybeApplied = new HashSet<>();
 
     BatchApply(GuardedApplier applier, List<Operation> ops) {
         this.applier = applier;
@@ -178,12 +173,10 @@ final class BatchApply {
             }
             WritePlan.Step step = loop.decide(op, plans.get(i), doc);
             if (step instanceof WritePlan.Step.Done done) {
-                boolean mine = done.outcome() == Outcome.DUPLICATE && maybeApplied.contains(i);
-                results[i] = done(op, mine ? Outcome.APPLIED : done.outcome());
+                results[i] = done(op, done.outcome());
             } else {
                 writes.put(i, ((WritePlan.Step.Next) step).write());
                 chosenFrom.put(i, doc);
-                maybeApplied.remove(i);   // the document shows this op's earlier write did not match
             }
         } catch (CannotApplyException e) {
             refuse(i, e);
@@ -205,7 +198,32 @@ final class BatchApply {
         next.addAll(choice.waiting());
         choice.waiting().forEach(chosenFrom::remove);   // not written: no progress to judge
         choice.followers().values().forEach(f -> f.forEach(chosenFrom::remove));
-        send(choice.writers(), candidates, choice, blind, next);
+        List<List<Integer>> commands = new ArrayList<>();
+        List<Integer> bulk = new ArrayList<>();
+        commands.add(bulk);
+        boolean countedInBulk = false;
+        for (int i : choice.writers()) {
+            boolean counted = counted(candidates.get(i));
+            if (counted && countedInBulk) {
+                commands.add(List.of(i));   // a bulk result counts its matches: one per command says whose
+            } else {
+                bulk.add(i);
+                countedInBulk |= counted;
+            }
+        }
+        Set<String> changed = new HashSet<>();   // entities a write of this round changed
+        for (int c = 0; c < commands.size(); c++) {
+            if (!send(commands.get(c), candidates, choice, blind, next, changed)) {
+                List<Integer> unsent = new ArrayList<>();
+                commands.subList(c + 1, commands.size()).forEach(writers -> writers.forEach(w -> {
+                    unsent.add(w);
+                    unsent.addAll(choice.followersOf(w));
+                }));
+                unsent.forEach(chosenFrom::remove);
+                alone.addAll(unsent);
+                return next;
+            }
+        }
         return next;
     }
 
@@ -214,13 +232,13 @@ final class BatchApply {
      * outcome is known). If it fails as a whole, its ops have their results (or are left to be applied on their
      * own), and so does every op waiting in {@code next}.
      */
-    private void send(List<Integer> writers, Map<Integer, WritePlan.Write> candidates, WriterChoice.Choice choice,
-                      boolean blind, Set<Integer> next) {
+    private boolean send(List<Integer> writers, Map<Integer, WritePlan.Write> candidates, WriterChoice.Choice choice,
+                         boolean blind, Set<Integer> next, Set<String> changed) {
         List<WriteModel<BsonDocument>> models = new ArrayList<>();
         for (int i : writers) {
             WritePlan.Write write = candidates.get(i);
             lastWrite.put(i, write);
-            models.add(model(write, blind));
+            models.add(model(write));
         }
         String what = applier.describe(ops.get(writers.get(0))) + " and the rest of its batch";
         BulkWriteResult result;
@@ -230,7 +248,7 @@ final class BatchApply {
         } catch (MongoBulkWriteException e) {
             if (e.getWriteConcernError() != null) {
                 failAll(unsettled(writers, choice, next), what, e);
-                return;
+                return false;
             }
             result = e.getWriteResult();
             e.getWriteErrors().forEach(error -> errors.put(error.getIndex(), error));
@@ -245,59 +263,61 @@ final class BatchApply {
             } else {
                 failAll(unsettled, what, e);
             }
-            return;
+            return false;
         }
         Set<Integer> inserted = new HashSet<>();
         result.getUpserts().forEach(upsert -> inserted.add(upsert.getIndex()));
         int upsertsMatched = 0;
-        List<Integer> counted = new ArrayList<>();   // the blind round's plain updates that raised no error
+        List<Integer> missed = new ArrayList<>();
+        Integer counted = null;                  // the command's one counted write (a compare-and-set), if any
         for (int k = 0; k < writers.size(); k++) {
             int i = writers.get(k);
-            boolean upsert = candidates.get(i).upsert() || !blind;
+            WritePlan.Write write = candidates.get(i);
             BulkWriteError error = errors.get(k);
             if (error != null) {
                 next.addAll(choice.followersOf(i));
-                if (upsert && missed(candidates.get(i), error)) {
-                    matchedNothing(i, blind, next);                // did not match: decide from the document
+                if (missed(write, error)) {
+                    missed.add(i);                                 // did not match: decide from the document
                 } else {
                     alone.add(i);                                  // its own error: classified as apply does
                     chosenFrom.remove(i);
                 }
-            } else if (upsert) {
-                applied(i, choice, blind, next);                   // matched, or inserted
-                upsertsMatched += inserted.contains(k) ? 0 : 1;
+            } else if (counted(write)) {
+                counted = i;
             } else {
-                counted.add(i);
+                applied(i, choice, blind, next);                   // matched, or inserted
+                changed.add(ops.get(i).entity());
+                upsertsMatched += inserted.contains(k) ? 0 : 1;
             }
         }
-        int plainMatched = result.getMatchedCount() - upsertsMatched;
-        if (plainMatched >= counted.size()) {
-            counted.forEach(i -> applied(i, choice, blind, next));
-        } else {
-            for (int i : counted) {
-                if (plainMatched > 0) {
-                    maybeApplied.add(i);   // a read finding its very entry reports it applied (see the class)
-                }
-                next.addAll(choice.followersOf(i));
-                matchedNothing(i, blind, next);
+        if (counted != null) {
+            if (result.getMatchedCount() - upsertsMatched >= 1) {
+                applied(counted, choice, blind, next);
+                changed.add(ops.get(counted).entity());
+            } else {
+                next.addAll(choice.followersOf(counted));
+                missed.add(counted);
             }
         }
+        // a write that missed because another write of its own round changed the document first did not fail:
+        // that was progress, and counting it would give up on an op for contending with its own batch
+        missed.forEach(i -> matchedNothing(i, blind || changed.contains(ops.get(i).entity()), next));
+        return true;
     }
 
     /**
-     * The bulk write's model of {@code write}. In a later round a plain update (chosen from a read that saw the
-     * document) goes as an upsert, so that a miss is its own write error; a refresh by position also refuses to
-     * insert ({@code $setOnInsert} of another {@code _id}): with no document to take the position from, MongoDB
-     * could otherwise insert a document with a field named after the position. In the blind round (a hinted
-     * refresh, the document perhaps not there yet) it stays a plain update, counted.
+     * The bulk write's model of {@code write}. An in-place refresh (or heal) goes as an upsert that also sets another
+     * {@code _id} on insert, so that it never inserts (with no document to take the position from, MongoDB refuses
+     * the position or the change of {@code _id}) and its miss is its own write error, never only a count. A
+     * compare-and-set on {@code _v} stays a plain update, counted ({@link #counted}): as an upsert it would insert
+     * what it read where its document was removed meanwhile, with a version another write chose from.
      */
-    private static UpdateOneModel<BsonDocument> model(WritePlan.Write write, boolean blind) {
-        if (write.upsert() || blind) {
+    private static UpdateOneModel<BsonDocument> model(WritePlan.Write write) {
+        if (!positional(write)) {
             return new UpdateOneModel<>(write.filter(), write.update(), new UpdateOptions().upsert(write.upsert()));
         }
-        Bson update = positional(write) ? Updates.combine(write.update(), Updates.setOnInsert(StoredFields.ID,
-                NEVER_INSERTED)) : write.update();
-        return new UpdateOneModel<>(write.filter(), update, new UpdateOptions().upsert(true));
+        return new UpdateOneModel<>(write.filter(), Updates.combine(write.update(),
+                Updates.setOnInsert(StoredFields.ID, NEVER_INSERTED)), new UpdateOptions().upsert(true));
     }
 
     /** A refresh (or heal) in place sets an array entry by position. */
@@ -305,13 +325,18 @@ final class BatchApply {
         return write.shape().equals("refresh") || write.shape().equals("heal");
     }
 
+    /** A plain update whose outcome only the command's matched count tells: a compare-and-set on {@code _v}. */
+    private static boolean counted(WritePlan.Write write) {
+        return !write.upsert() && !positional(write);
+    }
+
     /**
      * True if {@code error} is {@code write}'s own "matched nothing": a duplicate {@code _id} (the insert of a
-     * document that is there), or, for a plain update sent as an upsert, the insert refused (by position, or as a
-     * change of {@code _id}).
+     * document that is there), or, for a refresh in place, its insert refused (by position, or as a change of
+     * {@code _id}).
      */
     private static boolean missed(WritePlan.Write write, BulkWriteError error) {
-        return MongoErrors.isDuplicateIdKey(error) || !write.upsert() && (MongoErrors.isPositionalMiss(error)
+        return MongoErrors.isDuplicateIdKey(error) || positional(write) && (MongoErrors.isPositionalMiss(error)
                 || error.getCode() == IMMUTABLE_FIELD);
     }
 
@@ -340,13 +365,14 @@ final class BatchApply {
     }
 
     /**
-     * Op {@code i}'s write matched nothing (or may not have): a read decides. A blind first write's miss is
-     * not an attempt: {@link ApplierOptions#maxAttempts()} counts writes chosen from a read, which the next
-     * read judges (no progress first, then the limit), as {@code apply} does.
+     * Op {@code i}'s write matched nothing: a read decides. It counts as an attempt ({@link
+     * ApplierOptions#maxAttempts()} counts writes chosen from a read, which the next read judges: no progress
+     * first, then the limit, as {@code apply} does) unless {@code notAnAttempt}: a blind first write, or a write
+     * whose document another write of the same round changed first (progress, by its own batch).
      */
-    private void matchedNothing(int i, boolean blind, Set<Integer> next) {
+    private void matchedNothing(int i, boolean notAnAttempt, Set<Integer> next) {
         loop.retried();
-        if (!blind) {
+        if (!notAnAttempt) {
             failedWrites.merge(i, 1, Integer::sum);
         }
         next.add(i);

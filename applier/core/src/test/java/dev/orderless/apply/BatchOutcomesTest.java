@@ -117,7 +117,7 @@ class BatchOutcomesTest {
         applier.apply(enroll("s1", 3, "CS 101"));
         onFirstFind.set(() -> students.deleteOne(new BsonDocument("_id", new BsonString("s1"))));
 
-        // its compare-and-set goes as an upsert (so that a miss is its own error): with no document it inserts
+        // its compare-and-set misses (the document is gone), and a read finds nothing: a delete of nothing
         List<BatchResult> results = listenedApplier.applyAll(List.of(leave("s1", 7)));
 
         assertThat(outcome(results.get(0))).isEqualTo(Outcome.APPLIED);
