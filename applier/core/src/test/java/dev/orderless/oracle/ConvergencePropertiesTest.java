@@ -101,6 +101,27 @@ class ConvergencePropertiesTest {
         });
     }
 
+    @Test
+    void a_hot_entitys_shuffled_history_in_large_batches_converges_from_eight_threads(MongoDatabase db) {
+        String property = "one hot entity: shuffled 30..80 ops + 20% duplicates, batches of 10..50, half hinted as"
+                + " present (8 threads)";
+        Store store = Store.in(db);
+        run(property, 60, random -> Histories.stepsOfAllTypes(random, 30, 80, 1), (steps, trySeed) -> {
+            String prefix = nextPrefix();
+            List<Operation> history = Histories.operations(steps, prefix);
+            Random random = new Random(trySeed);
+            List<Operation> delivered = Histories.delivery(history, 0.2, random);
+            List<List<Operation>> batches = new ArrayList<>();
+            for (int from = 0; from < delivered.size(); ) {
+                int to = Math.min(delivered.size(), from + 10 + random.nextInt(41));
+                batches.add(delivered.subList(from, to));
+                from = to;
+            }
+            Predicate<Operation> hinted = op -> Math.floorMod(java.util.Objects.hash(op.entity(), op.seq(), trySeed), 2) == 0;
+            check(store, history, applier -> applyBatchesFrom(8, applier, property, batches, hinted));
+        });
+    }
+
     /** Applies each batch with applyAll from {@code threads} threads; a failed op is applied again, as a consumer would. */
     private static void applyBatchesFrom(int threads, GuardedApplier applier, String property,
                                          List<List<Operation>> batches, Predicate<Operation> hinted) throws Exception {
