@@ -226,9 +226,16 @@ public final class ChaosRun {
             long deadLettered = rig.ready(rig.queue + ".dlq");
             Optional<Counterexample> counterexample = Optional.empty();
             if (!diverged.isEmpty() && shrinking) {
-                String entity = diverged.get(0);
-                counterexample = new Shrinker(rig, schema, factory, encoder, decoder).shrink(entity,
-                        delivery.stream().filter(op -> op.entity().equals(entity)).toList(), random);
+                Shrinker shrinker = new Shrinker(rig, schema, factory, encoder, decoder);
+                // the first of up to three diverged entities whose divergence shows one message at a time
+                for (String entity : diverged.subList(0, Math.min(3, diverged.size()))) {
+                    counterexample = shrinker.shrink(entity,
+                            delivery.stream().filter(op -> op.entity().equals(entity)).toList(), random);
+                    if (counterexample.isPresent()) {
+                        break;
+                    }
+                }
+                shrinker.close();
             }
             Optional<Long> viewDiverged = viewCheck.map(ViewCheck::diverged);
             return new ChaosResult(name, ops.size(), delivery.size(), injected, diverged.size(), lost, deadLettered,

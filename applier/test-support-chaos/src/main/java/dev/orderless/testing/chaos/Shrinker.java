@@ -19,7 +19,7 @@ import org.bson.BsonDocument;
  * trial: its messages, under an entity id of the trial's own, published in order to a queue of their own and
  * applied one at a time by one consumer of the team's (concurrency 1), then a sentinel message (the first one again,
  * under another id) whose document says the consumer got through them (where it drops that kind of message: the
- * queue empty and the entity's document unchanged for half a second); it breaks if the entity's document then differs
+ * queue empty and the entity's document unchanged for a second); it breaks if the entity's document then differs
  * from the reference model's state. The answer is run once more (up to three times), and given only if it breaks again.
  *
  * <ol>
@@ -28,11 +28,11 @@ import org.bson.BsonDocument;
  * </ol>
  * Bounded: at most {@link #MAX_TRIALS} trials in the minimizing; the smallest found so far is the answer.
  */
-final class Shrinker {
+final class Shrinker implements AutoCloseable {
     static final int MAX_TRIALS = 200;
-    private static final Duration SENTINEL_TIMEOUT = Duration.ofMillis(1500);
+    private static final Duration SENTINEL_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration TRIAL_TIMEOUT = Duration.ofSeconds(10);
-    private static final Duration QUIET = Duration.ofMillis(500);
+    private static final Duration QUIET = Duration.ofSeconds(1);
 
     private final Rig rig;
     private final ReferenceModel model;
@@ -43,7 +43,7 @@ final class Shrinker {
     private final Rig.Slot consumer;
     private int trials;
     private Optional<BsonDocument> lastStored = Optional.empty();
-    private Optional<Class<?>> landed = Optional.empty();   // a kind of message the consumer applied as a sentinel
+    private Optional<Operation> landed = Optional.empty();   // a message the consumer applied as a sentinel
     private final java.util.Set<Class<?>> dropped = new java.util.HashSet<>();   // kinds it did not
 
     Shrinker(Rig rig, CollectionSchema schema, ConsumerFactory factory, Function<Operation, byte[]> encoder,
@@ -57,35 +57,40 @@ final class Shrinker {
         this.consumer = rig.start(factory, queue, 1);
     }
 
+    /** Stops its consumer. */
+    @Override
+    public void close() {
+        consumer.close();
+    }
+
+    /** The smallest breaking history of {@code entity}'s {@code delivered} messages, if one breaks one at a time. */
     Optional<Counterexample> shrink(String entity, List<Operation> delivered, Random random) {
-        try (Rig.Slot ignored = consumer) {
-            List<Operation> breaking = null;
-            if (breaks(delivered)) {
-                breaking = delivered;
-            }
-            for (int shuffle = 0; breaking == null && shuffle < 10; shuffle++) {
-                List<Operation> shuffled = new ArrayList<>(delivered);
-                Collections.shuffle(shuffled, random);
-                if (breaks(shuffled)) {
-                    breaking = shuffled;
-                }
-            }
-            if (breaking == null) {
-                return Optional.empty();   // it broke under concurrency only
-            }
-            Minimizer minimizer = new Minimizer(this::breaks, MAX_TRIALS);
-            breaking = minimizer.minimize(breaking);
-            boolean again = false;   // once more, for the stored document of the answer: it must break again
-            for (int attempt = 0; attempt < 3 && !again; attempt++) {
-                again = breaks(breaking);
-            }
-            if (!again) {
-                return Optional.empty();
-            }
-            List<String> envelopes = breaking.stream().map(op -> Rig.text(encoder.apply(op))).toList();
-            return Optional.of(new Counterexample(breaking, envelopes, expected(breaking, entity), lastStored,
-                    delivered.size(), minimizer.trials()));
+        List<Operation> breaking = null;
+        if (breaks(delivered)) {
+            breaking = delivered;
         }
+        for (int shuffle = 0; breaking == null && shuffle < 10; shuffle++) {
+            List<Operation> shuffled = new ArrayList<>(delivered);
+            Collections.shuffle(shuffled, random);
+            if (breaks(shuffled)) {
+                breaking = shuffled;
+            }
+        }
+        if (breaking == null) {
+            return Optional.empty();   // it broke under concurrency only
+        }
+        Minimizer minimizer = new Minimizer(this::breaks, MAX_TRIALS);
+        breaking = minimizer.minimize(breaking);
+        boolean again = false;   // once more, for the stored document of the answer: it must break again
+        for (int attempt = 0; attempt < 3 && !again; attempt++) {
+            again = breaks(breaking);
+        }
+        if (!again) {
+            return Optional.empty();
+        }
+        List<String> envelopes = breaking.stream().map(op -> Rig.text(encoder.apply(op))).toList();
+        return Optional.of(new Counterexample(breaking, envelopes, expected(breaking, entity), lastStored,
+                delivered.size(), minimizer.trials()));
     }
 
     /** One trial: true if the entity's document then differs from the reference model's state. */
@@ -103,7 +108,7 @@ final class Shrinker {
         bodies.add(encoder.apply(renamed(sentinel, done)));
         rig.publish(queue, bodies);
         if (Poll.until(() -> document(done).isPresent(), SENTINEL_TIMEOUT, Duration.ofMillis(10))) {
-            landed = Optional.of(sentinel.getClass());
+            landed = Optional.of(sentinel);
         } else {
             dropped.add(sentinel.getClass());
             if (!quiet(entity)) {
@@ -120,10 +125,12 @@ final class Shrinker {
         }
     }
 
-    /** The sentinel: a message of a kind the consumer applied before, else of one it has not dropped, else the first. */
+    /**
+     * The sentinel: a message the consumer applied as a sentinel before (on an entity of its own, any message will
+     * do), else one of this delivery of a kind it has not dropped, else its first.
+     */
     private Operation sentinel(List<Operation> delivery) {
-        return delivery.stream().filter(op -> landed.filter(kind -> kind == op.getClass()).isPresent()).findFirst()
-                .or(() -> delivery.stream().filter(op -> !dropped.contains(op.getClass())).findFirst())
+        return landed.or(() -> delivery.stream().filter(op -> !dropped.contains(op.getClass())).findFirst())
                 .orElse(delivery.get(0));
     }
 
