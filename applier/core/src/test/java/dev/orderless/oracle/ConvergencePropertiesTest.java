@@ -106,7 +106,7 @@ class ConvergencePropertiesTest {
         String property = "one hot entity: shuffled 30..80 ops + 20% duplicates, batches of 10..50, half hinted as"
                 + " present (8 threads)";
         Store store = Store.in(db);
-        run(property, 60, random -> Histories.stepsOfAllTypes(random, 30, 80, 1), (steps, trySeed) -> {
+        run(property, 40, random -> Histories.stepsOfAllTypes(random, 30, 80, 1), (steps, trySeed) -> {
             String prefix = nextPrefix();
             List<Operation> history = Histories.operations(steps, prefix);
             Random random = new Random(trySeed);

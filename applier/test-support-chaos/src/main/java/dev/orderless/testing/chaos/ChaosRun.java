@@ -44,7 +44,7 @@ import org.bson.BsonDocument;
  *   <li>The faults, each once: a consumer killed when a quarter of the messages were taken (a new one started),
  *       the broker connections cut for two seconds at half, the MongoDB connections at three quarters.
  *   <li>Drained: once the queue is empty and the documents equal the expected states (or stopped changing for
- *       two seconds), the consumers are closed (what they held finishes or goes back), and started again while
+ *       a second), the consumers are closed (what they held finishes or goes back), and started again while
  *       anything went back; bounded (two minutes a round, three rounds).
  *   <li>Compared: every document with the reference model's state of the operations; what diverged is shrunk
  *       ({@link Counterexample}) unless {@link #withoutShrinking()}. With a view ({@link #withView}), fed from the
@@ -54,7 +54,7 @@ import org.bson.BsonDocument;
 public final class ChaosRun {
     private static final Duration DRAIN = Duration.ofMinutes(2);
     private static final Duration CUT = Duration.ofSeconds(2);
-    private static final Duration QUIET = Duration.ofSeconds(2);
+    private static final Duration QUIET = Duration.ofSeconds(1);
 
     private final CollectionSchema schema;
     private final String name;
