@@ -88,16 +88,8 @@ class ConvergencePropertiesTest {
             String prefix = nextPrefix();
             List<Operation> history = Histories.operations(steps, prefix);
             Random random = new Random(trySeed);
-            List<Operation> delivered = Histories.delivery(history, 0.2, random);
-            List<List<Operation>> batches = new ArrayList<>();
-            for (int from = 0; from < delivered.size(); ) {
-                int to = Math.min(delivered.size(), from + 1 + random.nextInt(20));
-                batches.add(delivered.subList(from, to));
-                from = to;
-            }
-            // a hint changes the first write, never the state: hint a random half, right or wrong
-            Predicate<Operation> hinted = op -> Math.floorMod(java.util.Objects.hash(op.entity(), op.seq(), trySeed), 2) == 0;
-            check(store, history, applier -> applyBatchesFrom(8, applier, property, batches, hinted));
+            List<List<Operation>> batches = batches(Histories.delivery(history, 0.2, random), random, 1, 20);
+            check(store, history, applier -> applyBatchesFrom(8, applier, property, batches, hintedHalf(trySeed)));
         });
     }
 
@@ -110,16 +102,25 @@ class ConvergencePropertiesTest {
             String prefix = nextPrefix();
             List<Operation> history = Histories.operations(steps, prefix);
             Random random = new Random(trySeed);
-            List<Operation> delivered = Histories.delivery(history, 0.2, random);
-            List<List<Operation>> batches = new ArrayList<>();
-            for (int from = 0; from < delivered.size(); ) {
-                int to = Math.min(delivered.size(), from + 10 + random.nextInt(41));
-                batches.add(delivered.subList(from, to));
-                from = to;
-            }
-            Predicate<Operation> hinted = op -> Math.floorMod(java.util.Objects.hash(op.entity(), op.seq(), trySeed), 2) == 0;
-            check(store, history, applier -> applyBatchesFrom(8, applier, property, batches, hinted));
+            List<List<Operation>> batches = batches(Histories.delivery(history, 0.2, random), random, 10, 50);
+            check(store, history, applier -> applyBatchesFrom(8, applier, property, batches, hintedHalf(trySeed)));
         });
+    }
+
+    /** {@code delivered} cut into consecutive batches of {@code smallest..largest} ops, sizes drawn from {@code random}. */
+    private static List<List<Operation>> batches(List<Operation> delivered, Random random, int smallest, int largest) {
+        List<List<Operation>> batches = new ArrayList<>();
+        for (int from = 0; from < delivered.size(); ) {
+            int to = Math.min(delivered.size(), from + smallest + random.nextInt(largest - smallest + 1));
+            batches.add(delivered.subList(from, to));
+            from = to;
+        }
+        return batches;
+    }
+
+    /** A hint changes the first write, never the state: a random half of the ops hinted as present, right or wrong. */
+    private static Predicate<Operation> hintedHalf(long trySeed) {
+        return op -> Math.floorMod(java.util.Objects.hash(op.entity(), op.seq(), trySeed), 2) == 0;
     }
 
     /** Applies each batch with applyAll from {@code threads} threads; a failed op is applied again, as a consumer would. */
