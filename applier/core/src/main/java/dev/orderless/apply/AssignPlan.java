@@ -30,6 +30,11 @@ final class AssignPlan implements WritePlan {
     }
 
     @Override
+    public Optional<org.bson.conversions.Bson> supersededWhen() {
+        return Optional.of(Queries.assignSuperseded(op.entity(), op.seq(), op.field()));
+    }
+
+    @Override
     public Step afterRead(Optional<BsonDocument> current) {
         if (current.isEmpty()) {
             return next(write());

@@ -6,6 +6,7 @@ import com.mongodb.MongoBulkWriteException;
 import com.mongodb.bulk.BulkWriteError;
 import com.mongodb.bulk.BulkWriteResult;
 import com.mongodb.client.MongoCursor;
+import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
@@ -39,14 +40,22 @@ import org.bson.conversions.Bson;
  * <ol>
  *   <li>Validate and plan every op; a refusal is that op's result. An op the caller hinted as present
  *       starts with its plan's {@link WritePlan#firstIfPresent()} (a set element's in-place refresh).
- *   <li>Round one, blind: the first writes {@link WriterChoice} picks (one per slot, the highest seq; a
- *       lower seq of the same slot follows it and is read in round two, since only a read tells a seq that
- *       collides with a delete's) in one unordered {@code bulkWrite}. An upsert either matched (applied),
- *       inserted (applied), or failed with its own write error (listed with its index): a duplicate
- *       {@code _id} there means "did not match", exactly as for one {@code updateOne}. An in-place refresh (a
- *       hinted one here) goes as an upsert that also sets another {@code _id} on insert: it never inserts (the
- *       position is not found, or the change of {@code _id} is refused, the document there or not), and its miss
- *       is its own write error too. A miss here costs a read, not an attempt.
+ *   <li>Round one, blind: one unordered {@code bulkWrite} holding, for each writer {@link WriterChoice} picks (one
+ *       per slot, the highest seq; a lower seq of the same slot follows it):
+ *       <ul>
+ *         <li>its {@link WritePlan#blind()} writes: a set element's move and its refresh in place side by side (at
+ *             most one of them can match), anything else's first write;
+ *         <li>its probe ({@link #probe}): a statement that changes nothing and matches where the op is
+ *             {@link WritePlan#supersededWhen() superseded}, a lower seq another consumer overtook;
+ *         <li>each guarded too, for a writer with followers, on the delete floor being none of their seqs.
+ *       </ul>
+ *       Each statement tells its own outcome: matched, inserted, or its own write error (listed with its
+ *       index). An upsert that did not match fails with a duplicate {@code _id}, exactly as one {@code updateOne}
+ *       does; a refresh in place, sent as an upsert that also sets another {@code _id} on insert, never inserts
+ *       (the position is not found, or the change of {@code _id} is refused), nor does a probe (it sets a field
+ *       inside the string {@code _id}). So: a write matched, the op is applied and its followers superseded;
+ *       else its probe matched, the op and its followers are superseded; else it is read in round two (a miss
+ *       here costs a read, not an attempt).
  *   <li>Every later round: read, in one {@code find} with {@code $in}, the documents of every op not yet
  *       settled (a write that did not match, a delete, which reads first, an op that waited or followed),
  *       and decide each from its document as {@code apply} does after a read: no progress if its last write,
@@ -57,7 +66,7 @@ import org.bson.conversions.Bson;
  *       would insert what it read where its document was removed meanwhile; a bulk result only counts its
  *       matches, so one goes in the bulk write and each other on its own. A write that missed because another of
  *       the same round changed its document first is no attempt (that was progress). A lower seq that followed
- *       a write that matched is superseded. Every write
+ *       a write that matched is superseded, as in round one. Every write
  *       that misses means its document changed, which is some other op's success, so the rounds end.
  *   <li>An op whose write failed with any other error is applied on its own, which classifies the error
  *       as {@code apply} does. So is every op of a bulk write that failed as a whole in a way one op can
@@ -69,6 +78,11 @@ import org.bson.conversions.Bson;
 final class BatchApply {
     /** What a refresh sent as an upsert sets {@code _id} to on insert, so that it never inserts (see {@link #model}). */
     private static final BsonDocument NEVER_INSERTED = new BsonDocument("orderless", new BsonString("never inserted"));
+    /**
+     * What a probe sets on insert: a field inside the {@code _id} it would insert, a string, which no server can
+     * create, so that a probe that matches nothing fails alone and inserts nothing (see {@link #probe}).
+     */
+    private static final String INSIDE_ID = StoredFields.ID + ".orderless";
     /** MongoDB's ImmutableField: an insert whose {@code _id} an update would change. */
     private static final int IMMUTABLE_FIELD = 66;
 
@@ -83,6 +97,8 @@ final class BatchApply {
     private final Map<Integer, Integer> failedWrites = new HashMap<>();
     /** The document (null: absent) each op's pending write was chosen from; no entry for a blind write. */
     private final Map<Integer, BsonDocument> chosenFrom = new HashMap<>();
+    /** The filter under which each op is superseded, sent as a probe beside its blind writes. */
+    private final Map<Integer, Bson> supersededWhen = new HashMap<>();
     /** The last write sent for each op, named when it makes no progress. */
     private final Map<Integer, WritePlan.Write> lastWrite = new HashMap<>();
 
@@ -94,16 +110,21 @@ final class BatchApply {
     }
 
     List<BatchResult> apply(Predicate<Operation> likelyPresent) {
-        Map<Integer, WritePlan.Write> firsts = new LinkedHashMap<>();
+        Map<Integer, List<WritePlan.Write>> firsts = new LinkedHashMap<>();
         Set<Integer> pending = new LinkedHashSet<>();   // ops that continue from a read
         for (int i = 0; i < ops.size(); i++) {
             Operation op = ops.get(i);
             try {
                 WritePlan plan = applier.plan(op);
                 plans.put(i, plan);
-                Optional<WritePlan.Write> first = likelyPresent.test(op) ? plan.firstIfPresent() : plan.first();
-                if (first.isPresent()) {
-                    firsts.put(i, first.get());
+                List<WritePlan.Write> first = likelyPresent.test(op)
+                        ? plan.firstIfPresent().map(List::of).orElse(List.of()) : plan.blind();
+                if (!first.isEmpty()) {
+                    firsts.put(i, first);
+                    Optional<Bson> when = plan.supersededWhen();
+                    if (when.isPresent()) {
+                        supersededWhen.put(i, when.get());
+                    }
                 } else {
                     pending.add(i);
                 }
@@ -133,7 +154,7 @@ final class BatchApply {
         pending.forEach(i -> byEntity.computeIfAbsent(ops.get(i).entity(), entity -> new ArrayList<>()).add(i));
         Set<BsonValue> ids = new HashSet<>();
         byEntity.keySet().forEach(entity -> ids.add(new BsonString(entity)));
-        Map<Integer, WritePlan.Write> writes = new LinkedHashMap<>();
+        Map<Integer, List<WritePlan.Write>> writes = new LinkedHashMap<>();
         // decided as each document arrives: no more than one cursor batch of documents is held beyond those
         // a write was chosen from
         try (MongoCursor<BsonDocument> documents = applier.reads().find(in(StoredFields.ID, ids)).iterator()) {
@@ -159,7 +180,7 @@ final class BatchApply {
     }
 
     /** {@code apply}'s decision after a read, for op {@code i}: its outcome, or the write it goes on with. */
-    private void decide(int i, BsonDocument doc, Map<Integer, WritePlan.Write> writes) {
+    private void decide(int i, BsonDocument doc, Map<Integer, List<WritePlan.Write>> writes) {
         Operation op = ops.get(i);
         try {
             if (chosenFrom.containsKey(i) && Objects.equals(chosenFrom.get(i), doc)) {
@@ -175,7 +196,7 @@ final class BatchApply {
             if (step instanceof WritePlan.Step.Done done) {
                 results[i] = done(op, done.outcome());
             } else {
-                writes.put(i, ((WritePlan.Step.Next) step).write());
+                writes.put(i, List.of(((WritePlan.Step.Next) step).write()));
                 chosenFrom.put(i, doc);
             }
         } catch (CannotApplyException e) {
@@ -187,7 +208,7 @@ final class BatchApply {
      * Sends the writes {@link WriterChoice} picks from {@code candidates} in one bulk write and settles what it can;
      * returns the ops that go on to the next round.
      */
-    private Set<Integer> write(Map<Integer, WritePlan.Write> candidates, boolean blind) {
+    private Set<Integer> write(Map<Integer, List<WritePlan.Write>> candidates, boolean blind) {
         Set<Integer> next = new LinkedHashSet<>();
         if (candidates.isEmpty()) {
             return next;
@@ -232,13 +253,26 @@ final class BatchApply {
      * outcome is known). If it fails as a whole, its ops have their results (or are left to be applied on their
      * own), and so does every op waiting in {@code next}.
      */
-    private boolean send(List<Integer> writers, Map<Integer, WritePlan.Write> candidates, WriterChoice.Choice choice,
-                         boolean blind, Set<Integer> next, Set<String> changed) {
+    private boolean send(List<Integer> writers, Map<Integer, List<WritePlan.Write>> candidates,
+                         WriterChoice.Choice choice, boolean blind, Set<Integer> next, Set<String> changed) {
         List<WriteModel<BsonDocument>> models = new ArrayList<>();
+        List<BulkVerdicts.Statement> statements = new ArrayList<>();
+        List<WritePlan.Write> sent = new ArrayList<>();        // the write of each model; null for a probe
         for (int i : writers) {
-            WritePlan.Write write = candidates.get(i);
-            lastWrite.put(i, write);
-            models.add(model(write));
+            List<WritePlan.Write> writes = candidates.get(i);
+            lastWrite.put(i, writes.get(0));
+            List<Long> followed = choice.followersOf(i).stream().map(f -> ops.get(f).seq()).toList();
+            for (WritePlan.Write write : writes) {
+                models.add(model(write, followed));
+                statements.add(new BulkVerdicts.Statement(i, counted(write) ? BulkVerdicts.Kind.COUNTED
+                        : BulkVerdicts.Kind.WRITE));
+                sent.add(write);
+            }
+            if (blind && supersededWhen.containsKey(i)) {
+                models.add(probe(supersededWhen.get(i), followed));
+                statements.add(new BulkVerdicts.Statement(i, BulkVerdicts.Kind.PROBE));
+                sent.add(null);
+            }
         }
         String what = applier.describe(ops.get(writers.get(0))) + " and the rest of its batch";
         BulkWriteResult result;
@@ -267,38 +301,32 @@ final class BatchApply {
         }
         Set<Integer> inserted = new HashSet<>();
         result.getUpserts().forEach(upsert -> inserted.add(upsert.getIndex()));
-        int upsertsMatched = 0;
-        List<Integer> missed = new ArrayList<>();
-        Integer counted = null;                  // the command's one counted write (a compare-and-set), if any
-        for (int k = 0; k < writers.size(); k++) {
-            int i = writers.get(k);
-            WritePlan.Write write = candidates.get(i);
+        List<BulkVerdicts.Result> results = new ArrayList<>();
+        for (int k = 0; k < models.size(); k++) {
             BulkWriteError error = errors.get(k);
-            if (error != null) {
-                next.addAll(choice.followersOf(i));
-                if (missed(write, error)) {
-                    missed.add(i);                                 // did not match: decide from the document
-                } else {
-                    alone.add(i);                                  // its own error: classified as apply does
+            results.add(error == null ? (inserted.contains(k) ? BulkVerdicts.Result.INSERTED : BulkVerdicts.Result.OK)
+                    : sent.get(k) == null || missed(sent.get(k), error) ? BulkVerdicts.Result.MISSED
+                    : BulkVerdicts.Result.FAILED);
+        }
+        List<Integer> missed = new ArrayList<>();
+        BulkVerdicts.of(statements, results, result.getMatchedCount()).forEach((i, verdict) -> {
+            switch (verdict) {
+                case APPLIED -> {
+                    applied(i, choice);
+                    changed.add(ops.get(i).entity());
+                }
+                case SUPERSEDED -> superseded(i, choice);            // as a read would find it
+                case OWN_ERROR -> {
+                    next.addAll(choice.followersOf(i));
+                    alone.add(i);                                   // its own error: classified as apply does
                     chosenFrom.remove(i);
                 }
-            } else if (counted(write)) {
-                counted = i;
-            } else {
-                applied(i, choice, blind, next);                   // matched, or inserted
-                changed.add(ops.get(i).entity());
-                upsertsMatched += inserted.contains(k) ? 0 : 1;
+                case MISSED -> {
+                    next.addAll(choice.followersOf(i));
+                    missed.add(i);                                  // did not match: decide from the document
+                }
             }
-        }
-        if (counted != null) {
-            if (result.getMatchedCount() - upsertsMatched >= 1) {
-                applied(counted, choice, blind, next);
-                changed.add(ops.get(counted).entity());
-            } else {
-                next.addAll(choice.followersOf(counted));
-                missed.add(counted);
-            }
-        }
+        });
         // a write that missed because another write of its own round changed the document first did not fail:
         // that was progress, and counting it would give up on an op for contending with its own batch
         missed.forEach(i -> matchedNothing(i, blind || changed.contains(ops.get(i).entity()), next));
@@ -306,23 +334,36 @@ final class BatchApply {
     }
 
     /**
-     * The bulk write's model of {@code write}. An in-place refresh (or heal) goes as an upsert that also sets another
-     * {@code _id} on insert, so that it never inserts (with no document to take the position from, MongoDB refuses
-     * the position or the change of {@code _id}) and its miss is its own write error, never only a count. A
-     * compare-and-set on {@code _v} stays a plain update, counted ({@link #counted}): as an upsert it would insert
-     * what it read where its document was removed meanwhile, with a version another write chose from.
+     * The bulk write's model of {@code write}, whose op is followed by lower seqs of its slot: {@code followed}.
+     *
+     * <ul>
+     *   <li>Guarded too on the delete floor being none of {@code followed}: where it matched, the slot holds a
+     *       higher seq than each of them and none collides with a delete's, so each is superseded, with no read.
+     *   <li>An in-place refresh (or heal) goes as an upsert that also sets another {@code _id} on insert, so that
+     *       it never inserts (with no document to take the position from, MongoDB refuses the position or the
+     *       change of {@code _id}) and its miss is its own write error, never only a count.
+     *   <li>A compare-and-set on {@code _v} stays a plain update, counted ({@link #counted}): as an upsert it
+     *       would insert what it read where its document was removed meanwhile, with a version another write
+     *       chose from.
+     * </ul>
      */
-    private static UpdateOneModel<BsonDocument> model(WritePlan.Write write) {
+    private static UpdateOneModel<BsonDocument> model(WritePlan.Write write, List<Long> followed) {
+        Bson filter = followed.isEmpty() ? write.filter() : Filters.and(write.filter(), Queries.floorNoneOf(followed));
         if (!positional(write)) {
-            return new UpdateOneModel<>(write.filter(), write.update(), new UpdateOptions().upsert(write.upsert()));
+            return new UpdateOneModel<>(filter, write.update(), new UpdateOptions().upsert(write.upsert()));
         }
-        return new UpdateOneModel<>(write.filter(), Updates.combine(write.update(),
+        return new UpdateOneModel<>(filter, Updates.combine(write.update(),
                 Updates.setOnInsert(StoredFields.ID, NEVER_INSERTED)), new UpdateOptions().upsert(true));
     }
 
     /** A refresh (or heal) in place sets an array entry by position. */
     private static boolean positional(WritePlan.Write write) {
         return write.shape().equals("refresh") || write.shape().equals("heal");
+    }
+
+    /** An op whose one write is {@link #counted(WritePlan.Write) counted} (a compare-and-set is never sent beside another). */
+    private static boolean counted(List<WritePlan.Write> writes) {
+        return writes.size() == 1 && counted(writes.get(0));
     }
 
     /** A plain update whose outcome only the command's matched count tells: a compare-and-set on {@code _v}. */
@@ -350,18 +391,36 @@ final class BatchApply {
     }
 
     /**
-     * Op {@code i}'s write is known to have matched: it is applied. What followed it is superseded if it was
-     * decided from a read (its seq above the floor it read); after a blind write it is read first, since
-     * only a read can tell a seq that collides with a delete's.
+     * Op {@code i}'s write is known to have matched: it is applied, and what followed it is superseded (the slot
+     * holds a higher seq, and the write was guarded on the floor being none of theirs; see {@link #model}).
      */
-    private void applied(int i, WriterChoice.Choice choice, boolean blind, Set<Integer> next) {
+    private void applied(int i, WriterChoice.Choice choice) {
         results[i] = done(ops.get(i), Outcome.APPLIED);
         chosenFrom.remove(i);
-        if (blind) {
-            next.addAll(choice.followersOf(i));
-        } else {
-            choice.followersOf(i).forEach(f -> results[f] = done(ops.get(f), Outcome.SUPERSEDED));
-        }
+        choice.followersOf(i).forEach(f -> results[f] = done(ops.get(f), Outcome.SUPERSEDED));
+    }
+
+    /**
+     * Op {@code i}'s probe matched and none of its writes did: it is superseded, and so is what followed it (a
+     * higher seq or floor is above theirs too, and the probe was guarded on the floor being none of theirs).
+     */
+    private void superseded(int i, WriterChoice.Choice choice) {
+        results[i] = done(ops.get(i), Outcome.SUPERSEDED);
+        chosenFrom.remove(i);
+        choice.followersOf(i).forEach(f -> results[f] = done(ops.get(f), Outcome.SUPERSEDED));
+    }
+
+    /**
+     * The probe of an op whose writes go blind: an upsert under {@code when} (and the floor none of {@code followed})
+     * that changes nothing where it matches and, where it matches nothing, fails alone, inserting nothing: its only
+     * change is on insert, to a field inside the string {@code _id} it would insert (refused as a change of
+     * {@code _id} by MongoDB, as a path that cannot be created by the embedded server). A bulk write's probes
+     * write nothing; each says by its error whether its op is superseded.
+     */
+    private static UpdateOneModel<BsonDocument> probe(Bson when, List<Long> followed) {
+        Bson filter = followed.isEmpty() ? when : Filters.and(when, Queries.floorNoneOf(followed));
+        return new UpdateOneModel<>(filter, Updates.setOnInsert(INSIDE_ID, NEVER_INSERTED.getString("orderless")),
+                new UpdateOptions().upsert(true));
     }
 
     /**

@@ -175,10 +175,10 @@ public final class GuardedApplier {
     /**
      * Applies every op of {@code ops}, in any order, with the outcome each would have from {@link #apply}
      * in some serial order of the batch (per element or register, the highest seq first): their first
-     * writes go to MongoDB as one unordered bulk write, and the ops that write did not settle (a document to
-     * read, a race lost, a lower seq of an element written in the same batch) are decided from one read of
-     * all their documents, as {@code apply} decides, and written together, round after round. See
-     * {@link BatchApply}.
+     * writes go to MongoDB as one unordered bulk write (a set element's move and its refresh in place side by
+     * side, so that a new element and a re-added one both settle there), and the ops that write did not settle
+     * (a document to read, a race lost, a delete) are decided from one read of all their documents, as
+     * {@code apply} decides, and written together, round after round. See {@link BatchApply}.
      *
      * <p>One difference in outcome: when the bulk write failed as a whole in a way one op can cause (too
      * large for the driver, a dropped connection), each op is applied again on its own, and one the failed
@@ -194,11 +194,9 @@ public final class GuardedApplier {
      * {@link #applyAll(List)} with a hint about cost: {@code likelyPresent} picks the add and remove ops
      * whose element is probably stored already, in the array the op writes, with a lower seq (a view
      * feeder knows what it projected from a source's previous version). Their first write is then the
-     * in-place refresh, settled in the bulk write, instead of the move, which would fail and cost a read
-     * and a second write. A wrong hint costs that read, never a wrong state: the refresh is guarded like
-     * every other write. Outcomes are {@code apply}'s, except that when only some hinted refreshes
-     * matched, a hinted op found holding its very entry is reported {@link Outcome#APPLIED} rather than
-     * {@link Outcome#DUPLICATE} (the bulk result does not say which ones matched).
+     * in-place refresh alone, instead of the move and the refresh side by side: one write less in the bulk
+     * write. A wrong hint costs a read and a second write, never a wrong state: the refresh is guarded like
+     * every other write. Outcomes are {@code apply}'s.
      */
     public List<BatchResult> applyAll(List<Operation> ops, Predicate<Operation> likelyPresent) {
         if (ops == null || likelyPresent == null) {
@@ -218,12 +216,12 @@ public final class GuardedApplier {
         return collection;
     }
 
-    /** Validates {@code op} and chooses how to write it. */
     /** The schema's ranked registers, by name: {@link WriterChoice} gives each of their assignments a slot. */
     java.util.Set<String> rankedNames() {
         return rankedNames;
     }
 
+    /** Validates {@code op} and chooses how to write it. */
     WritePlan plan(Operation op) {
         schema.validate(op);
         return planFor(op);

@@ -6,6 +6,7 @@ import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.exists;
 import static com.mongodb.client.model.Filters.gte;
 import static com.mongodb.client.model.Filters.lt;
+import static com.mongodb.client.model.Filters.lte;
 import static com.mongodb.client.model.Filters.ne;
 import static com.mongodb.client.model.Filters.not;
 import static com.mongodb.client.model.Filters.or;
@@ -23,6 +24,7 @@ import static dev.orderless.apply.StoredFields.REGISTER_SEQS;
 import static dev.orderless.apply.StoredFields.VERSION;
 
 import com.mongodb.client.model.Filters;
+import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
@@ -44,6 +46,14 @@ final class Queries {
     /** {@code _floor < seq}, a missing floor counting as 0. */
     static Bson floorBelow(long seq) {
         return not(gte(FLOOR, seq));
+    }
+
+    /**
+     * The floor (a delete's seq) is none of {@code seqs}, a missing floor counting as 0: where a write guarded
+     * so matched, none of them collides with a delete. Not copied into an inserted document.
+     */
+    static Bson floorNoneOf(java.util.List<Long> seqs) {
+        return Filters.nin(FLOOR, seqs.stream().map(org.bson.BsonInt64::new).toList());
     }
 
     /** The compare-and-set guard: the document still has the version that was read. */
@@ -120,6 +130,42 @@ final class Queries {
     private static final org.bson.BsonArray PLAIN_VALUES = new org.bson.BsonArray(java.util.stream.Stream.of(
             "string", "double", "int", "long", "decimal", "bool", "date", "objectId", "timestamp", "binData")
             .map(type -> (BsonValue) new BsonString(type)).toList());
+
+    /**
+     * A read would find this add or remove superseded ({@link SetPlan#afterRead}): the floor above seq, or the floor
+     * below it and an entry of the element above seq in either array. (Unlike a write, it does not look for plain
+     * values in the arrays, which a read refuses: it writes nothing, and the next read of the document refuses it,
+     * as for a plain value in any other field.)
+     */
+    static Bson setOpSuperseded(String entity, long seq, SetField set, String to, String from, String element) {
+        Bson above = and(entryOf(set, element), readAbove(ENTRY_SEQ, seq));
+        return and(byId(entity), or(readAbove(FLOOR, seq),
+                and(floorBelow(seq), or(elemMatch(to, above), elemMatch(from, above)))));
+    }
+
+    /**
+     * A read would find this assignment superseded ({@link AssignPlan#afterRead}): the floor above seq, or the floor
+     * below it and the register assigned above seq.
+     */
+    static Bson assignSuperseded(String entity, long seq, String field) {
+        return and(byId(entity), or(readAbove(FLOOR, seq), and(floorBelow(seq), readAbove(registerSeqPath(field), seq))));
+    }
+
+    /**
+     * The number a read takes from {@code path} ({@link Stored}: a 32- or 64-bit integer or a double, rounded toward
+     * zero; anything else 0) is above {@code seq}: at least {@code seq + 1}, and no array or decimal, which a server
+     * compares by their elements and value but a read takes as 0. At most the largest long: no infinity, and no NaN,
+     * which the embedded server ranks above every number (MongoDB below); a probe that does not match where a read
+     * would find the op superseded only costs that read. (One {@code $type}: the embedded server spends more on it
+     * than on anything else in a filter.)
+     */
+    private static Bson readAbove(String path, long seq) {
+        return and(new BsonDocument(path, new BsonDocument("$not", new BsonDocument("$type", ARRAY_OR_DECIMAL))),
+                gte(path, seq + 1), lte(path, Long.MAX_VALUE), ne(path, Double.NaN));
+    }
+
+    private static final org.bson.BsonArray ARRAY_OR_DECIMAL = new org.bson.BsonArray(List.of(new BsonString("array"),
+            new BsonString("decimal")));
 
     /** {@code element} is already in array {@code to} with a lower seq: replace that entry in place. */
     static Bson refreshFilter(String entity, long seq, SetField set, String to, String element) {

@@ -4,6 +4,7 @@ import static dev.orderless.apply.WritePlan.Step.done;
 import static dev.orderless.apply.WritePlan.Step.next;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
@@ -18,6 +19,9 @@ import org.bson.BsonString;
  * <ol>
  *   <li>Blind first write, the MOVE: {@code $push} into the target array, {@code $pull} from the other,
  *       guarded as above, with upsert. Covers a new element, and one whose entry sits in the other array.
+ *       A batch sends the REFRESH below beside it ({@link #blind()}): an element in the target array already
+ *       (a re-add) settles without a read too. At most one of the two matches: the move needs no entry in
+ *       the target array, the refresh one below seq.
  *   <li>If it matched nothing, read the document and judge:
  *     <ul>
  *       <li>{@code seq < _floor}: superseded by a delete; {@code seq == _floor}: a collision with it;
@@ -74,6 +78,21 @@ final class SetPlan implements WritePlan {
     @Override
     public Optional<Write> first() {
         return Optional.of(move());
+    }
+
+    /**
+     * The move and, beside it, the refresh in place guarded like a heal: the element in the target array below
+     * seq and no entry of the other array at or above it (an invariant broken from outside; see {@link
+     * DuplicateEntries}), so that it is exact where a read would find both arrays holding the element.
+     */
+    @Override
+    public List<Write> blind() {
+        return List.of(move(), blindRefresh());
+    }
+
+    @Override
+    public Optional<org.bson.conversions.Bson> supersededWhen() {
+        return Optional.of(Queries.setOpSuperseded(entity, seq, set, to, from, element));
     }
 
     @Override
@@ -136,7 +155,13 @@ final class SetPlan implements WritePlan {
     /** The element is probably in the target array already (a view's element at its source's next version). */
     @Override
     public Optional<Write> firstIfPresent() {
-        return Optional.of(refresh());
+        return Optional.of(blindRefresh());
+    }
+
+    /** A refresh sent before any read: guarded and written like a heal, which is a refresh wherever no invariant is broken. */
+    private Write blindRefresh() {
+        return new Write("refresh", Queries.healFilter(entity, seq, set, to, from, element),
+                Queries.healUpdate(set, to, from, element, entry), false);
     }
 
     private Write refresh() {

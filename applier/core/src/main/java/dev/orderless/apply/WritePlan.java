@@ -1,5 +1,6 @@
 package dev.orderless.apply;
 
+import java.util.List;
 import java.util.Optional;
 import org.bson.BsonDocument;
 import org.bson.conversions.Bson;
@@ -20,6 +21,25 @@ interface WritePlan {
      */
     default Optional<Write> firstIfPresent() {
         return first();
+    }
+
+    /**
+     * The writes a batch sends together, in one bulk write, before reading anything: {@link #first()} and, where
+     * the plan has one, the write for the other state its document is likely in, guarded so that at most one of
+     * them can match whatever runs first (a set element's move, and its in-place refresh for an element stored
+     * already). Empty if the plan must read first.
+     */
+    default List<Write> blind() {
+        return first().map(List::of).orElse(List.of());
+    }
+
+    /**
+     * A filter that matches the op's document exactly where a read would find the op superseded (by a higher seq
+     * of its slot, or by a delete above it), written so that it never matches a document the read would refuse;
+     * a batch sends it beside {@link #blind()} to settle such an op without a read. Empty if the plan has none.
+     */
+    default Optional<Bson> supersededWhen() {
+        return Optional.empty();
     }
 
     /** Given the document as read after a failed write (empty if absent): the outcome, or the next write. */

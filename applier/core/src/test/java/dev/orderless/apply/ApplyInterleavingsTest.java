@@ -145,7 +145,8 @@ class ApplyInterleavingsTest {
             assertThat(other.apply(remove)).isEqualTo(Outcome.APPLIED);
         }
         assertThat(outcomes(batch)).containsExactly(Outcome.SUPERSEDED, Outcome.APPLIED);
-        assertThat(missed()).as("writes of the held consumer that missed").isEqualTo(1);
+        assertThat(missed()).as("writes of the held consumer that missed and were read: none, the add's probe"
+                + " tells it superseded").isZero();
         assertConverged(List.of(), add, rename, remove);
     }
 
@@ -187,23 +188,65 @@ class ApplyInterleavingsTest {
     }
 
     @Test
-    void a_batch_whose_second_round_refresh_is_held_while_a_remove_lands_finds_its_add_superseded() throws Exception {
+    void a_batch_whose_blind_refresh_is_held_while_a_remove_lands_finds_its_add_superseded() throws Exception {
         List<Operation> before = List.of(Students.enroll(student, 200, "b", "old title"));
         before.forEach(held::apply);
-        Operation add = Students.enroll(student, 300, "b", "new title");
+        Operation add = Students.enroll(student, 300, "b", "new title");   // b live below it: the refresh would match
         Operation rename = Students.rename(student, 310, "Ada");
         Operation remove = Students.unenroll(student, 400, "b");
 
         Future<List<BatchResult>> batch;
-        try (Pause refresh = mongo.pause(PausePoint.before("update", "students").where(names(student))
+        try (Pause blind = mongo.pause(PausePoint.before("update", "students").where(names(student))
                 .where(updateHas("classes.$")))) {
             batch = threads.submit(() -> held.applyAll(List.of(add, rename)));
-            refresh.awaitHeld(WAIT);                                     // round two: the blind move missed
+            blind.awaitHeld(WAIT);                                       // round one: the move and the refresh
             assertThat(other.apply(remove)).isEqualTo(Outcome.APPLIED);
         }
         assertThat(outcomes(batch)).containsExactly(Outcome.SUPERSEDED, Outcome.APPLIED);
-        assertThat(missed()).as("writes of the held consumer that missed").isEqualTo(2);
+        assertThat(missed()).as("writes of the held consumer that missed and were read: none, the add's probe"
+                + " tells it superseded").isZero();
         assertConverged(before, add, rename, remove);
+    }
+
+    @Test
+    void a_batch_whose_blind_write_is_held_while_a_delete_at_its_followers_seq_lands_reads_the_collision()
+            throws Exception {
+        List<Operation> before = List.of(Students.enroll(student, 100, "b"));
+        before.forEach(held::apply);
+        Operation add = Students.enroll(student, 300, "b");
+        Operation follower = Students.unenroll(student, 250, "b");   // superseded by the add, if nothing collides
+        Operation delete = Students.leave(student, 250);             // a different op with the follower's seq
+
+        Future<List<BatchResult>> batch;
+        try (Pause blind = mongo.pause(PausePoint.before("update", "students").where(names(student)))) {
+            batch = threads.submit(() -> held.applyAll(List.of(follower, add)));
+            blind.awaitHeld(WAIT);                                       // the add's writes, guarded on _floor != 250
+            assertThat(other.apply(delete)).isEqualTo(Outcome.APPLIED);  // _floor 250
+        }
+        assertThat(outcomes(batch)).containsExactly(Outcome.SEQ_COLLISION, Outcome.APPLIED);
+        assertConverged(before, delete, add);
+    }
+
+    @Test
+    void a_batch_whose_read_decided_refresh_is_held_while_a_remove_lands_finds_its_add_superseded() throws Exception {
+        // b live at 260 above a delete at 250; the follower's seq is the floor, so the blind writes miss and a read
+        // decides: the follower collides, the add refreshes b in place
+        List<Operation> before = List.of(Students.leave(student, 250), Students.enroll(student, 260, "b", "old title"));
+        before.forEach(held::apply);
+        Operation add = Students.enroll(student, 300, "b", "new title");
+        Operation follower = Students.unenroll(student, 250, "b");
+        Operation remove = Students.unenroll(student, 400, "b");
+
+        Future<List<BatchResult>> batch;
+        try (Pause refresh = mongo.pause(PausePoint.before("update", "students").where(names(student))
+                .where(updateHas("classes.$")).where(statements(1)))) {
+            batch = threads.submit(() -> held.applyAll(List.of(add, follower)));
+            refresh.awaitHeld(WAIT);                                     // round two: the refresh alone
+            assertThat(other.apply(remove)).isEqualTo(Outcome.APPLIED);
+        }
+        assertThat(outcomes(batch)).containsExactly(Outcome.SUPERSEDED, Outcome.SEQ_COLLISION);
+        assertThat(missed()).as("writes of the held consumer that missed: round one's, the refresh").isEqualTo(2);
+        assertConverged(before, add, remove);
     }
 
     // a counter's decision points: its blind write (no read), and a delete's compare-and-set beside it
@@ -331,6 +374,11 @@ class ApplyInterleavingsTest {
     }
 
     /** An update command one of whose statements writes {@code path}. */
+    /** An update command of {@code n} statements. */
+    private static Predicate<BsonDocument> statements(int n) {
+        return command -> command.getArray("updates").size() == n;
+    }
+
     private static Predicate<BsonDocument> updateHas(String path) {
         return command -> command.getArray("updates").stream()
                 .anyMatch(statement -> statement.asDocument().toJson().contains("\"" + path + "\""));

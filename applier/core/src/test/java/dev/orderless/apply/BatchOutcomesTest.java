@@ -41,11 +41,16 @@ class BatchOutcomesTest {
     private MongoCollection<BsonDocument> students;
     private GuardedApplier applier;
 
-    /** A client that runs {@link #onFirstFind} once, right after the first find of a batch succeeds. */
+    /**
+     * A client that runs {@link #onFirstFind} once, right after the first find of a batch succeeds, and {@link
+     * #beforeFirstUpdate} once, just before its first write.
+     */
     private MongoClient listened;
     private GuardedApplier listenedApplier;
     private final AtomicReference<Runnable> onFirstFind = new AtomicReference<>();
+    private final AtomicReference<Runnable> beforeFirstUpdate = new AtomicReference<>();
     private final AtomicBoolean fired = new AtomicBoolean();
+    private final AtomicBoolean firedUpdate = new AtomicBoolean();
 
     @BeforeEach
     void setUp(MongoBackend backend, MongoDatabase db) {
@@ -54,6 +59,15 @@ class BatchOutcomesTest {
         listened = MongoClients.create(MongoClientSettings.builder()
                 .applyConnectionString(new ConnectionString(backend.connectionString()))
                 .addCommandListener(new CommandListener() {
+                    @Override
+                    public void commandStarted(com.mongodb.event.CommandStartedEvent event) {
+                        Runnable r = beforeFirstUpdate.get();
+                        if (r != null && event.getCommandName().equals("update")
+                                && firedUpdate.compareAndSet(false, true)) {
+                            r.run();   // another consumer, just before this batch's first bulk write
+                        }
+                    }
+
                     @Override
                     public void commandSucceeded(CommandSucceededEvent event) {
                         Runnable r = onFirstFind.get();
@@ -85,9 +99,10 @@ class BatchOutcomesTest {
         applier.apply(enroll("s2", 4, "CS 102"));
         Operation redelivered = enroll("s1", 5, "CS 101");
         AtomicReference<Outcome> other = new AtomicReference<>();
-        onFirstFind.set(() -> other.set(applier.apply(redelivered)));   // the same message, on another consumer
+        beforeFirstUpdate.set(() -> other.set(applier.apply(redelivered)));   // the same message, on another consumer
 
-        // no hint: the first writes (moves) both miss, the elements being live; a read, then two refreshes
+        // no hint: each blind move misses (the elements are live) and the refresh beside it decides: s1's misses
+        // (the other consumer refreshed it first), then a read
         List<BatchResult> results = listenedApplier.applyAll(List.of(redelivered, enroll("s2", 6, "CS 102")));
 
         assertThat(other.get()).isEqualTo(Outcome.APPLIED);
@@ -126,8 +141,9 @@ class BatchOutcomesTest {
                         .get("s1"));
     }
 
-    // An op of a slot behind a higher one in the same batch is judged from a read: only a read tells a
-    // collision with a delete's seq.
+    // An op of a slot behind a higher one in the same batch is superseded where the higher one's write matched:
+    // that write is guarded on the floor being none of their seqs, so a collision with a delete's seq makes it
+    // miss, and a read tells the collision.
 
     @Test
     void a_follower_whose_seq_is_the_stored_floor_is_a_seq_collision_as_apply_says_in_every_order() {

@@ -134,7 +134,8 @@ class BatchRemovalsAndContentionTest {
     }
 
     // 3. A heal (positional, both arrays hold the element) sent as an upsert that misses on a document that
-    //    moved on: its own error, nothing inserted, and the op settles as apply would (superseded).
+    //    moved on: its own error, nothing inserted, and the op settles as apply would (superseded). The batch's
+    //    blind refresh is heal-shaped, so the other write lands just before it.
     @Test
     void heal_upsert_that_misses_inserts_nothing_and_is_superseded() {
         students.insertOne(new BsonDocument("_id", new BsonString("s1")).append("_v", new BsonInt64(1))
@@ -142,7 +143,7 @@ class BatchRemovalsAndContentionTest {
                         .append("seq", new BsonInt64(3)))))
                 .append("deleted_classes", new BsonArray(List.of(new BsonDocument("name", new BsonString("CS 101"))
                         .append("seq", new BsonInt64(2))))));
-        onFirstFind.set(() -> students.updateOne(eq("_id", "s1"), com.mongodb.client.model.Updates.combine(
+        beforeFirstUpdate.set(() -> students.updateOne(eq("_id", "s1"), com.mongodb.client.model.Updates.combine(
                 com.mongodb.client.model.Updates.set("classes.0.seq", new BsonInt64(9)),
                 com.mongodb.client.model.Updates.inc("_v", 1L))));
 
@@ -154,7 +155,8 @@ class BatchRemovalsAndContentionTest {
     }
 
     // 4. A heal sent as an upsert whose document was removed by hand: nothing bogus inserted (no field named
-    //    after the position, no foreign _id).
+    //    after the position, no foreign _id). Removed just before the blind bulk write: the move beside the heal
+    //    inserts s1 afresh.
     @Test
     void heal_upsert_on_a_removed_document_inserts_nothing_bogus() {
         students.insertOne(new BsonDocument("_id", new BsonString("s1")).append("_v", new BsonInt64(1))
@@ -162,7 +164,7 @@ class BatchRemovalsAndContentionTest {
                         .append("seq", new BsonInt64(3)))))
                 .append("deleted_classes", new BsonArray(List.of(new BsonDocument("name", new BsonString("CS 101"))
                         .append("seq", new BsonInt64(2))))));
-        onFirstFind.set(() -> students.deleteOne(eq("_id", "s1")));
+        beforeFirstUpdate.set(() -> students.deleteOne(eq("_id", "s1")));
 
         List<BatchResult> results = listenedApplier(ApplierOptions.ofDefaults()).applyAll(List.of(enroll("s1", 5, "CS 101")));
 
