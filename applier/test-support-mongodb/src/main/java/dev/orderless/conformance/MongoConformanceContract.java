@@ -331,6 +331,46 @@ public abstract class MongoConformanceContract {
                 .isEqualTo(9);
     }
 
+    /**
+     * What a batch's probe relies on (issue 41): an upsert whose only change is a {@code $setOnInsert} of a field
+     * inside the string {@code _id} it would insert changes nothing where it matches (no error, counted as matched)
+     * and, where it matches nothing, fails alone with its own write error and inserts nothing, the document there
+     * or not. (MongoDB refuses the change of {@code _id}, or the path; the embedded server the path.)
+     */
+    @Test
+    void an_upsert_that_only_sets_inside_the_string_id_on_insert_matches_without_a_change_or_fails_alone() {
+        docs.insertOne(BsonDocument.parse("{_id: 'e1', _v: 1, _seq: {name: 9}}"));
+        java.util.function.BiFunction<String, Long, com.mongodb.client.model.WriteModel<BsonDocument>> probe =
+                (id, above) -> new UpdateOneModel<>(and(eq("_id", id), com.mongodb.client.model.Filters.gt("_seq.name",
+                        above)), setOnInsert("_id.orderless", "never inserted"), new UpdateOptions().upsert(true));
+
+        List<Integer> failed = new ArrayList<>();
+        List<Integer> codes = new ArrayList<>();
+        int matched;
+        int modified;
+        try {
+            com.mongodb.bulk.BulkWriteResult result = docs.bulkWrite(List.of(probe.apply("e1", 5L),
+                    probe.apply("e1", 12L), probe.apply("e2", 5L)), new BulkWriteOptions().ordered(false));
+            matched = result.getMatchedCount();
+            modified = result.getModifiedCount();
+        } catch (MongoBulkWriteException e) {
+            e.getWriteErrors().forEach(error -> {
+                failed.add(error.getIndex());
+                codes.add(error.getCode());
+            });
+            matched = e.getWriteResult().getMatchedCount();
+            modified = e.getWriteResult().getModifiedCount();
+        }
+
+        assertThat(failed).as("each miss its own error").containsExactly(1, 2);
+        assertThat(codes).as("a change of _id, or a path that cannot be created").allMatch(code -> code == 66
+                || code == 28);
+        assertThat(matched).isEqualTo(1);
+        assertThat(modified).isZero();
+        assertThat(docs.find().into(new ArrayList<>())).as("nothing inserted, nothing changed")
+                .containsExactly(BsonDocument.parse("{_id: 'e1', _v: 1, _seq: {name: 9}}"));
+    }
+
     @Test
     void setOnInsert_applies_only_when_the_upsert_inserts() {
         docs.updateOne(eq("_id", "e1"), combine(setOnInsert("_floor", 0L), inc("_v", 1L)), new UpdateOptions().upsert(true));
