@@ -162,6 +162,11 @@ class ConvergencePropertiesTest {
     /** Applies a history to the property's collection and checks its entities against the oracle. */
     private static void check(Store store, List<Operation> history, Applying applying) throws Exception {
         applying.apply(store.applier());
+        for (Operation op : history) {
+            // each delivery is judged once: two deliveries of one op are never both APPLIED
+            assertThat(APPLIED.getOrDefault(key(op), new LongAdder()).sum()).as("deliveries of %s reported APPLIED", op)
+                    .isLessThanOrEqualTo(1);
+        }
         Map<String, EntityState> expected = ORACLE.replay(history);
         // every entity an operation names is in the oracle's map, and no other history names them
         Map<String, EntityState> stored = EntityState.readAll(store.collection().find(in("_id", expected.keySet())),
@@ -211,7 +216,17 @@ class ConvergencePropertiesTest {
         }
     }
 
+    /** Deliveries reported APPLIED, per op (histories name entities of their own). */
+    private static final Map<String, LongAdder> APPLIED = new ConcurrentHashMap<>();
+
+    private static String key(Operation op) {
+        return op.entity() + "\u0000" + op.seq();
+    }
+
     private static void count(String property, Operation op, Outcome outcome, GuardedApplier applier) {
+        if (outcome == Outcome.APPLIED) {
+            APPLIED.computeIfAbsent(key(op), k -> new LongAdder()).increment();
+        }
         if (outcome == Outcome.SEQ_COLLISION || outcome == Outcome.BEYOND_HORIZON) {
             // what the applier saw is gone by now; the document as it is after, to tell the story
             BsonDocument now = applier.reads().find(com.mongodb.client.model.Filters.eq("_id", op.entity())).first();
