@@ -122,7 +122,7 @@ final class BatchApply {
                 if (!first.isEmpty()) {
                     firsts.put(i, first);
                     Optional<Bson> when = plan.supersededWhen();
-                    if (when.isPresent()) {
+                    if (when.isPresent() && op.seq() < Long.MAX_VALUE) {   // nothing is above the largest seq
                         supersededWhen.put(i, when.get());
                     }
                 } else {
@@ -261,7 +261,8 @@ final class BatchApply {
         for (int i : writers) {
             List<WritePlan.Write> writes = candidates.get(i);
             lastWrite.put(i, writes.get(0));
-            List<Long> followed = choice.followersOf(i).stream().map(f -> ops.get(f).seq()).toList();
+            // after a read the followers' seqs were judged against the floor read; blind, the write is guarded on it
+            List<Long> followed = blind ? choice.followersOf(i).stream().map(f -> ops.get(f).seq()).toList() : List.of();
             for (WritePlan.Write write : writes) {
                 models.add(model(write, followed));
                 statements.add(new BulkVerdicts.Statement(i, counted(write) ? BulkVerdicts.Kind.COUNTED

@@ -49,11 +49,13 @@ final class Queries {
     }
 
     /**
-     * The floor (a delete's seq) is none of {@code seqs}, a missing floor counting as 0: where a write guarded
-     * so matched, none of them collides with a delete. Not copied into an inserted document.
+     * The floor (a delete's seq) reads as none of {@code seqs}, a missing floor counting as 0: where a write guarded
+     * so matched, none of them collides with a delete. A read takes a double floor rounded toward zero, so each seq
+     * rules out the whole {@code [seq, seq + 1)}; an array or a decimal holding one rules the document out too
+     * (a read then decides). Not copied into an inserted document.
      */
     static Bson floorNoneOf(java.util.List<Long> seqs) {
-        return Filters.nin(FLOOR, seqs.stream().map(org.bson.BsonInt64::new).toList());
+        return Filters.nor(seqs.stream().map(seq -> and(gte(FLOOR, seq), lt(FLOOR, seq + 1))).toList());
     }
 
     /** The compare-and-set guard: the document still has the version that was read. */
@@ -133,13 +135,14 @@ final class Queries {
 
     /**
      * A read would find this add or remove superseded ({@link SetPlan#afterRead}): the floor above seq, or the floor
-     * below it and an entry of the element above seq in either array. (Unlike a write, it does not look for plain
-     * values in the arrays, which a read refuses: it writes nothing, and the next read of the document refuses it,
-     * as for a plain value in any other field.)
+     * below it and an entry of the element above seq in either array; and neither array a plain value (which the
+     * read refuses, and which the embedded server's {@code $elemMatch} cannot walk), asked first. Like every
+     * write sent before a read, it looks at the op's own fields only: a document with another shape a read refuses
+     * (see {@link EntityState#unreadable}) is refused at its next read.
      */
     static Bson setOpSuperseded(String entity, long seq, SetField set, String to, String from, String element) {
         Bson above = and(entryOf(set, element), readAbove(ENTRY_SEQ, seq));
-        return and(byId(entity), or(readAbove(FLOOR, seq),
+        return and(byId(entity), holdsNoPlainValue(to), holdsNoPlainValue(from), or(readAbove(FLOOR, seq),
                 and(floorBelow(seq), or(elemMatch(to, above), elemMatch(from, above)))));
     }
 
@@ -177,6 +180,23 @@ final class Queries {
 
     static Bson refreshUpdate(String to, BsonDocument entry) {
         return combine(set(to + ".$", entry), inc(VERSION, 1L));
+    }
+
+    /**
+     * A refresh sent before any read, beside the move: {@code element} in array {@code to} below seq, and, since
+     * nothing was read, what a read would have ruled out: no plain value in either array (as the move), no entry of
+     * the element at or above seq in either array (an element with more than one entry, see {@link
+     * DuplicateEntries}, reads as its highest). The entry below seq is the only positive match on an array, so the
+     * positional {@code $} is its.
+     */
+    static Bson blindRefreshFilter(String entity, long seq, SetField set, String to, String from, String element) {
+        return and(byId(entity),
+                floorBelow(seq),
+                holdsNoPlainValue(to),
+                holdsNoPlainValue(from),
+                elemMatch(to, and(entryOf(set, element), not(gte(ENTRY_SEQ, seq)))),
+                not(elemMatch(to, entryAtOrAbove(set, element, seq))),
+                not(elemMatch(from, entryAtOrAbove(set, element, seq))));
     }
 
     /**

@@ -81,9 +81,8 @@ final class SetPlan implements WritePlan {
     }
 
     /**
-     * The move and, beside it, the refresh in place guarded like a heal: the element in the target array below
-     * seq and no entry of the other array at or above it (an invariant broken from outside; see {@link
-     * DuplicateEntries}), so that it is exact where a read would find both arrays holding the element.
+     * The move and, beside it, the refresh in place, guarded on what a read would have ruled out ({@link
+     * Queries#blindRefreshFilter}).
      */
     @Override
     public List<Write> blind() {
@@ -158,9 +157,12 @@ final class SetPlan implements WritePlan {
         return Optional.of(blindRefresh());
     }
 
-    /** A refresh sent before any read: guarded and written like a heal, which is a refresh wherever no invariant is broken. */
+    /**
+     * A refresh sent before any read ({@link Queries#blindRefreshFilter}), written like a heal (the other array's
+     * entries of the element pulled), which is a refresh wherever no invariant is broken.
+     */
     private Write blindRefresh() {
-        return new Write("refresh", Queries.healFilter(entity, seq, set, to, from, element),
+        return new Write("refresh", Queries.blindRefreshFilter(entity, seq, set, to, from, element),
                 Queries.healUpdate(set, to, from, element, entry), false);
     }
 

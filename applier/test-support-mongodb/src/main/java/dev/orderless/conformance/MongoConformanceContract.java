@@ -371,6 +371,27 @@ public abstract class MongoConformanceContract {
                 .containsExactly(BsonDocument.parse("{_id: 'e1', _v: 1, _seq: {name: 9}}"));
     }
 
+    /**
+     * What the batch's blind refresh relies on (issue 41): the positional {@code $} names the entry its filter's one
+     * positive {@code $elemMatch} found, whatever negated {@code $elemMatch}es on the same array and another one
+     * say (a negation records no position).
+     */
+    @Test
+    void the_positional_operator_names_the_positive_match_beside_negated_ones_on_the_same_array() {
+        docs.insertOne(BsonDocument.parse("{_id: 'e1', classes: [{name: 'a', seq: 3}, {name: 'b', seq: 5}],"
+                + " deleted_classes: [{name: 'c', seq: 1}]}"));
+
+        long matched = docs.updateOne(and(eq("_id", "e1"),
+                elemMatch("classes", and(eq("name", "b"), not(gte("seq", 9L)))),
+                not(elemMatch("classes", and(eq("name", "b"), gte("seq", 9L)))),
+                not(elemMatch("deleted_classes", and(eq("name", "b"), gte("seq", 9L))))),
+                set("classes.$", BsonDocument.parse("{name: 'b', seq: 9}"))).getMatchedCount();
+
+        assertThat(matched).isEqualTo(1);
+        assertThat(docs.find().first().getArray("classes")).containsExactly(BsonDocument.parse("{name: 'a', seq: 3}"),
+                BsonDocument.parse("{name: 'b', seq: 9}"));
+    }
+
     @Test
     void setOnInsert_applies_only_when_the_upsert_inserts() {
         docs.updateOne(eq("_id", "e1"), combine(setOnInsert("_floor", 0L), inc("_v", 1L)), new UpdateOptions().upsert(true));
