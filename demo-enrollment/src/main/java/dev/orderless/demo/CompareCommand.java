@@ -8,6 +8,8 @@ import dev.orderless.demo.compare.ComparePlan;
 import dev.orderless.demo.compare.CompareReport;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -37,11 +39,16 @@ final class CompareCommand extends DemoCommand {
             description = "Quick plan: uniform keys over 10k students instead of Zipf-skewed ones over 100k.")
     boolean uniform;
 
-    @Option(names = "--rabbit", paramLabel = "URI", order = 5,
+    @Option(names = "--runs", paramLabel = "N", order = 5, defaultValue = "1",
+            description = "Run the plan N times and end with the medians (single runs vary by about a third;"
+                    + " default: ${DEFAULT-VALUE}).")
+    int runs;
+
+    @Option(names = "--rabbit", paramLabel = "URI", order = 6,
             description = "RabbitMQ AMQP URI, e.g. amqp://guest:guest@localhost:5672/%%2F (default: $RABBITMQ_URI).")
     String rabbit;
 
-    @Option(names = "--mongo", paramLabel = "URI", order = 6,
+    @Option(names = "--mongo", paramLabel = "URI", order = 7,
             description = "MongoDB connection string (default: an embedded MongoDB in this process).")
     String mongo;
 
@@ -50,16 +57,31 @@ final class CompareCommand extends DemoCommand {
         String rabbitUri = MongoConnections.chosen(rabbit, cli.env, "RABBITMQ_URI").orElseThrow(() ->
                 new InvalidConfigurationException("'compare' needs a RabbitMQ (quorum queues and single active"
                         + " consumers, which the embedded broker lacks): pass --rabbit or set RABBITMQ_URI"));
+        if (runs < 1) {
+            throw new InvalidConfigurationException("'compare --runs' must be at least 1, was " + runs);
+        }
         ComparePlan plan = quick ? ComparePlan.quick(consumers, messages, uniform) : ComparePlan.full();
         try (MongoBackend backend = mongo == null ? Backends.startMongo() : Backends.mongo(Optional.of(mongo));
              Arena arena = new Arena(URI.create(rabbitUri), backend.connectionString(), plan.stall(), plan.rate(),
                      Duration.ofMinutes(3))) {
             cli.out.println("[compare] " + plan.name() + " plan: " + plan.throughput().size() + " throughput and "
                     + plan.faults().size() + " fault trials");
-            CompareReport report = CompareReport.run(arena, plan, cli.out);
-            cli.out.println();
-            cli.out.println(report.markdown());
-            cli.out.println(report.compareLine());
+            List<CompareReport> reports = new ArrayList<>();
+            for (int run = 1; run <= runs; run++) {
+                if (runs > 1) {
+                    cli.out.println("[compare] run " + run + " of " + runs);
+                }
+                CompareReport report = CompareReport.run(arena, plan, cli.out);
+                reports.add(report);
+                cli.out.println();
+                cli.out.println(report.markdown());
+                cli.out.println(runs > 1 ? "[compare] run " + run + ": " + report.compareLine() : report.compareLine());
+            }
+            if (runs > 1) {
+                cli.out.println();
+                cli.out.println(CompareReport.medians(reports));
+                cli.out.println(CompareReport.medianLine(reports));
+            }
             return 0;
         }
     }

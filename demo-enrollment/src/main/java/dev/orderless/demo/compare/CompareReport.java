@@ -171,6 +171,78 @@ public final class CompareReport {
         return md.toString();
     }
 
+    /**
+     * Several runs of one plan summed up, since single runs on a shared machine vary by about a third: each
+     * throughput trial's median messages/s, the median of its per-run "orderless is" ratios, its median messages
+     * per round trip and the students diverged in all runs; then one {@code COMPARE} line whose every figure is the
+     * median of that figure over the runs (NaN where any run has none).
+     */
+    public static String medians(List<CompareReport> runs) {
+        if (runs.isEmpty()) {
+            throw new IllegalArgumentException("medians of no runs");
+        }
+        StringBuilder md = new StringBuilder();
+        md.append("### Medians of ").append(runs.size()).append(" runs (throughput, ").append(runs.get(0).plan.messages())
+                .append(" messages drained from a backlog)\n\n")
+                .append("| keys | MongoDB latency | contestant | msg/s | orderless is | messages per round trip | diverged (all runs) |\n")
+                .append("|---|---|---|---|---|---|---|\n");
+        List<TrialResult> first = runs.get(0).results;
+        for (int t = 0; t < first.size(); t++) {
+            Trial trial = first.get(t).trial();
+            if (trial.fault() != Fault.NONE) {
+                continue;
+            }
+            List<Double> perSecond = new ArrayList<>();
+            List<Double> ratios = new ArrayList<>();
+            List<Double> perRoundTrip = new ArrayList<>();
+            int diverged = 0;
+            for (CompareReport run : runs) {
+                TrialResult r = run.results.get(t);
+                perSecond.add(r.perSecond());
+                perRoundTrip.add(r.perRoundTrip());
+                diverged += r.diverged();
+                ratios.add(run.throughput(Contestant.ORDERLESS, true, trial.workload().keys().name(), trial.latency())
+                        .map(TrialResult::perSecond).orElse(Double.NaN) / r.perSecond());
+            }
+            md.append(String.format(Locale.ROOT, "| %s | %d ms | %s | %.0f | %s | %.1f | %d |%n",
+                    trial.workload().describe(), trial.latency().toMillis(), trial.label(), median(perSecond),
+                    trial.contestant() == Contestant.ORDERLESS ? "-" : String.format(Locale.ROOT, "%.2fx", median(ratios)),
+                    median(perRoundTrip), diverged));
+        }
+        return md.toString();
+    }
+
+    /** The {@code COMPARE} line of {@code runs}: each figure the median of that figure over the runs. */
+    public static String medianLine(List<CompareReport> runs) {
+        return medianOf(runs.stream().map(CompareReport::compareLine).toList());
+    }
+
+    /** {@code COMPARE} lines summed up: each figure's median, the diverged counts summed. */
+    static String medianOf(List<String> lines) {
+        java.util.Map<String, List<Double>> figures = new java.util.LinkedHashMap<>();
+        for (String compareLine : lines) {
+            for (String pair : compareLine.substring("COMPARE ".length()).split(" ")) {
+                String[] kv = pair.split("=", 2);
+                figures.computeIfAbsent(kv[0], k -> new ArrayList<>()).add(Double.parseDouble(kv[1]));
+            }
+        }
+        StringBuilder line = new StringBuilder("COMPARE");
+        figures.forEach((key, values) -> line.append(' ').append(key).append('=')
+                .append(key.startsWith("diverged_") ? String.format(Locale.ROOT, "%.0f", values.stream()
+                        .mapToDouble(Double::doubleValue).sum()) : String.format(Locale.ROOT, "%.2f", median(values))));
+        return line.toString();
+    }
+
+    /** The median (the mean of the middle two for an even count); NaN if any value is NaN. */
+    static double median(List<Double> values) {
+        if (values.isEmpty() || values.stream().anyMatch(v -> v.isNaN())) {
+            return Double.NaN;
+        }
+        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        int mid = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+    }
+
     private static String latency(TrialResult.Latency l) {
         return l.count() == 0 ? "-" : String.format(Locale.ROOT, "%.0f / %.0f / %.0f", l.p50(), l.p99(), l.max());
     }
