@@ -45,8 +45,9 @@ import org.bson.conversions.Bson;
  *       <ul>
  *         <li>its {@link WritePlan#blind()} writes: a set element's move and its refresh in place side by side (at
  *             most one of them can match), anything else's first write;
- *         <li>its probe ({@link #probe}): a statement that changes nothing and matches where the op is
- *             {@link WritePlan#supersededWhen() superseded}, a lower seq another consumer overtook;
+ *         <li>unless the caller hinted it as present, its probe ({@link #probe}): a statement that changes
+ *             nothing and matches where the op is {@link WritePlan#supersededWhen() superseded}, a lower seq
+ *             another consumer overtook;
  *         <li>each guarded too, for a writer with followers, on the delete floor being none of their seqs.
  *       </ul>
  *       Each statement tells its own outcome: matched, inserted, or its own write error (listed with its
@@ -117,12 +118,14 @@ final class BatchApply {
             try {
                 WritePlan plan = applier.plan(op);
                 plans.put(i, plan);
-                List<WritePlan.Write> first = likelyPresent.test(op)
-                        ? plan.firstIfPresent().map(List::of).orElse(List.of()) : plan.blind();
+                boolean hinted = likelyPresent.test(op);
+                List<WritePlan.Write> first = hinted ? plan.firstIfPresent().map(List::of).orElse(List.of()) : plan.blind();
                 if (!first.isEmpty()) {
                     firsts.put(i, first);
                     Optional<Bson> when = plan.supersededWhen();
-                    if (when.isPresent() && op.seq() < Long.MAX_VALUE) {   // nothing is above the largest seq
+                    // a hinted op's caller knows its element is stored below it (a view feeder, the one writer of
+                    // its view): rarely overtaken, so no probe; nothing is above the largest seq
+                    if (when.isPresent() && !hinted && op.seq() < Long.MAX_VALUE) {
                         supersededWhen.put(i, when.get());
                     }
                 } else {

@@ -194,8 +194,8 @@ public final class GuardedApplier {
      * {@link #applyAll(List)} with a hint about cost: {@code likelyPresent} picks the add and remove ops
      * whose element is probably stored already, in the array the op writes, with a lower seq (a view
      * feeder knows what it projected from a source's previous version). Their first write is then the
-     * in-place refresh alone, instead of the move and the refresh side by side: one write less in the bulk
-     * write. A wrong hint costs a read and a second write, never a wrong state: the refresh is guarded like
+     * in-place refresh alone, instead of the move and the refresh side by side, and no probe beside it (such a
+     * caller, the one writer of its view, is rarely overtaken): two statements less in the bulk write. A wrong hint costs a read and a second write, never a wrong state: the refresh is guarded like
      * every other write. Outcomes are {@code apply}'s.
      */
     public List<BatchResult> applyAll(List<Operation> ops, Predicate<Operation> likelyPresent) {
