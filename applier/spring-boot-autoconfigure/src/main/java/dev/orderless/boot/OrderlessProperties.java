@@ -258,6 +258,16 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
      *                pause and all of it, so that instances that failed together do not retry together
      */
     public record BackoffProperties(Duration initial, Duration max, Double jitter) {
+        /**
+         * These properties over {@code defaults}: what is unset keeps the default's value, except that an initial
+         * pause set above the default max raises the max with it ({@link dev.orderless.Backoff#withInitial}), so a
+         * refusal only ever names a property the user set.
+         */
+        public dev.orderless.Backoff over(dev.orderless.Backoff defaults) {
+            dev.orderless.Backoff backoff = initial != null ? defaults.withInitial(initial) : defaults;
+            backoff = max != null ? backoff.withMax(max) : backoff;
+            return jitter != null ? backoff.withJitter(jitter) : backoff;
+        }
     }
 
     /**
@@ -442,7 +452,7 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
                 if (fetch.isPresent()) {
                     options = options.withPrefetch(fetch.get());
                 }
-                options = options.withBackoff(OptionProperties.backoff(backoff, options.backoff()));
+                options = options.withBackoff(backoff.over(options.backoff()));
                 if (maxHold != null) {
                     options = options.withMaxHold(maxHold);
                 }

@@ -1,8 +1,6 @@
 package dev.orderless.boot.internal;
 
-import dev.orderless.Backoff;
 import dev.orderless.InvalidConfigurationException;
-import dev.orderless.boot.OrderlessProperties;
 import java.util.Locale;
 import java.util.function.Supplier;
 
@@ -37,17 +35,6 @@ public final class OptionProperties {
         return refused.setting()
                 .map(setting -> new InvalidConfigurationException(prefix + "." + kebab(setting) + " " + refused.problem()))
                 .orElseGet(() -> new InvalidConfigurationException(prefix + ": " + refused.getMessage()));
-    }
-
-    /**
-     * {@code <prefix>.backoff.*} over {@code defaults}: what is unset keeps the default's value, except that
-     * an initial pause set above the default max raises the max with it ({@link Backoff#withInitial}), so a
-     * refusal only ever names a property the user set.
-     */
-    public static Backoff backoff(OrderlessProperties.BackoffProperties set, Backoff defaults) {
-        Backoff backoff = set.initial() != null ? defaults.withInitial(set.initial()) : defaults;
-        backoff = set.max() != null ? backoff.withMax(set.max()) : backoff;
-        return set.jitter() != null ? backoff.withJitter(set.jitter()) : backoff;
     }
 
     /** An option's name in code as a property name: {@code batchReceiveTimeout} as {@code batch-receive-timeout}. */

@@ -21,7 +21,7 @@ final class OutboxSettings {
             RelayOptions options = RelayOptions.ofDefaults();
             options = relay.batch() == null ? options : options.withBatch(relay.batch());
             options = relay.claimTtl() == null ? options : options.withClaimTtl(relay.claimTtl());
-            options = options.withBackoff(OptionProperties.backoff(relay.backoff(), options.backoff()));
+            options = options.withBackoff(relay.backoff().over(options.backoff()));
             return relay.sweepInterval() == null ? options : options.withSweepInterval(relay.sweepInterval());
         });
     }

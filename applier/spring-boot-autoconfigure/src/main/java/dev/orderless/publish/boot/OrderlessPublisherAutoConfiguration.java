@@ -169,7 +169,7 @@ public class OrderlessPublisherAutoConfiguration {
             if (publisher.maxAttempts() != null) {
                 options = options.withMaxAttempts(publisher.maxAttempts());
             }
-            options = options.withBackoff(OptionProperties.backoff(publisher.backoff(), options.backoff()));
+            options = options.withBackoff(publisher.backoff().over(options.backoff()));
             if (publisher.window() != null) {
                 options = options.withWindow(publisher.window());
             }
