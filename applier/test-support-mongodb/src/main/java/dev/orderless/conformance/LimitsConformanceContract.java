@@ -49,7 +49,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The server behaviours the applier's edge handling relies on (issue: never stuck), pinned so a real
  * MongoDB settles them: which index a duplicate key names, what a collation does to the guards, the size
  * limits and their codes, type bracketing, and the delete's pull-and-push update. As in
- * {@link MongoConformanceTest}, a backend declaring a {@link KnownDifference} gets its deviation pinned.
+ * {@link MongoConformanceContract}, a backend declaring a {@link KnownDifference} gets its deviation pinned.
  */
 @ExtendWith(MongoExtension.class)
 public abstract class LimitsConformanceContract {

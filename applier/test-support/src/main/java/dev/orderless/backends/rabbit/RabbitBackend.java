@@ -4,7 +4,7 @@ import java.net.URI;
 
 /**
  * An AMQP 0-9-1 broker to talk to: a real RabbitMQ named by a URI or in a container, or an embedded
- * Apache Qpid Broker-J. Obtain one with {@link Backends#rabbit()}; close it when done.
+ * Apache Qpid Broker-J. Obtain one with {@link RabbitBackends#rabbit()}; close it when done.
  */
 public interface RabbitBackend extends AutoCloseable {
 
