@@ -34,6 +34,7 @@ class ApiBaselineTest {
     /** Each library artifact and where its classes are built. */
     private static final Map<String, String> ARTIFACTS = new TreeMap<>(Map.of(
             "orderless-core", "applier/core",
+            "orderless-message", "applier/message",
             "orderless-rabbit", "applier/rabbit",
             "orderless-rabbit-amqp10", "applier/rabbit-amqp10",
             "orderless-producer-stamping", "producer-stamping",

@@ -13,7 +13,7 @@ import com.mongodb.client.MongoDatabase;
 import dev.orderless.Backoff;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.TransientException;
-import dev.orderless.amqp.BrokerBlocking;
+import dev.orderless.broker.BrokerBlocking;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.amqp.QueueTopology;

@@ -1,7 +1,7 @@
 package dev.orderless.publish;
 
 import dev.orderless.InvalidConfigurationException;
-import dev.orderless.amqp.BrokerBlocking;
+import dev.orderless.broker.BrokerBlocking;
 import dev.orderless.apply.Operation;
 import dev.orderless.message.Envelope;
 import dev.orderless.publish.internal.Outgoing;

@@ -1,7 +1,7 @@
 package dev.orderless.publish;
 
 import com.rabbitmq.client.AMQP;
-import dev.orderless.amqp.internal.AmqpEncoding;
+import dev.orderless.broker.internal.AmqpEncoding;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;

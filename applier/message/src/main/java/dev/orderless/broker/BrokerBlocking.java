@@ -1,7 +1,6 @@
-package dev.orderless.amqp;
+package dev.orderless.broker;
 
 import com.rabbitmq.client.BlockedListener;
-import dev.orderless.amqp.internal.ConsumerMetrics;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -89,7 +88,8 @@ public final class BrokerBlocking implements AutoCloseable {
         FunctionCounter.builder("orderless.amqp.blocked.seconds", blocking, BrokerBlocking::blockedSeconds)
                 .description("time the broker blocked these publishing connections (resource alarm)")
                 .baseUnit("seconds").tag("role", role).register(meters);
-        ConsumerMetrics.withoutGauge(meters, "orderless.amqp.blocked.now", "role", role);
+        // a registry keeps the first object a gauge was registered with: the latest watcher reports
+        meters.find("orderless.amqp.blocked.now").tag("role", role).gauges().forEach(meters::remove);
         Gauge.builder("orderless.amqp.blocked.now", blocking, b -> b.reason().isPresent() ? 1 : 0)
                 .description("1 while the broker blocks these publishing connections").tag("role", role)
                 .register(meters);
@@ -153,12 +153,16 @@ public final class BrokerBlocking implements AutoCloseable {
         }
     }
 
-    /** Runs {@code action} (on the connection's thread: keep it short) each time blocking ends. */
-    void onUnblocked(Runnable action) {
+    /**
+     * Runs {@code action} (on the connection's thread: keep it short) each time blocking ends, until {@link
+     * #removeOnUnblocked removed}: a publisher holding what it would send sends it then.
+     */
+    public void onUnblocked(Runnable action) {
         onUnblocked.add(action);
     }
 
-    void removeOnUnblocked(Runnable action) {
+    /** No longer runs {@code action} when blocking ends (it did nothing if it was not added). */
+    public void removeOnUnblocked(Runnable action) {
         onUnblocked.remove(action);
     }
 

@@ -14,7 +14,7 @@ import static dev.orderless.amqp.internal.DeadLetterFields.deadLetteredAt;
 import static dev.orderless.amqp.internal.DeadLetterFields.shortReason;
 
 import com.rabbitmq.client.AMQP;
-import dev.orderless.amqp.internal.AmqpEncoding;
+import dev.orderless.broker.internal.AmqpEncoding;
 import dev.orderless.amqp.internal.DeadLetterFields;
 import java.time.Instant;
 import java.util.HashMap;

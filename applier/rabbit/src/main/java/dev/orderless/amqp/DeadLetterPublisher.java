@@ -1,10 +1,11 @@
 package dev.orderless.amqp;
 
+import dev.orderless.broker.BrokerBlocking;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.ShutdownSignalException;
-import dev.orderless.amqp.internal.AmqpEncoding;
+import dev.orderless.broker.internal.AmqpEncoding;
 import dev.orderless.amqp.internal.ConsumerMetrics;
 import dev.orderless.amqp.internal.DeadLetterFields;
 import io.micrometer.core.instrument.Gauge;

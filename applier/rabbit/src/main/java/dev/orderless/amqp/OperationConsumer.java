@@ -1,5 +1,6 @@
 package dev.orderless.amqp;
 
+import dev.orderless.broker.BrokerBlocking;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.amqp.internal.Applying;
 import dev.orderless.amqp.internal.ApplyingHandler;

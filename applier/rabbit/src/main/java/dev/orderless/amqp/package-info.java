@@ -4,7 +4,7 @@
  * message ends applied, stale or dead-lettered with its reason; an outage holds messages (never acks or
  * dead-letters them) and retries with back-off; bad input never blocks the queue.
  * {@link dev.orderless.amqp.QueueTopology} declares the queues, {@link dev.orderless.amqp.DeadLetterQueue}
- * lists, replays, parks and purges dead letters, {@link dev.orderless.amqp.BrokerBlocking} watches for a
+ * lists, replays, parks and purges dead letters, {@link dev.orderless.broker.BrokerBlocking} watches for a
  * broker that blocks publishers.
  *
  * <p>Parked, throughout orderless, means set aside, out of the flow, until an operator retries or purges

@@ -1,5 +1,6 @@
 package dev.orderless.amqp;
 
+import dev.orderless.broker.BrokerBlocking;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.impl.AMQConnection;

@@ -1,0 +1,6 @@
+/**
+ * What both sides of the broker share about a connection: {@link dev.orderless.broker.BrokerBlocking} watches for
+ * the broker blocking publishing connections (a resource alarm), so a publisher or a consumer's dead-letter
+ * publisher holds what it would send instead of blocking a thread on it, and says so in a metric.
+ */
+package dev.orderless.broker;
