@@ -130,8 +130,10 @@ class ChaosRunEdgesTest {
 
         assertThatThrownBy(() -> run.run(mongo.connectionString(), URI.create("amqp://guest:guest@127.0.0.1:1/")));
 
-        Set<String> left = Thread.getAllStackTraces().keySet().stream().filter(t -> !before.contains(t))
-                .filter(Thread::isAlive).map(Thread::getName).collect(Collectors.toSet());
-        assertThat(left).noneMatch(name -> name.startsWith("cluster-"));
+        // a closed client's monitor thread ends a moment after close() returns; one left open never ends
+        org.awaitility.Awaitility.await("the MongoDB client's monitor threads end").atMost(java.time.Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet().stream()
+                        .filter(t -> !before.contains(t)).filter(Thread::isAlive).map(Thread::getName)
+                        .collect(Collectors.toSet())).noneMatch(name -> name.startsWith("cluster-")));
     }
 }
