@@ -6,21 +6,15 @@ import static dev.orderless.apply.Students.leave;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.mongodb.ConnectionString;
-import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandSucceededEvent;
 import dev.orderless.CannotApplyException;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.testing.MongoExtension;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -41,41 +35,16 @@ class BatchOutcomesTest {
     private MongoCollection<BsonDocument> students;
     private GuardedApplier applier;
 
-    /**
-     * A client that runs {@link #onFirstFind} once, right after the first find of a batch succeeds, and {@link
-     * #beforeFirstUpdate} once, just before its first write.
-     */
+    /** A client whose batches run {@link #hooks}: another consumer at a chosen point. */
+    private final FirstCommandHooks hooks = new FirstCommandHooks();
     private MongoClient listened;
     private GuardedApplier listenedApplier;
-    private final AtomicReference<Runnable> onFirstFind = new AtomicReference<>();
-    private final AtomicReference<Runnable> beforeFirstUpdate = new AtomicReference<>();
-    private final AtomicBoolean fired = new AtomicBoolean();
-    private final AtomicBoolean firedUpdate = new AtomicBoolean();
 
     @BeforeEach
     void setUp(MongoBackend backend, MongoDatabase db) {
         students = Students.collection(db);
         applier = GuardedApplier.create(students, Students.SCHEMA);
-        listened = MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(backend.connectionString()))
-                .addCommandListener(new CommandListener() {
-                    @Override
-                    public void commandStarted(com.mongodb.event.CommandStartedEvent event) {
-                        Runnable r = beforeFirstUpdate.get();
-                        if (r != null && event.getCommandName().equals("update")
-                                && firedUpdate.compareAndSet(false, true)) {
-                            r.run();   // another consumer, just before this batch's first bulk write
-                        }
-                    }
-
-                    @Override
-                    public void commandSucceeded(CommandSucceededEvent event) {
-                        Runnable r = onFirstFind.get();
-                        if (r != null && event.getCommandName().equals("find") && fired.compareAndSet(false, true)) {
-                            r.run();   // another consumer, between this batch's read and its bulk write
-                        }
-                    }
-                }).build());
+        listened = hooks.client(backend);
         listenedApplier = GuardedApplier.create(listened.getDatabase(db.getName())
                 .getCollection("students", BsonDocument.class), Students.SCHEMA);
     }
@@ -99,7 +68,7 @@ class BatchOutcomesTest {
         applier.apply(enroll("s2", 4, "CS 102"));
         Operation redelivered = enroll("s1", 5, "CS 101");
         AtomicReference<Outcome> other = new AtomicReference<>();
-        beforeFirstUpdate.set(() -> other.set(applier.apply(redelivered)));   // the same message, on another consumer
+        hooks.beforeFirstUpdate.set(() -> other.set(applier.apply(redelivered)));   // the same message, on another consumer
 
         // no hint: each blind move misses (the elements are live) and the refresh beside it decides: s1's misses
         // (the other consumer refreshed it first), then a read
@@ -117,7 +86,7 @@ class BatchOutcomesTest {
         applier.apply(enroll("s2", 4, "CS 102"));
         Operation redelivered = leave("s1", 7);
         AtomicReference<Outcome> other = new AtomicReference<>();
-        onFirstFind.set(() -> other.set(applier.apply(redelivered)));
+        hooks.onFirstFind.set(() -> other.set(applier.apply(redelivered)));
 
         List<BatchResult> results = listenedApplier.applyAll(List.of(redelivered, enroll("s2", 6, "CS 102")));
 
@@ -130,7 +99,7 @@ class BatchOutcomesTest {
     @Test
     void a_delete_whose_document_was_removed_by_hand_between_its_read_and_its_write_applies_to_an_absent_one() {
         applier.apply(enroll("s1", 3, "CS 101"));
-        onFirstFind.set(() -> students.deleteOne(new BsonDocument("_id", new BsonString("s1"))));
+        hooks.onFirstFind.set(() -> students.deleteOne(new BsonDocument("_id", new BsonString("s1"))));
 
         // its compare-and-set misses (the document is gone), and a read finds nothing: a delete of nothing
         List<BatchResult> results = listenedApplier.applyAll(List.of(leave("s1", 7)));

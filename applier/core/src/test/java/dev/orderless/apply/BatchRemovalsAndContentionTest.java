@@ -7,21 +7,14 @@ import static dev.orderless.apply.Students.leave;
 import static dev.orderless.apply.Students.stage;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.mongodb.ConnectionString;
-import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
-import com.mongodb.event.CommandSucceededEvent;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.testing.MongoExtension;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -41,37 +34,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class BatchRemovalsAndContentionTest {
     private MongoCollection<BsonDocument> students;
     private GuardedApplier applier;
+    private final FirstCommandHooks hooks = new FirstCommandHooks();
     private MongoClient listened;
     private MongoDatabase listenedDb;
-    private final AtomicReference<Runnable> onFirstFind = new AtomicReference<>();
-    private final AtomicReference<Runnable> beforeFirstUpdate = new AtomicReference<>();
-    private final AtomicBoolean firedFind = new AtomicBoolean();
-    private final AtomicBoolean firedUpdate = new AtomicBoolean();
 
     @BeforeEach
     void setUp(MongoBackend backend, MongoDatabase db) {
         students = Students.collection(db);
         applier = GuardedApplier.create(students, Students.SCHEMA);
-        listened = MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(backend.connectionString()))
-                .addCommandListener(new CommandListener() {
-                    @Override
-                    public void commandStarted(CommandStartedEvent event) {
-                        Runnable r = beforeFirstUpdate.get();
-                        if (r != null && event.getCommandName().equals("update")
-                                && firedUpdate.compareAndSet(false, true)) {
-                            r.run();   // another consumer, just before this batch's first bulk write
-                        }
-                    }
-
-                    @Override
-                    public void commandSucceeded(CommandSucceededEvent event) {
-                        Runnable r = onFirstFind.get();
-                        if (r != null && event.getCommandName().equals("find") && firedFind.compareAndSet(false, true)) {
-                            r.run();   // between this batch's first read and its bulk write
-                        }
-                    }
-                }).build());
+        listened = hooks.client(backend);
         listenedDb = listened.getDatabase(db.getName());
     }
 
@@ -103,7 +74,7 @@ class BatchRemovalsAndContentionTest {
     @Test
     void ranked_cas_upsert_on_a_removed_document_resurrects_the_old_winner() {
         applier.apply(stage("s1", 3, "graduated"));
-        onFirstFind.set(() -> students.deleteOne(eq("_id", "s1")));
+        hooks.onFirstFind.set(() -> students.deleteOne(eq("_id", "s1")));
 
         List<BatchResult> results = listenedApplier(ApplierOptions.ofDefaults()).applyAll(List.of(stage("s1", 5, "enrolled")));
 
@@ -122,7 +93,7 @@ class BatchRemovalsAndContentionTest {
         applier.apply(credit("s1", 9, 10));
         applier.apply(stage("s1", 2, "graduated"));
         applier.apply(stage("s1", 8, "applied"));
-        onFirstFind.set(() -> students.deleteOne(eq("_id", "s1")));
+        hooks.onFirstFind.set(() -> students.deleteOne(eq("_id", "s1")));
 
         List<BatchResult> results = listenedApplier(ApplierOptions.ofDefaults()).applyAll(List.of(leave("s1", 7)));
 
@@ -143,7 +114,7 @@ class BatchRemovalsAndContentionTest {
                         .append("seq", new BsonInt64(3)))))
                 .append("deleted_classes", new BsonArray(List.of(new BsonDocument("name", new BsonString("CS 101"))
                         .append("seq", new BsonInt64(2))))));
-        beforeFirstUpdate.set(() -> students.updateOne(eq("_id", "s1"), com.mongodb.client.model.Updates.combine(
+        hooks.beforeFirstUpdate.set(() -> students.updateOne(eq("_id", "s1"), com.mongodb.client.model.Updates.combine(
                 com.mongodb.client.model.Updates.set("classes.0.seq", new BsonInt64(9)),
                 com.mongodb.client.model.Updates.inc("_v", 1L))));
 
@@ -164,7 +135,7 @@ class BatchRemovalsAndContentionTest {
                         .append("seq", new BsonInt64(3)))))
                 .append("deleted_classes", new BsonArray(List.of(new BsonDocument("name", new BsonString("CS 101"))
                         .append("seq", new BsonInt64(2))))));
-        beforeFirstUpdate.set(() -> students.deleteOne(eq("_id", "s1")));
+        hooks.beforeFirstUpdate.set(() -> students.deleteOne(eq("_id", "s1")));
 
         List<BatchResult> results = listenedApplier(ApplierOptions.ofDefaults()).applyAll(List.of(enroll("s1", 5, "CS 101")));
 
@@ -201,7 +172,7 @@ class BatchRemovalsAndContentionTest {
         applier.apply(enroll("s2", 4, "CS 102"));
         Operation redelivered = enroll("s1", 5, "CS 101");
         AtomicReference<Outcome> other = new AtomicReference<>();
-        beforeFirstUpdate.set(() -> other.set(applier.apply(redelivered)));
+        hooks.beforeFirstUpdate.set(() -> other.set(applier.apply(redelivered)));
 
         List<BatchResult> results = listenedApplier(ApplierOptions.ofDefaults())
                 .applyAll(List.of(redelivered, enroll("s2", 6, "CS 102")), op -> true);
@@ -220,7 +191,7 @@ class BatchRemovalsAndContentionTest {
         applier.apply(stage("s1", 2, "graduated"));          // _v 1: every lower-ranked assignment goes by CAS
         Operation delete = leave("s1", 9);
         AtomicReference<WritePlan.Write> cWrite = new AtomicReference<>();
-        onFirstFind.set(() -> {                              // B read s1 at _v 1 and chose its ranked CAS
+        hooks.onFirstFind.set(() -> {                              // B read s1 at _v 1 and chose its ranked CAS
             applier.apply(enroll("s1", 4, "CS 102"));        // _v 2
             BsonDocument read = students.find(eq("_id", "s1")).first();   // consumer C reads _v 2 ...
             WritePlan.Step step = applier.loop().decide(delete, applier.plan(delete), read);
