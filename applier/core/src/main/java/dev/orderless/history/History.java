@@ -123,12 +123,25 @@ public final class History {
      * that does not record), so its answers are right only where the history has been on since the collection's
      * first write and every consumer records. Give it the live collection ({@link #withLive}) wherever that may not
      * hold: then its reads check, and say when they cannot tell.
+     *
+     * @param records the history collection; its write concern must be acknowledged (w: 1 or w: majority)
+     * @param schema  the schema of the collection whose operations are recorded
+     * @return the history, with {@link HistoryOptions#ofDefaults()}
+     * @throws InvalidConfigurationException if an argument is null or {@code records} is written with w: 0
      */
     public static History of(MongoCollection<BsonDocument> records, CollectionSchema schema) {
         return new History(records, schema, HistoryOptions.ofDefaults(), Optional.empty());
     }
 
-    /** {@link #of(MongoCollection, CollectionSchema)} with options. */
+    /**
+     * {@link #of(MongoCollection, CollectionSchema)} with options.
+     *
+     * @param records the history collection; its write concern must be acknowledged (w: 1 or w: majority)
+     * @param schema  the schema of the collection whose operations are recorded
+     * @param options the clock, meters and rebuild batch size
+     * @return the history
+     * @throws InvalidConfigurationException if an argument is null or {@code records} is written with w: 0
+     */
     public static History of(MongoCollection<BsonDocument> records, CollectionSchema schema, HistoryOptions options) {
         return new History(records, schema, options, Optional.empty());
     }
@@ -142,6 +155,10 @@ public final class History {
      * {@link #baseline} can take the live documents into the history. Where the history has been on since the
      * collection was empty, {@link #beginBaseline} records the baseline complete at once (the collection
      * empty, or declared so). Recommended wherever the live collection may have had data before the history was on.
+     *
+     * @param live the collection whose operations this history records; read on the primary
+     * @return a new history over the same records, schema and options; this one is unchanged
+     * @throws InvalidConfigurationException if {@code live} is null
      */
     public History withLive(MongoCollection<BsonDocument> live) {
         if (live == null) {
@@ -155,6 +172,7 @@ public final class History {
      * replayed elsewhere (a chaos run of a team's own traffic, say). A state retention folded, or the baseline
      * took, stands for operations that are no longer there: they are not given.
      *
+     * @param each given each recorded operation, as received
      * @return how many entities began with such a state (their earlier operations are missing from what was given)
      */
     public long forEachRecorded(java.util.function.Consumer<Operation> each) {
@@ -169,26 +187,53 @@ public final class History {
         return folded[0];
     }
 
-    /** The live collection this is the history of, if it was given ({@link #withLive}). */
+    /**
+     * The live collection this is the history of, if it was given ({@link #withLive}).
+     *
+     * @return the live collection as given, or empty for a history that reads its records alone
+     */
     public Optional<MongoCollection<BsonDocument>> live() {
         return live;
     }
 
-    /** The conventional name of the history of {@code collection}. */
+    /**
+     * The conventional name of the history of {@code collection}.
+     *
+     * @param collection the name of the live collection
+     * @return {@code collection + "_history"}
+     */
     public static String collectionName(String collection) {
         return collection + "_history";
     }
 
+    /**
+     * The schema the history reads its records with; a {@link RecordingApplier}'s applier must have the same.
+     *
+     * @return the schema this history was built with
+     */
     public CollectionSchema schema() {
         return schema;
     }
 
-    /** The collection the records are in. */
+    /**
+     * The collection the records are in.
+     *
+     * @return the history collection as given, with its own read preference and write concern
+     */
     public MongoCollection<BsonDocument> collection() {
         return records;
     }
 
-    /** Records and applies: what a consumer does with each operation when the history is on. */
+    /**
+     * Records and applies: what a consumer does with each operation when the history is on.
+     *
+     * @param applier applies each operation after it is recorded; built from the same schema, and writing the live
+     *                collection if this history knows it
+     * @return the recording applier
+     * @throws InvalidConfigurationException if {@code applier} is null or has another schema, writes another
+     *                                       collection than the live one, or writes with w: majority while the
+     *                                       history does not
+     */
     public RecordingApplier recording(GuardedApplier applier) {
         return new RecordingApplier(this, applier);
     }
@@ -196,6 +241,9 @@ public final class History {
     /**
      * Records {@code op} (validate it against the schema first: bad input is not recorded).
      *
+     * @param op the operation, as received
+     * @return {@link Recorded#RECORDED}, or {@link Recorded#DUPLICATE} or {@link Recorded#COLLISION} if its
+     *         {@code (entity, seq)} was recorded before
      * @throws TransientException if MongoDB did not acknowledge it; recording again is safe
      */
     public Recorded record(Operation op) {
@@ -216,11 +264,15 @@ public final class History {
     /**
      * Records every op of {@code ops} with one unordered insert (and one read of those already recorded).
      *
+     * @param ops the operations, validated; one with the same {@code (entity, seq)} as an earlier one in the batch
+     *            is not inserted, and is judged against the record that stays (the earlier one's, or the one
+     *            recorded before the batch), as it would be if it came after the batch
      * @return what became of each, in the order given
      * @throws TransientException if MongoDB did not acknowledge the insert; recording them again is safe
      */
     public List<Recorded> recordAll(List<Operation> ops) {
         Map<BsonDocument, Integer> firstOf = new HashMap<>();   // _id -> index of its first op in this batch
+        int[] firstInBatch = new int[ops.size()];                // i, or the index of the earlier op with its _id
         List<BsonDocument> inserted = new ArrayList<>();
         List<Integer> insertedOps = new ArrayList<>();
         Recorded[] outcomes = new Recorded[ops.size()];
@@ -229,13 +281,11 @@ public final class History {
             Operation op = ops.get(i);
             BsonDocument id = Records.id(op.entity(), op.seq());
             Integer first = firstOf.putIfAbsent(id, i);
-            if (first != null) {
-                outcomes[i] = Records.body(op).equals(Records.body(ops.get(first))) ? Recorded.DUPLICATE
-                        : Recorded.COLLISION;
-                continue;
+            firstInBatch[i] = first == null ? i : first;
+            if (first == null) {
+                inserted.add(Records.of(op, now));
+                insertedOps.add(i);
             }
-            inserted.add(Records.of(op, now));
-            insertedOps.add(i);
         }
         List<Integer> taken = new ArrayList<>();   // op indexes whose _id was recorded before
         if (!inserted.isEmpty()) {
@@ -256,8 +306,8 @@ public final class History {
                 throw MongoErrors.translate(what, e);
             }
         }
+        Map<BsonValue, BsonDocument> stored = new HashMap<>();
         if (!taken.isEmpty()) {
-            Map<BsonValue, BsonDocument> stored = new HashMap<>();
             List<BsonValue> ids = taken.stream().map(i -> (BsonValue) Records.id(ops.get(i).entity(), ops.get(i).seq()))
                     .toList();
             try {
@@ -271,10 +321,20 @@ public final class History {
             }
         }
         for (int i = 0; i < ops.size(); i++) {
-            if (outcomes[i] == null) {
+            Operation op = ops.get(i);
+            int first = firstInBatch[i];
+            if (first != i) {
+                // a later op with an earlier one's _id is judged against the record that stays, as a redelivery
+                // after the batch would be: the first op's, if it inserted it, else the one recorded before the
+                // batch (judging it against the first op alone called a copy of a losing op a duplicate, and
+                // applied it where the history keeps another)
+                outcomes[i] = taken.contains(first)
+                        ? compareWithStored(op, Optional.ofNullable(stored.get(Records.id(op.entity(), op.seq()))))
+                        : Records.body(op).equals(Records.body(ops.get(first))) ? Recorded.DUPLICATE : Recorded.COLLISION;
+            } else if (outcomes[i] == null) {
                 outcomes[i] = Recorded.RECORDED;
             }
-            counted(ops.get(i), outcomes[i]);
+            counted(op, outcomes[i]);
         }
         return List.of(outcomes);
     }
@@ -282,6 +342,12 @@ public final class History {
     /**
      * Every recorded operation of {@code entity}, oldest first, each with the state after it: one state per
      * version, so memory grows with versions times the state's size; {@link #changes} reads a range.
+     *
+     * @param entity the entity's {@code _id}
+     * @return its folded state, its versions above the horizon and the operations apart from them, and (with
+     *         {@link #withLive}) why the history cannot vouch for them, if it cannot
+     * @throws TransientException if MongoDB did not answer, or retention kept folding the entity while it was read;
+     *                            reading again is safe
      */
     public Versions versions(String entity) {
         Optional<BsonDocument> document = liveDocument(entity);   // first: its applies were recorded before it was read
@@ -309,6 +375,12 @@ public final class History {
      * folded, where compaction had dropped tombstones the history cannot account for and no delete has superseded
      * them, and (with {@link #withLive}) before the baseline has taken the entity in or is complete, or when the live
      * document holds state no record accounts for.
+     *
+     * @param entity the entity's {@code _id}
+     * @param seq    the highest seq the state includes
+     * @return the state, or why the history cannot tell it (never a wrong state)
+     * @throws TransientException if MongoDB did not answer, or retention kept folding the entity while it was read;
+     *                            reading again is safe
      */
     public Read<EntityState> asOf(String entity, long seq) {
         Optional<BsonDocument> document = liveDocument(entity);   // first: its applies were recorded before it was read
@@ -331,6 +403,11 @@ public final class History {
     /**
      * The state of {@code entity} as of {@code instant}, for seqs that are times ({@link SeqTimeline}): every
      * operation stamped at or before it, wherever it was recorded.
+     *
+     * @param entity   the entity's {@code _id}
+     * @param instant  the time the state is asked for
+     * @param timeline turns {@code instant} into the highest seq stamped at or before it
+     * @return {@link #asOf(String, long)} of that seq
      */
     public Read<EntityState> asOf(String entity, Instant instant, SeqTimeline timeline) {
         return asOf(entity, timeline.lastSeqAt(instant));
@@ -340,6 +417,13 @@ public final class History {
      * The recorded operations of {@code entity} with {@code fromSeq < seq <= toSeq}, in seq order, each with the
      * state after it: what took the entity from {@code asOf(fromSeq)} to {@code asOf(toSeq)}. Unknowable where
      * {@code asOf(fromSeq)} is.
+     *
+     * @param entity  the entity's {@code _id}
+     * @param fromSeq the seq the changes start after (excluded)
+     * @param toSeq   the highest seq included
+     * @return the versions in the range, in seq order (empty if none), or why the history cannot tell
+     * @throws TransientException if MongoDB did not answer, or retention kept folding the entity while it was read;
+     *                            reading again is safe
      */
     public Read<List<Version>> changes(String entity, long fromSeq, long toSeq) {
         Optional<BsonDocument> document = liveDocument(entity);
@@ -381,6 +465,8 @@ public final class History {
      * {@link HistoryBaseline} runs it once across processes, under a lease.
      *
      * @param keepGoing asked between entities; false ends the pass early (what it took stays taken)
+     * @return what the pass did, and whether it reached the end
+     * @throws InvalidConfigurationException if the history does not know its live collection
      */
     public BaselinePass baseline(BooleanSupplier keepGoing) {
         return new Baselining(this).pass(Optional.empty(), keepGoing, entity -> { });
@@ -389,12 +475,22 @@ public final class History {
     /**
      * Recomputes the live documents of every recorded entity from the history, written through {@code target}
      * (guarded: it can run while consumers run, and into the live collection or a new one). See {@link Rebuilder}.
+     *
+     * @param target the applier the operations are written through, into the live collection or a new one
+     * @return what the rebuild did; {@link Rebuild#complete()} is false if anything was not written
+     * @throws TransientException if MongoDB is down; what was written stays, and rebuilding again is safe
      */
     public Rebuild rebuild(GuardedApplier target) {
         return new Rebuilder(this, target).all();
     }
 
-    /** {@link #rebuild(GuardedApplier)} of one entity. */
+    /**
+     * {@link #rebuild(GuardedApplier)} of one entity.
+     *
+     * @param entity the entity's {@code _id}
+     * @param target the applier its operations are written through
+     * @return what the rebuild did
+     */
     public Rebuild rebuild(String entity, GuardedApplier target) {
         return new Rebuilder(this, target).one(entity);
     }
@@ -403,7 +499,9 @@ public final class History {
      * One retention pass: folds the records recorded before {@code cutoff} into one state per entity and drops
      * them. See {@link Folding}; {@link RetentionSchedule} runs it under a lease.
      *
+     * @param cutoff    records recorded before it are folded (as far as a late record allows)
      * @param keepGoing asked between entities; false ends the pass early (what it folded stays folded)
+     * @return what the pass did, and whether it reached the end
      */
     public RetentionPass retain(Instant cutoff, BooleanSupplier keepGoing) {
         return new Folding(this).pass(cutoff, keepGoing);
@@ -517,6 +615,8 @@ public final class History {
      * taken in (or the collection was empty, or the history was declared on since its first write), so an entity
      * with no state taken by the baseline has been recorded from its first operation. Read from the history
      * collection until it is, and remembered from then on (it never goes back). See {@link HistoryBaseline}.
+     *
+     * @return true if the baseline is recorded complete in the history collection
      */
     public boolean baselineComplete() {
         if (!baselineComplete && BaselineStatus.read(this).flatMap(BaselineStatus.Status::complete).isPresent()) {
@@ -543,8 +643,12 @@ public final class History {
      * {@link HistoryBaseline.Begun#UNDER_WAY}, run {@link HistoryBaseline#runIfDue()} beside the consumers until it is
      * complete.
      *
+     * @param start how to decide, if nothing was decided before
+     * @return {@link HistoryBaseline.Begun#COMPLETE}, {@link HistoryBaseline.Begun#UNDER_WAY}, or
+     *         {@link HistoryBaseline.Begun#UNDECIDED} (nothing written) if {@code DETECT} could not tell
      * @throws InvalidConfigurationException if {@code start} is {@code DECLARE_COMPLETE} and a baseline that began
-     *                                       taking the live documents in is not complete
+     *                                       taking the live documents in is not complete, if {@code start} is null,
+     *                                       or if the history does not know its live collection
      */
     public HistoryBaseline.Begun beginBaseline(HistoryBaseline.Start start) {
         if (start == null) {

@@ -112,6 +112,35 @@ class HistoryEdgesTest {
     }
 
     @Test
+    void a_batch_holding_a_colliding_operation_twice_applies_neither_copy_and_the_first_recorded_stays_live() {
+        Operation ada = Operation.assign("s1", 5, "name", new BsonString("Ada"));
+        Operation grace = Operation.assign("s1", 5, "name", new BsonString("Grace"));
+        history.record(ada);      // a consumer recorded Ada, then was killed before its apply
+
+        List<dev.orderless.apply.BatchResult> results = recording.applyAll(List.of(grace, grace));   // Grace redelivered
+
+        assertThat(results).as("both copies lose to Ada, recorded first")
+                .allSatisfy(r -> assertThat(r).isEqualTo(new dev.orderless.apply.BatchResult.Done(grace,
+                        dev.orderless.apply.Outcome.SEQ_COLLISION)));
+        recording.apply(ada);     // the redelivery of Ada: a duplicate record, applied
+        assertThat(liveState("s1")).as("the live document keeps what the history keeps")
+                .isEqualTo(ORACLE.replay(List.of(ada)).get("s1"));
+    }
+
+    @Test
+    void a_batch_recording_an_operation_and_a_different_one_with_its_seq_applies_only_the_first() {
+        Operation ada = Operation.assign("s1", 5, "name", new BsonString("Ada"));
+        Operation grace = Operation.assign("s1", 5, "name", new BsonString("Grace"));
+
+        List<dev.orderless.apply.BatchResult> results = recording.applyAll(List.of(ada, grace, ada));
+
+        assertThat(results).extracting(r -> ((dev.orderless.apply.BatchResult.Done) r).outcome())
+                .containsExactly(dev.orderless.apply.Outcome.APPLIED, dev.orderless.apply.Outcome.SEQ_COLLISION,
+                        dev.orderless.apply.Outcome.DUPLICATE);
+        assertThat(history.asOf("s1", 5).value()).contains(liveState("s1"));
+    }
+
+    @Test
     void a_rebuild_counts_an_op_it_cannot_judge_below_the_targets_compaction_floor_instead_of_hiding_it() {
         recording.apply(Operation.add("s1", 1, "classes", "CS 101"));
         recording.apply(Operation.add("s1", 2, "classes", "MA 201"));
