@@ -25,21 +25,50 @@ public class CannotApplyException extends OrderlessException {
 
     /** Why an operation cannot be applied. */
     public enum Kind {
-        BAD_INPUT, UNKNOWN_FIELD, UNSUPPORTED_ENVELOPE, NO_PROGRESS, TOO_LARGE;
+        /** The operation itself is wrong (see {@link InvalidInputException}); replaying it cannot help. */
+        BAD_INPUT,
+        /** It names a register or set the schema does not declare (yet); replayable once the schema does. */
+        UNKNOWN_FIELD,
+        /** Its message is in an envelope this consumer does not read; replayable once a consumer reads it. */
+        UNSUPPORTED_ENVELOPE,
+        /** The stored document keeps the guarded write from ever matching; the reason names the cause. */
+        NO_PROGRESS,
+        /** The write, or the document it would make, is past MongoDB's 16 MB limit. */
+        TOO_LARGE;
 
-        /** A lower-case tag for metrics, e.g. {@code no_progress}. */
+        /**
+         * A lower-case tag for metrics, e.g. {@code no_progress}.
+         *
+         * @return the constant's name in lower case, the same in every locale
+         */
         public String tag() {
             return name().toLowerCase(Locale.ROOT);
         }
     }
 
+    /** Why the operation cannot be applied; never null. */
     private final Kind kind;
 
+    /**
+     * An operation that can never be applied, for the given reason.
+     *
+     * @param kind    why; not null
+     * @param message what is wrong with the operation
+     * @throws IllegalArgumentException if {@code kind} is null
+     */
     public CannotApplyException(Kind kind, String message) {
         super(message);
         this.kind = requireKind(kind);
     }
 
+    /**
+     * An operation that can never be applied, for the given reason, found through {@code cause}.
+     *
+     * @param kind    why; not null
+     * @param message what is wrong with the operation
+     * @param cause   the error that showed it (MongoDB's refusal, say)
+     * @throws IllegalArgumentException if {@code kind} is null
+     */
     public CannotApplyException(Kind kind, String message, Throwable cause) {
         super(message, cause);
         this.kind = requireKind(kind);
@@ -52,11 +81,21 @@ public class CannotApplyException extends OrderlessException {
         return kind;
     }
 
+    /**
+     * Why the operation cannot be applied, for metrics and for telling replayable dead letters apart.
+     *
+     * @return the kind; never null
+     */
     public Kind kind() {
         return kind;
     }
 
-    /** A short, single-line reason, fit for a message header. */
+    /**
+     * A short, single-line reason, fit for a message header.
+     *
+     * @return the message with its line breaks and tabs turned into spaces and trimmed; the kind's
+     *         {@link Kind#tag()} if there is no message
+     */
     public String reason() {
         String message = getMessage();
         return message == null ? kind.tag() : message.replaceAll("[\\r\\n\\t]+", " ").strip();

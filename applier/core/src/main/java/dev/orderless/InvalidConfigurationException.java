@@ -15,15 +15,29 @@ import java.util.Optional;
 public class InvalidConfigurationException extends OrderlessException {
     private static final long serialVersionUID = 1L;
 
+    /** The refused option's name in code; null when the problem is not one option's. */
     private final String setting;   // null: the problem is not one option's
+    /** What is wrong: without the option's name when there is a {@link #setting}, else the whole message. */
     private final String problem;
 
+    /**
+     * A problem that is not one option's: {@link #setting()} is empty and {@link #problem()} is the message.
+     *
+     * @param message what cannot work and how to change it
+     */
     public InvalidConfigurationException(String message) {
         super(message);
         this.setting = null;
         this.problem = message;
     }
 
+    /**
+     * A problem that is not one option's, found through {@code cause} (a refusal from MongoDB, say):
+     * {@link #setting()} is empty and {@link #problem()} is the message.
+     *
+     * @param message what cannot work and how to change it
+     * @param cause   the error that showed it
+     */
     public InvalidConfigurationException(String message, Throwable cause) {
         super(message, cause);
         this.setting = null;
@@ -41,6 +55,7 @@ public class InvalidConfigurationException extends OrderlessException {
      *
      * @param setting the option's name in code, dotted where it is nested, e.g. {@code "backoff.initial"}
      * @param problem what is wrong and how to change it, without the name, e.g. {@code "must be positive, was PT0S"}
+     * @return the exception, to throw
      */
     public static InvalidConfigurationException refused(String setting, String problem) {
         return new InvalidConfigurationException(setting + " " + problem, setting, problem);
@@ -49,17 +64,30 @@ public class InvalidConfigurationException extends OrderlessException {
     /**
      * The value of {@code setting} of {@code options} refused: the message is
      * {@code "<options>: <setting> <problem>"}, e.g. {@code "consumer options: concurrency must be between 1 and 256, was 0"}.
+     *
+     * @param options which options the setting belongs to, as the message names them, e.g. {@code "consumer options"}
+     * @param setting the option's name in code, e.g. {@code "concurrency"}
+     * @param problem what is wrong and how to change it, without the name
+     * @return the exception, to throw
      */
     public static InvalidConfigurationException refused(String options, String setting, String problem) {
         return new InvalidConfigurationException(options + ": " + setting + " " + problem, setting, problem);
     }
 
-    /** The option whose value was refused, by its name in code (e.g. {@code "concurrency"}); empty if not one option's. */
+    /**
+     * The option whose value was refused, by its name in code (e.g. {@code "concurrency"}); empty if not one option's.
+     *
+     * @return the option's name, as given to {@link #refused(String, String)} or {@link #refused(String, String, String)}
+     */
     public Optional<String> setting() {
         return Optional.ofNullable(setting);
     }
 
-    /** What is wrong, without the option's name when there is {@link #setting()}; else the whole message. */
+    /**
+     * What is wrong, without the option's name when there is {@link #setting()}; else the whole message.
+     *
+     * @return the problem, fit to follow the option's name under any naming
+     */
     public String problem() {
         return problem;
     }

@@ -16,10 +16,21 @@ package dev.orderless;
 public class OrderlessException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An orderless failure with no underlying cause.
+     *
+     * @param message what went wrong
+     */
     public OrderlessException(String message) {
         super(message);
     }
 
+    /**
+     * An orderless failure caused by another error.
+     *
+     * @param message what went wrong
+     * @param cause   the underlying error; may be null
+     */
     public OrderlessException(String message, Throwable cause) {
         super(message, cause);
     }

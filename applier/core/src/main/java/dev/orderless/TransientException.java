@@ -13,22 +13,45 @@ package dev.orderless;
 public class TransientException extends OrderlessException {
     private static final long serialVersionUID = 1L;
 
+    /** True if the error shows MongoDB unavailable to every operation, not just this one. */
     private final boolean backendDown;
 
+    /**
+     * A transient failure not known to be MongoDB down for everyone: {@link #backendDown()} is false.
+     *
+     * @param message what failed
+     */
     public TransientException(String message) {
         this(message, null, false);
     }
 
+    /**
+     * A transient failure not known to be MongoDB down for everyone: {@link #backendDown()} is false.
+     *
+     * @param message what failed
+     * @param cause   the error that made it fail
+     */
     public TransientException(String message, Throwable cause) {
         this(message, cause, false);
     }
 
+    /**
+     * A transient failure, saying whether it shows MongoDB down for everyone.
+     *
+     * @param message     what failed
+     * @param cause       the error that made it fail; may be null
+     * @param backendDown true if the error shows MongoDB unreachable or without a primary
+     */
     public TransientException(String message, Throwable cause, boolean backendDown) {
         super(message, cause);
         this.backendDown = backendDown;
     }
 
-    /** True if the error shows MongoDB unavailable to everyone, not just to this operation. */
+    /**
+     * True if the error shows MongoDB unavailable to everyone, not just to this operation.
+     *
+     * @return true if MongoDB is down for every operation; false if the error alone cannot say
+     */
     public boolean backendDown() {
         return backendDown;
     }

@@ -9,6 +9,11 @@ package dev.orderless;
 public class UnknownFieldException extends InvalidInputException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An operation on an undeclared register or set, of kind {@link CannotApplyException.Kind#UNKNOWN_FIELD}.
+     *
+     * @param message which register or set is undeclared, for which operation
+     */
     public UnknownFieldException(String message) {
         super(Kind.UNKNOWN_FIELD, message);
     }

@@ -16,8 +16,18 @@ import java.time.Clock;
  * @param meters      where outcomes are counted ({@code orderless.apply.outcomes}, tag {@code outcome})
  */
 public record ApplierOptions(Clock clock, int maxAttempts, MeterRegistry meters) {
+    /** The attempts {@link #ofDefaults()} allows one apply. */
     public static final int DEFAULT_MAX_ATTEMPTS = 64;
 
+    /**
+     * Checks the options.
+     *
+     * @param clock       stamps tombstones with the time they were written
+     * @param maxAttempts how many guarded writes one apply may try, from 1 to 10,000
+     * @param meters      where outcomes are counted
+     * @throws InvalidConfigurationException if {@code clock} or {@code meters} is {@code null}, or
+     *                                       {@code maxAttempts} is out of range
+     */
     public ApplierOptions {
         if (clock == null) {
             throw new InvalidConfigurationException("applier options: clock must not be null");
@@ -31,19 +41,44 @@ public record ApplierOptions(Clock clock, int maxAttempts, MeterRegistry meters)
         }
     }
 
-    /** System UTC clock, {@value #DEFAULT_MAX_ATTEMPTS} attempts, a private in-memory meter registry. */
+    /**
+     * System UTC clock, {@value #DEFAULT_MAX_ATTEMPTS} attempts, a private in-memory meter registry.
+     *
+     * @return the default options
+     */
     public static ApplierOptions ofDefaults() {
         return new ApplierOptions(Clock.systemUTC(), DEFAULT_MAX_ATTEMPTS, new SimpleMeterRegistry());
     }
 
+    /**
+     * These options with another clock.
+     *
+     * @param clock stamps tombstones with the time they were written
+     * @return a copy with {@code clock}
+     * @throws InvalidConfigurationException if {@code clock} is {@code null}
+     */
     public ApplierOptions withClock(Clock clock) {
         return new ApplierOptions(clock, maxAttempts, meters);
     }
 
+    /**
+     * These options with another bound on guarded writes per apply.
+     *
+     * @param maxAttempts how many guarded writes one apply may try, from 1 to 10,000
+     * @return a copy with {@code maxAttempts}
+     * @throws InvalidConfigurationException if {@code maxAttempts} is out of range
+     */
     public ApplierOptions withMaxAttempts(int maxAttempts) {
         return new ApplierOptions(clock, maxAttempts, meters);
     }
 
+    /**
+     * These options with another meter registry.
+     *
+     * @param meters where outcomes are counted
+     * @return a copy with {@code meters}
+     * @throws InvalidConfigurationException if {@code meters} is {@code null}
+     */
     public ApplierOptions withMeters(MeterRegistry meters) {
         return new ApplierOptions(clock, maxAttempts, meters);
     }

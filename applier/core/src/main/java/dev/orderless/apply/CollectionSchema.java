@@ -29,6 +29,17 @@ import org.bson.BsonValue;
  */
 public record CollectionSchema(List<SetField> sets, List<String> registers, List<String> counters,
                                List<RankedField> ranked) {
+    /**
+     * Checks the declarations and keeps unmodifiable copies of the lists.
+     *
+     * @param sets      set fields (live array, tombstone array, element key)
+     * @param registers register fields (last-writer-wins values)
+     * @param counters  counter fields (sums of increments)
+     * @param ranked    ranked registers (the highest-ranked value wins)
+     * @throws InvalidConfigurationException if a list is {@code null}, all four are empty, a register or counter
+     *                                       name cannot be a stored field name, or one name is declared twice
+     *                                       (a tombstone array included)
+     */
     public CollectionSchema {
         if (sets == null || registers == null || counters == null || ranked == null) {
             throw new InvalidConfigurationException("schema: sets, registers, counters and ranked registers must not be"
@@ -64,12 +75,25 @@ public record CollectionSchema(List<SetField> sets, List<String> registers, List
         }
     }
 
-    /** A schema of sets, registers and counters, without ranked registers. */
+    /**
+     * A schema of sets, registers and counters, without ranked registers.
+     *
+     * @param sets      set fields (live array, tombstone array, element key)
+     * @param registers register fields (last-writer-wins values)
+     * @param counters  counter fields (sums of increments)
+     * @throws InvalidConfigurationException as the canonical constructor does
+     */
     public CollectionSchema(List<SetField> sets, List<String> registers, List<String> counters) {
         this(sets, registers, counters, List.of());
     }
 
-    /** A schema of sets and registers, without counters. */
+    /**
+     * A schema of sets and registers, without counters.
+     *
+     * @param sets      set fields (live array, tombstone array, element key)
+     * @param registers register fields (last-writer-wins values)
+     * @throws InvalidConfigurationException as the canonical constructor does
+     */
     public CollectionSchema(List<SetField> sets, List<String> registers) {
         this(sets, registers, List.of(), List.of());
     }
@@ -80,24 +104,52 @@ public record CollectionSchema(List<SetField> sets, List<String> registers, List
         }
     }
 
+    /**
+     * A builder with nothing declared yet.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The set field whose live array is {@code field}. */
+    /**
+     * The set field whose live array is {@code field}.
+     *
+     * @param field a field name
+     * @return the set field, or empty if {@code field} is not the live array of a declared set (a tombstone array
+     *         is not)
+     */
     public Optional<SetField> set(String field) {
         return sets.stream().filter(s -> s.field().equals(field)).findFirst();
     }
 
+    /**
+     * Whether {@code field} is declared as a plain register.
+     *
+     * @param field a field name
+     * @return true if it is one of {@link #registers()}; false for a ranked register
+     */
     public boolean hasRegister(String field) {
         return registers.contains(field);
     }
 
-    /** The ranked register {@code field}, if it is one. */
+    /**
+     * The ranked register {@code field}, if it is one.
+     *
+     * @param field a field name
+     * @return its declaration, or empty if {@code field} is not a declared ranked register
+     */
     public Optional<RankedField> ranked(String field) {
         return ranked.stream().filter(r -> r.field().equals(field)).findFirst();
     }
 
+    /**
+     * Whether {@code field} is declared as a counter.
+     *
+     * @param field a field name
+     * @return true if it is one of {@link #counters()}
+     */
     public boolean hasCounter(String field) {
         return counters.contains(field);
     }
@@ -105,6 +157,7 @@ public record CollectionSchema(List<SetField> sets, List<String> registers, List
     /**
      * Checks that {@code op} touches only declared fields and that its attributes are storable.
      *
+     * @param op the operation to check; a delete names no field and always passes
      * @throws InvalidInputException naming the field and what is wrong with it; an {@link UnknownFieldException}
      *                               if the field is simply not declared
      */
@@ -238,17 +291,34 @@ public record CollectionSchema(List<SetField> sets, List<String> registers, List
         private Builder() {
         }
 
+        /**
+         * A set field: live elements and their tombstones.
+         *
+         * @param set the set field
+         * @return this builder
+         */
         public Builder set(SetField set) {
             sets.add(set);
             return this;
         }
 
+        /**
+         * A register: a value the assignment with the highest seq sets.
+         *
+         * @param field the register's name
+         * @return this builder
+         */
         public Builder register(String field) {
             registers.add(field);
             return this;
         }
 
-        /** A counter: a whole number that {@code increment} operations add to, in any order, each once. */
+        /**
+         * A counter: a whole number that {@code increment} operations add to, in any order, each once.
+         *
+         * @param field the counter's name
+         * @return this builder
+         */
         public Builder counter(String field) {
             counters.add(field);
             return this;
@@ -257,12 +327,25 @@ public record CollectionSchema(List<SetField> sets, List<String> registers, List
         /**
          * A ranked register: {@code order} its values, lowest rank first; the highest-ranked value assigned wins,
          * ties to the higher seq (a status that only moves forward, a cancel nothing overrides).
+         *
+         * @param field the register's name
+         * @param order its values, lowest rank first
+         * @return this builder
+         * @throws InvalidConfigurationException if the ranked register is not valid (see {@link RankedField}), at
+         *                                       once rather than at {@link #build()}
          */
         public Builder ranked(String field, String... order) {
             ranked.add(RankedField.of(field, order));
             return this;
         }
 
+        /**
+         * The schema of everything declared so far.
+         *
+         * @return a new schema
+         * @throws InvalidConfigurationException if the declarations are not valid, as the canonical constructor
+         *                                       says
+         */
         public CollectionSchema build() {
             return new CollectionSchema(sets, registers, counters, ranked);
         }

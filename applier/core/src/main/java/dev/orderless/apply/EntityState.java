@@ -36,23 +36,59 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
 
     private static final Logger log = LoggerFactory.getLogger(EntityState.class);
 
-    /** A live element: the seq that added it and its attributes. */
+    /**
+     * A live element: the seq that added it and its attributes.
+     *
+     * @param seq   the seq of the add that made it live
+     * @param attrs its attributes (everything in its entry but its key, seq and timestamp); empty for none
+     */
     public record Element(long seq, BsonDocument attrs) {
+        /**
+         * Keeps a copy of {@code attrs}.
+         *
+         * @param seq   the seq of the add that made it live
+         * @param attrs its attributes, not {@code null}; copied
+         */
         public Element {
             attrs = attrs.clone();
         }
     }
 
-    /** A register's value and the seq that assigned it. */
+    /**
+     * A register's value and the seq that assigned it.
+     *
+     * @param seq   the seq of the assignment; 0 for a value stored before orderless wrote the register
+     * @param value the value
+     */
     public record Register(long seq, BsonValue value) {
     }
 
-    /** A state without counters. */
+    /**
+     * A state without counters.
+     *
+     * @param entity     the {@code _id}
+     * @param floor      seq of the latest delete, 0 if none
+     * @param live       set field to element key to element
+     * @param tombstones set field to element key to the seq of its removal; those at or below {@code floor} are
+     *                   dropped
+     * @param registers  register field to its value and seq
+     */
     public EntityState(String entity, long floor, Map<String, Map<String, Element>> live,
                        Map<String, Map<String, Long>> tombstones, Map<String, Register> registers) {
         this(entity, floor, live, tombstones, registers, Map.of());
     }
 
+    /**
+     * Keeps unmodifiable, sorted copies of the maps, in the form two equal states share: sets without elements
+     * and tombstones at or below {@code floor} are dropped.
+     *
+     * @param entity     the {@code _id}
+     * @param floor      seq of the latest delete, 0 if none
+     * @param live       set field to element key to element
+     * @param tombstones set field to element key to the seq of its removal
+     * @param registers  register field to its value and seq
+     * @param counters   counter field to its value
+     */
     public EntityState {
         counters = Collections.unmodifiableMap(new TreeMap<>(counters));
         live = frozen(live);
@@ -75,7 +111,11 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
     /**
      * Why {@code doc} cannot be read as an orderless state, if it cannot: a set stored otherwise than as an array of
      * entry documents each holding the set's key as a string (a value another program wrote, {@code classes:
-     * ["CS 101"]}, or one value where an array belongs). Empty for a document orderless can read.
+     * ["CS 101"]}, or one value where an array belongs), or a counter that is not a 32- or 64-bit integer.
+     *
+     * @param doc    a stored entity document
+     * @param schema the schema of its collection
+     * @return the first problem found, or empty for a document orderless can read
      */
     public static Optional<String> unreadable(BsonDocument doc, CollectionSchema schema) {
         for (SetField set : schema.sets()) {
@@ -119,6 +159,11 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
      * and tombstone arrays (an invariant nothing orderless writes breaks; see {@link DuplicateEntries}) is read
      * as its entry with the highest seq, live or tombstone, and logged at ERROR naming the entity and the
      * element, never read as whichever entry comes last.
+     *
+     * @param doc    a stored entity document, with a string {@code _id}
+     * @param schema the schema of its collection: only what it declares is read
+     * @return the document's observable state
+     * @throws CannotApplyException of kind {@code NO_PROGRESS} if the document is {@link #unreadable}
      */
     public static EntityState of(BsonDocument doc, CollectionSchema schema) {
         Map<String, Map<String, Element>> live = new TreeMap<>();
@@ -177,7 +222,14 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
         return new EntityState(entity, Stored.floor(doc), live, tombstones, registers, counters);
     }
 
-    /** The observable state of every document in {@code documents}, by {@code _id}. */
+    /**
+     * The observable state of every document in {@code documents}, by {@code _id}.
+     *
+     * @param documents stored entity documents, each with a string {@code _id}
+     * @param schema    the schema of their collection
+     * @return each document's state as {@link #of} reads it, sorted by {@code _id}
+     * @throws CannotApplyException of kind {@code NO_PROGRESS} if a document is {@link #unreadable}
+     */
     public static java.util.SortedMap<String, EntityState> readAll(Iterable<BsonDocument> documents,
                                                                    CollectionSchema schema) {
         java.util.SortedMap<String, EntityState> states = new TreeMap<>();
@@ -187,7 +239,11 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
         return states;
     }
 
-    /** This state with every tombstone forgotten: what compaction must leave unchanged. */
+    /**
+     * This state with every tombstone forgotten: what compaction must leave unchanged.
+     *
+     * @return a copy without tombstones, everything else equal
+     */
     public EntityState withoutTombstones() {
         return new EntityState(entity, floor, live, Map.of(), registers, counters);
     }

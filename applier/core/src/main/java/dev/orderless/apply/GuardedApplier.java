@@ -112,15 +112,41 @@ public final class GuardedApplier {
         }
     }
 
+    /**
+     * An applier with {@link ApplierOptions#ofDefaults()}.
+     *
+     * @param collection the entity collection, with an acknowledged write concern
+     * @param schema     the fields its documents may hold
+     * @return the applier
+     * @throws InvalidConfigurationException as {@link #create(MongoCollection, CollectionSchema, ApplierOptions)}
+     *                                       does
+     */
     public static GuardedApplier create(MongoCollection<BsonDocument> collection, CollectionSchema schema) {
         return new GuardedApplier(collection, schema, ApplierOptions.ofDefaults());
     }
 
+    /**
+     * An applier for {@code collection}, checked before it applies anything. A check MongoDB cannot answer now
+     * is logged and made again before the first apply.
+     *
+     * @param collection the entity collection, with an acknowledged write concern
+     * @param schema     the fields its documents may hold
+     * @param options    clock, attempts and meters
+     * @return the applier
+     * @throws InvalidConfigurationException if an argument is {@code null}, the write concern is unacknowledged,
+     *                                       the collection's codec registry cannot encode orderless' queries, or
+     *                                       its default collation is not simple
+     */
     public static GuardedApplier create(MongoCollection<BsonDocument> collection, CollectionSchema schema,
                                         ApplierOptions options) {
         return new GuardedApplier(collection, schema, options);
     }
 
+    /**
+     * The schema every operation is validated against.
+     *
+     * @return the schema given to {@link #create}
+     */
     public CollectionSchema schema() {
         return schema;
     }
@@ -128,6 +154,8 @@ public final class GuardedApplier {
     /**
      * The collection it writes, set up for reads that must see its writes (the primary, read concern
      * local): a view feeder reads what a source contributed through it.
+     *
+     * @return the collection, reading from the primary with read concern local
      */
     public MongoCollection<BsonDocument> reads() {
         return reads;
@@ -139,6 +167,7 @@ public final class GuardedApplier {
      * callers that must know an op is valid before they write anything else of it (the history records it
      * first).
      *
+     * @param op the operation to check
      * @throws dev.orderless.InvalidInputException if {@code op} names a field the schema does not allow
      */
     public void validate(Operation op) {
@@ -153,6 +182,7 @@ public final class GuardedApplier {
     /**
      * Applies {@code op} at most once, whatever has been applied before.
      *
+     * @param op the operation to apply
      * @return {@link Outcome#APPLIED} or why not
      * @throws dev.orderless.InvalidInputException if {@code op} names a field the schema does not allow
      * @throws CannotApplyException if MongoDB can never apply it (no progress on this document, too large)
@@ -184,7 +214,12 @@ public final class GuardedApplier {
      * large for the driver, a dropped connection), each op is applied again on its own, and one the failed
      * bulk write had already written is reported {@link Outcome#DUPLICATE}. The state is the same.
      *
+     * @param ops the operations to apply, of any entities, duplicates allowed
      * @return one result per op, in the order given: an outcome, a refusal, or a failure to apply again
+     * @throws IllegalArgumentException if {@code ops} is {@code null}
+     * @throws InvalidConfigurationException if the check of the collection made before the first apply finds a
+     *                                       problem of set-up (a default collation that is not simple)
+     * @throws TransientException if MongoDB cannot answer that check now; nothing was written
      */
     public List<BatchResult> applyAll(List<Operation> ops) {
         return applyAll(ops, op -> false);
@@ -197,6 +232,14 @@ public final class GuardedApplier {
      * in-place refresh alone, instead of the move and the refresh side by side, and no probe beside it (such a
      * caller, the one writer of its view, is rarely overtaken): two statements less in the bulk write. A wrong hint costs a read and a second write, never a wrong state: the refresh is guarded like
      * every other write. Outcomes are {@code apply}'s.
+     *
+     * @param ops           the operations to apply, of any entities, duplicates allowed
+     * @param likelyPresent true for an add or remove whose element is probably stored already; a hint only
+     * @return one result per op, in the order given, as {@link #applyAll(List)} returns them
+     * @throws IllegalArgumentException if {@code ops} or {@code likelyPresent} is {@code null}
+     * @throws InvalidConfigurationException if the check of the collection made before the first apply finds a
+     *                                       problem of set-up (a default collation that is not simple)
+     * @throws TransientException if MongoDB cannot answer that check now; nothing was written
      */
     public List<BatchResult> applyAll(List<Operation> ops, Predicate<Operation> likelyPresent) {
         if (ops == null || likelyPresent == null) {
@@ -277,6 +320,9 @@ public final class GuardedApplier {
      * failing and nothing else tells whether MongoDB is serving. A failure that does not show MongoDB down
      * (a connection another operation's fault just dropped, say) is asked again, up to three times.
      * Never throws.
+     *
+     * @return true if MongoDB accepted the probe; false if a failure showed MongoDB down or was not transient, or
+     *         all three attempts failed
      */
     public boolean answersWrites() {
         for (int attempt = 1; attempt <= PROBE_ATTEMPTS; attempt++) {

@@ -23,21 +23,38 @@ public enum Outcome {
      */
     BEYOND_HORIZON;
 
+    /**
+     * Whether the operation changed the document.
+     *
+     * @return true only for {@link #APPLIED}
+     */
     public boolean isApplied() {
         return this == APPLIED;
     }
 
-    /** Not applied: superseded, duplicate, collision or beyond the horizon. */
+    /**
+     * Not applied: superseded, duplicate, collision or beyond the horizon.
+     *
+     * @return true for every outcome but {@link #APPLIED}
+     */
     public boolean isStale() {
         return this != APPLIED;
     }
 
-    /** True only for {@link #BEYOND_HORIZON}: the message must go to the dead-letter queue. */
+    /**
+     * Whether the message must go to the dead-letter queue rather than be acked.
+     *
+     * @return true only for {@link #BEYOND_HORIZON}
+     */
     public boolean needsDeadLetter() {
         return this == BEYOND_HORIZON;
     }
 
-    /** A lower-case tag for metrics and reason headers, e.g. {@code beyond_horizon}. */
+    /**
+     * A lower-case tag for metrics and reason headers, e.g. {@code beyond_horizon}.
+     *
+     * @return the constant's name in lower case
+     */
     public String tag() {
         return name().toLowerCase(java.util.Locale.ROOT);
     }

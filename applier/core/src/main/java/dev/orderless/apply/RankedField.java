@@ -25,6 +25,14 @@ import java.util.Set;
  * @param order its values, lowest rank first
  */
 public record RankedField(String field, List<String> order) {
+    /**
+     * Checks the register's name and its order, and keeps an unmodifiable copy of the order.
+     *
+     * @param field the register
+     * @param order its values, lowest rank first: at least one, each once, none empty
+     * @throws InvalidConfigurationException if {@code field} cannot be a stored field name, or {@code order} is
+     *                                       missing, empty, or holds an empty or repeated value
+     */
     public RankedField {
         Names.problemWithFieldName(field).ifPresent(p -> {
             throw new InvalidConfigurationException("ranked register: " + p);
@@ -43,11 +51,24 @@ public record RankedField(String field, List<String> order) {
         }
     }
 
+    /**
+     * A ranked register with its values listed in place.
+     *
+     * @param field the register
+     * @param order its values, lowest rank first
+     * @return the ranked register
+     * @throws InvalidConfigurationException as the constructor does
+     */
     public static RankedField of(String field, String... order) {
         return new RankedField(field, List.of(order));
     }
 
-    /** The rank of {@code value} (0 the lowest), if it is one of {@link #order()}. */
+    /**
+     * The rank of {@code value} (0 the lowest), if it is one of {@link #order()}.
+     *
+     * @param value a value of the register
+     * @return its index in {@link #order()}, or empty if the order does not hold it
+     */
     public OptionalInt rank(String value) {
         int rank = order.indexOf(value);
         return rank < 0 ? OptionalInt.empty() : OptionalInt.of(rank);

@@ -16,6 +16,16 @@ import dev.orderless.InvalidConfigurationException;
  * @param key        the field inside each entry that names the element
  */
 public record SetField(String field, String tombstones, String key) {
+    /**
+     * Checks the three names.
+     *
+     * @param field      the live array
+     * @param tombstones the tombstone array, a name other than {@code field}
+     * @param key        the field inside each entry that names the element
+     * @throws InvalidConfigurationException if a name is missing, empty, too long, starts with {@code $}, contains
+     *                                       {@code .} or is reserved by orderless, or if {@code field} and
+     *                                       {@code tombstones} are the same
+     */
     public SetField {
         requireFieldName("field", field);
         requireFieldName("tombstones", tombstones);
@@ -28,7 +38,14 @@ public record SetField(String field, String tombstones, String key) {
         }
     }
 
-    /** The applier article's convention: {@code classes} and {@code deleted_classes}. */
+    /**
+     * The applier article's convention: {@code classes} and {@code deleted_classes}.
+     *
+     * @param field the live array; its tombstone array is {@code deleted_} followed by it
+     * @param key   the field inside each entry that names the element
+     * @return the set field
+     * @throws InvalidConfigurationException if a name cannot be used, as for the constructor
+     */
     public static SetField of(String field, String key) {
         return new SetField(field, "deleted_" + field, key);
     }

@@ -86,14 +86,35 @@ public final class TombstoneCompactor {
                 .register(options.meters());
     }
 
+    /**
+     * A compactor of {@code collection}; it compacts nothing until asked.
+     *
+     * @param collection the live collection, written by a {@link GuardedApplier} with {@code schema}
+     * @param schema     which fields are sets (tombstones) and counters (increments)
+     * @param grace      how old a tombstone or an increment must be to go: longer than any delivery can be late
+     * @param options    the clock the grace is measured by, the attempts per document, and the meters
+     * @return the compactor
+     * @throws InvalidConfigurationException if an argument is null or {@code grace} is not a positive duration
+     */
     public static TombstoneCompactor create(MongoCollection<BsonDocument> collection, CollectionSchema schema,
                                             Duration grace, ApplierOptions options) {
         return new TombstoneCompactor(collection, schema, grace, options);
     }
 
-    /** What one compaction pass did: documents written, tombstones dropped, increments folded into their values. */
+    /**
+     * What one compaction pass did: documents written, tombstones dropped, increments folded into their values.
+     *
+     * @param documents         documents written
+     * @param tombstonesDropped tombstones dropped from them
+     * @param incrementsFolded  counters' increments folded into their values
+     */
     public record Compaction(long documents, long tombstonesDropped, long incrementsFolded) {
-        /** A pass over sets only. */
+        /**
+         * A pass over sets only: no increments folded.
+         *
+         * @param documents         documents written
+         * @param tombstonesDropped tombstones dropped from them
+         */
         public Compaction(long documents, long tombstonesDropped) {
             this(documents, tombstonesDropped, 0);
         }
@@ -104,7 +125,13 @@ public final class TombstoneCompactor {
         }
     }
 
-    /** Compacts every document holding a tombstone older than the grace period. */
+    /**
+     * Compacts every document holding a tombstone or an increment older than the grace period. A document that
+     * cannot be compacted is skipped with a WARN.
+     *
+     * @return what the pass did
+     * @throws TransientException if MongoDB is down; what was compacted stays, and compacting again is safe
+     */
     public Compaction compactAll() {
         return compactAll(() -> true);
     }
@@ -112,6 +139,10 @@ public final class TombstoneCompactor {
     /**
      * {@link #compactAll()}, asking {@code goOn} before each document (a scheduler keeps its lease alive
      * there, and stops the pass when it returns false); a stopped pass returns what it did so far.
+     *
+     * @param goOn asked before each document; false ends the pass
+     * @return what the pass did, up to where it stopped
+     * @throws TransientException if MongoDB is down; what was compacted stays, and compacting again is safe
      */
     public Compaction compactAll(java.util.function.BooleanSupplier goOn) {
         long cutoff = cutoff().toEpochMilli();
@@ -154,7 +185,15 @@ public final class TombstoneCompactor {
         return total;
     }
 
-    /** Compacts one entity's document. */
+    /**
+     * Compacts one entity's document.
+     *
+     * @param entity the document's {@code _id}
+     * @return one document written and what it dropped and folded, or all zero if there was no document or nothing
+     *         old enough
+     * @throws CannotApplyException if the document has no int64 {@code _v} (not written by orderless)
+     * @throws TransientException if MongoDB failed, or concurrent writes won every attempt; compacting again is safe
+     */
     public Compaction compact(String entity) {
         long cutoff = cutoff().toEpochMilli();
         for (int attempt = 1; attempt <= options.maxAttempts(); attempt++) {

@@ -34,9 +34,18 @@ public final class CompactionSchedule {
     }
 
     /**
+     * A schedule for {@code compactor}; it runs nothing until asked ({@link #runIfDue()}).
+     *
+     * @param compactor  compacts the collection; its grace, not the interval, decides which tombstones go
+     * @param leases     where the lease {@code compaction:<collection>} is held
      * @param collection names the lease: one schedule per collection across the cluster
      * @param owner      this process, unique per incarnation
      * @param interval   the least time between the starts of two passes
+     * @param clock      measures the interval and records when a pass began
+     * @return the schedule
+     * @throws InvalidConfigurationException if {@code compactor}, {@code leases} or {@code clock} is null,
+     *                                       {@code collection} or {@code owner} is empty, or {@code interval} is not
+     *                                       a positive duration
      */
     public static CompactionSchedule create(TombstoneCompactor compactor, LeaseProvider leases, String collection,
                                             String owner, Duration interval, Clock clock) {
@@ -51,6 +60,11 @@ public final class CompactionSchedule {
                 LeasedPasses.create("compaction schedule", leases, resource, owner, interval, clock), resource);
     }
 
+    /**
+     * The least time between the starts of two passes, across every process.
+     *
+     * @return the {@code interval} given to {@link #create}
+     */
     public Duration interval() {
         return passes.interval();
     }
@@ -60,11 +74,17 @@ public final class CompactionSchedule {
         passes.stop();
     }
 
+    /** Undoes {@link #stop()}: later asks run a pass again when one is due. */
     public void resume() {
         passes.resume();
     }
 
-    /** Runs a pass if none began within the interval and no other process is running one; what it did. */
+    /**
+     * Runs a pass if none began within the interval and no other process is running one; what it did.
+     *
+     * @return what the pass did, or empty if none ran (not due, stopped, or the lease held elsewhere)
+     * @throws dev.orderless.TransientException if MongoDB is down; the next pass resumes the work
+     */
     public Optional<TombstoneCompactor.Compaction> runIfDue() {
         return passes.runIfDue(keepGoing -> {
             TombstoneCompactor.Compaction done = compactor.compactAll(keepGoing);

@@ -61,10 +61,18 @@ public final class HistoryBaseline {
     }
 
     /**
+     * A baseline runner for {@code history}, clocked by its options' clock; it runs nothing until asked
+     * ({@link #runIfDue()}).
+     *
      * @param history  the history, knowing its live collection ({@link History#withLive})
+     * @param leases   where the lease {@code history-baseline:<history collection>} is held
      * @param owner    this process, unique per incarnation
      * @param interval the least time between the starts of two passes, when one ended before the end (its lease
      *                 lost, stopped, or failed)
+     * @return the runner
+     * @throws InvalidConfigurationException if {@code history} or {@code leases} is null, the history does not know
+     *                                       its live collection, {@code owner} is empty, or {@code interval} is not
+     *                                       a positive duration
      */
     public static HistoryBaseline create(History history, LeaseProvider leases, String owner, Duration interval) {
         if (history == null) {
@@ -78,6 +86,11 @@ public final class HistoryBaseline {
                 "history-baseline:" + history.name(), owner, interval, history.options().clock()));
     }
 
+    /**
+     * The least time between the starts of two passes, across every process.
+     *
+     * @return the {@code interval} given to {@link #create}
+     */
     public Duration interval() {
         return passes.interval();
     }
@@ -85,6 +98,8 @@ public final class HistoryBaseline {
     /**
      * True once this process learnt that the baseline is complete (its own pass, another process's, or at once by
      * {@link History#beginBaseline}); no round trip.
+     *
+     * @return true once known complete; false may be out of date (another process may have completed it)
      */
     public boolean complete() {
         if (!complete && history.knownComplete()) {
@@ -98,6 +113,7 @@ public final class HistoryBaseline {
         passes.stop();
     }
 
+    /** Undoes {@link #stop()}: later asks run a pass again when one is due. */
     public void resume() {
         passes.resume();
     }
@@ -145,6 +161,8 @@ public final class HistoryBaseline {
     /**
      * Runs or resumes the baseline, unless it is complete, another process is running it, or a pass began within
      * the interval; what this pass did.
+     *
+     * @return what the pass did, or empty if none ran (complete, not due, stopped, or the lease held elsewhere)
      */
     public Optional<BaselinePass> runIfDue() {
         if (complete()) {

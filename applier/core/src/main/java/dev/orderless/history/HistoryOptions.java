@@ -16,6 +16,15 @@ import java.time.Clock;
 public record HistoryOptions(Clock clock, MeterRegistry meters, int rebuildBatch) {
     private static final String OPTIONS = "history options";
 
+    /**
+     * Checks the options.
+     *
+     * @param clock        stamps each record with the time it was recorded
+     * @param meters       where records are counted
+     * @param rebuildBatch operations a rebuild applies together, 1 to 10000
+     * @throws InvalidConfigurationException if {@code clock} or {@code meters} is null, or {@code rebuildBatch} is
+     *                                       out of range
+     */
     public HistoryOptions {
         if (clock == null) {
             throw InvalidConfigurationException.refused(OPTIONS, "clock", "must not be null");
@@ -29,19 +38,44 @@ public record HistoryOptions(Clock clock, MeterRegistry meters, int rebuildBatch
         }
     }
 
-    /** The system UTC clock, a private in-memory meter registry, rebuilds in batches of 500. */
+    /**
+     * The system UTC clock, a private in-memory meter registry, rebuilds in batches of 500.
+     *
+     * @return the default options
+     */
     public static HistoryOptions ofDefaults() {
         return new HistoryOptions(Clock.systemUTC(), new SimpleMeterRegistry(), 500);
     }
 
+    /**
+     * These options with another clock.
+     *
+     * @param clock stamps each record with the time it was recorded
+     * @return a copy; this is unchanged
+     * @throws InvalidConfigurationException if {@code clock} is null
+     */
     public HistoryOptions withClock(Clock clock) {
         return new HistoryOptions(clock, meters, rebuildBatch);
     }
 
+    /**
+     * These options with another meter registry.
+     *
+     * @param meters where records are counted
+     * @return a copy; this is unchanged
+     * @throws InvalidConfigurationException if {@code meters} is null
+     */
     public HistoryOptions withMeters(MeterRegistry meters) {
         return new HistoryOptions(clock, meters, rebuildBatch);
     }
 
+    /**
+     * These options with another rebuild batch size.
+     *
+     * @param rebuildBatch operations a rebuild applies together, 1 to 10000
+     * @return a copy; this is unchanged
+     * @throws InvalidConfigurationException if {@code rebuildBatch} is out of range
+     */
     public HistoryOptions withRebuildBatch(int rebuildBatch) {
         return new HistoryOptions(clock, meters, rebuildBatch);
     }

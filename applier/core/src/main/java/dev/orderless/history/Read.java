@@ -9,10 +9,19 @@ import java.util.Optional;
  */
 public sealed interface Read<T> {
 
-    /** The answer, if the history knows it. */
+    /**
+     * The answer, if the history knows it.
+     *
+     * @return the answer of a {@link Known}; empty for an {@link Unknowable}
+     */
     Optional<T> value();
 
-    /** The history holds everything the answer needs. */
+    /**
+     * The history holds everything the answer needs.
+     *
+     * @param answer the answer
+     * @param <T>    what is asked for
+     */
     record Known<T>(T answer) implements Read<T> {
         @Override
         public Optional<T> value() {
@@ -26,6 +35,9 @@ public sealed interface Read<T> {
      * was on), or for a state without tombstones compaction dropped where the history cannot account for them; the
      * baseline has not taken the entity in yet and is not complete, or could not read its live document; or the
      * entity's live document holds state that no record accounts for.
+     *
+     * @param reason why, in words for a person
+     * @param <T>    what is asked for
      */
     record Unknowable<T>(String reason) implements Read<T> {
         @Override

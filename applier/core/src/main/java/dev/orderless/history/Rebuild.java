@@ -24,11 +24,27 @@ import java.util.List;
  */
 public record Rebuild(long entities, long operations, long applied, long beyondHorizon, long refused, long failed,
                       long unrestored, List<String> reasons) {
+    /**
+     * Copies {@code reasons}, so the record is immutable.
+     *
+     * @param entities      entities rebuilt
+     * @param operations    operations applied through the target applier
+     * @param applied       of those, applied now
+     * @param beyondHorizon of those, not judged: at or below a target document's compaction floor
+     * @param refused       refused by the target applier
+     * @param failed        not applied after the rebuild's attempts
+     * @param unrestored    entities left out, because the history cannot vouch for their state
+     * @param reasons       why, one line per entity left out (the first 100)
+     */
     public Rebuild {
         reasons = List.copyOf(reasons);
     }
 
-    /** Everything was written or found there already. */
+    /**
+     * Everything was written or found there already.
+     *
+     * @return true if nothing was refused, failed, or left out
+     */
     public boolean complete() {
         return refused == 0 && failed == 0 && unrestored == 0;
     }

@@ -14,7 +14,11 @@ public enum Recorded {
      */
     COLLISION;
 
-    /** The metric tag. */
+    /**
+     * The metric tag.
+     *
+     * @return the {@code outcome} tag of {@code orderless.history.recorded}: the constant's name in lower case
+     */
     public String tag() {
         return name().toLowerCase(Locale.ROOT);
     }

@@ -57,15 +57,34 @@ public final class RecordingApplier {
         this.applier = applier;
     }
 
+    /**
+     * The applier each operation is applied with once it is recorded.
+     *
+     * @return the applier given to {@link History#recording}
+     */
     public GuardedApplier applier() {
         return applier;
     }
 
+    /**
+     * The history each operation is recorded in before it is applied.
+     *
+     * @return the history this applier was made by
+     */
     public History history() {
         return history;
     }
 
-    /** {@link GuardedApplier#apply}, recorded first. */
+    /**
+     * {@link GuardedApplier#apply}, recorded first.
+     *
+     * @param op the operation, as received
+     * @return the applier's outcome, or {@link Outcome#SEQ_COLLISION} (not applied) if a different operation with
+     *         the same {@code (entity, seq)} was recorded first
+     * @throws dev.orderless.InvalidInputException if {@code op} names a field the schema does not allow (not recorded)
+     * @throws TransientException if the record was not acknowledged (nothing applied) or MongoDB is unavailable for
+     *                            the apply; applying again is safe. Otherwise fails as {@link GuardedApplier#apply} does
+     */
     public Outcome apply(Operation op) {
         applier.validate(op);
         if (history.record(op) == Recorded.COLLISION) {
@@ -74,7 +93,13 @@ public final class RecordingApplier {
         return applier.apply(op);
     }
 
-    /** {@link GuardedApplier#applyAll}, the batch recorded first with one insert. */
+    /**
+     * {@link GuardedApplier#applyAll}, the batch recorded first with one insert.
+     *
+     * @param ops the operations, as received
+     * @return one result per op, in the order given: an invalid op refused (not recorded), a collision done as
+     *         {@link Outcome#SEQ_COLLISION}; if the batch could not be recorded, every valid op failed (apply again)
+     */
     public List<BatchResult> applyAll(List<Operation> ops) {
         BatchResult[] results = new BatchResult[ops.size()];
         List<Operation> valid = new ArrayList<>();

@@ -41,9 +41,16 @@ public final class RetentionSchedule {
     }
 
     /**
+     * A schedule for {@code history}, clocked by its options' clock; it runs nothing until asked ({@link #runIfDue()}).
+     *
+     * @param history  the history whose records are folded
+     * @param leases   where the lease {@code history:<history collection>} is held
      * @param keep     how long a record stays a version of its own before it is folded
      * @param owner    this process, unique per incarnation
      * @param interval the least time between the starts of two passes
+     * @return the schedule
+     * @throws InvalidConfigurationException if {@code history} or {@code leases} is null, {@code owner} is empty, or
+     *                                       {@code keep} or {@code interval} is not a positive duration
      */
     public static RetentionSchedule create(History history, LeaseProvider leases, Duration keep, String owner,
                                            Duration interval) {
@@ -59,23 +66,39 @@ public final class RetentionSchedule {
                 "history:" + history.name(), owner, interval, clock), keep, clock);
     }
 
+    /**
+     * How long a record stays a version of its own before a pass folds it.
+     *
+     * @return the {@code keep} given to {@link #create}
+     */
     public Duration keep() {
         return keep;
     }
 
+    /**
+     * The least time between the starts of two passes, across every process.
+     *
+     * @return the {@code interval} given to {@link #create}
+     */
     public Duration interval() {
         return passes.interval();
     }
 
+    /** Ends a pass under way after the entity it is on; later asks do nothing until {@link #resume()}. */
     public void stop() {
         passes.stop();
     }
 
+    /** Undoes {@link #stop()}: later asks run a pass again when one is due. */
     public void resume() {
         passes.resume();
     }
 
-    /** Runs a pass if none began within the interval and no other process is running one; what it did. */
+    /**
+     * Runs a pass if none began within the interval and no other process is running one; what it did.
+     *
+     * @return what the pass did, or empty if none ran (not due, stopped, or the lease held elsewhere)
+     */
     public Optional<RetentionPass> runIfDue() {
         Optional<RetentionPass> pass = passes.runIfDue(keepGoing -> history.retain(clock.instant().minus(keep), keepGoing));
         pass.ifPresent(done -> {

@@ -9,5 +9,11 @@ import java.time.Instant;
  */
 @FunctionalInterface
 public interface SeqTimeline {
+    /**
+     * The highest seq a stamper could have given at or before {@code instant}.
+     *
+     * @param instant the time asked for
+     * @return the seq; every operation stamped at or before {@code instant} has a seq at or below it
+     */
     long lastSeqAt(Instant instant);
 }

@@ -13,6 +13,11 @@ import java.time.Instant;
  * @param after      the state after it, with the meaning of the stored document, tombstones included
  */
 public record Version(Operation op, Instant recordedAt, EntityState after) {
+    /**
+     * The seq of the operation, which orders the entity's versions.
+     *
+     * @return {@code op().seq()}
+     */
     public long seq() {
         return op.seq();
     }

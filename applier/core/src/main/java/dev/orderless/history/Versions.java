@@ -28,12 +28,27 @@ import java.util.Optional;
  */
 public record Versions(String entity, long horizon, EntityState folded, List<Version> versions, List<Operation> late,
                        boolean baseline, Optional<String> unknowable) {
+    /**
+     * Copies {@code versions} and {@code late}, so the record is immutable.
+     *
+     * @param entity     the entity
+     * @param horizon    the seq up to which operations are in {@code folded}; 0 if there is no folded state
+     * @param folded     the state as of {@code horizon}
+     * @param versions   every recorded operation above the horizon, in seq order, each with the state after it
+     * @param late       operations at or below the horizon that the states above do not include
+     * @param baseline   the folded state was taken from the live document by the baseline
+     * @param unknowable why the history cannot vouch for these versions, if it cannot
+     */
     public Versions {
         versions = List.copyOf(versions);
         late = List.copyOf(late);
     }
 
-    /** The state after the last recorded operation: what the live document holds once every one was applied. */
+    /**
+     * The state after the last recorded operation: what the live document holds once every one was applied.
+     *
+     * @return the last version's state, or {@code folded} if there is none
+     */
     public EntityState current() {
         return versions.isEmpty() ? folded : versions.get(versions.size() - 1).after();
     }

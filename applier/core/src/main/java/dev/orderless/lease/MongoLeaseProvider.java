@@ -49,6 +49,15 @@ public final class MongoLeaseProvider implements LeaseProvider {
         this.options = options;
     }
 
+    /**
+     * A provider over {@code leases}, which it writes with write concern majority whatever the collection's
+     * own. Makes no call to MongoDB: the collection and its documents are created on the first acquire.
+     *
+     * @param leases  the collection of lease documents, one per resource
+     * @param options lease timing
+     * @return the provider; thread-safe
+     * @throws InvalidConfigurationException if either argument is null
+     */
     public static MongoLeaseProvider create(MongoCollection<BsonDocument> leases, LeaseOptions options) {
         if (leases == null || options == null) {
             throw new InvalidConfigurationException("lease provider: collection and options are required");

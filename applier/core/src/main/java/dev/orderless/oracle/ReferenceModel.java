@@ -22,16 +22,32 @@ import java.util.TreeMap;
 public final class ReferenceModel {
     private final CollectionSchema schema;
 
+    /**
+     * A model of the collection {@code schema} declares. It keeps no state between calls; each call replays only
+     * what it is given.
+     *
+     * @param schema the schema: which fields are sets (a delete turns their elements into tombstones) and which
+     *               registers are ranked
+     */
     public ReferenceModel(CollectionSchema schema) {
         this.schema = schema;
     }
 
-    /** The schema whose operations this model applies. */
+    /**
+     * The schema whose operations this model applies.
+     *
+     * @return the schema given to the constructor
+     */
     public CollectionSchema schema() {
         return schema;
     }
 
-    /** The state of every entity that {@code ops} touch, by entity. */
+    /**
+     * The state of every entity that {@code ops} touch, by entity.
+     *
+     * @param ops operations in any order; of several with the same {@code (entity, seq)}, the first is kept
+     * @return each entity's state after its operations, once each in seq order, sorted by entity
+     */
     public Map<String, EntityState> replay(Collection<? extends Operation> ops) {
         Map<String, Map<Long, Operation>> byEntity = new TreeMap<>();
         for (Operation op : ops) {
@@ -46,6 +62,10 @@ public final class ReferenceModel {
      * The state of {@code from}'s entity after {@code later} too: each op of it applied once, in seq order,
      * over {@code from}. Right when every op of {@code later} has a seq above every seq {@code from} was made
      * of (a history folded up to a seq, then the operations after it).
+     *
+     * @param from  a state of one entity
+     * @param later operations of that entity, in any order; of several with the same seq, the first is kept
+     * @return the entity's state after them
      */
     public EntityState continueFrom(EntityState from, Collection<? extends Operation> later) {
         Map<Long, Operation> bySeq = new TreeMap<>();
@@ -56,7 +76,13 @@ public final class ReferenceModel {
                 state.counters);
     }
 
-    /** The entities whose stored state differs from the expected one (either side may lack an entity). */
+    /**
+     * The entities whose stored state differs from the expected one (either side may lack an entity).
+     *
+     * @param expected states by entity, from {@link #replay}
+     * @param stored   states by entity, read from the collection (see {@link EntityState#readAll})
+     * @return the ids of the entities not equal on both sides, sorted; empty when the two agree
+     */
     public static java.util.Set<String> diverged(Map<String, EntityState> expected, Map<String, EntityState> stored) {
         java.util.Set<String> ids = new java.util.TreeSet<>(expected.keySet());
         ids.addAll(stored.keySet());
@@ -70,6 +96,11 @@ public final class ReferenceModel {
      * floor a delete set, a live element an add made, a tombstone a remove left, a register an assign set.
      * Operations whose effect a later one overwrote witness nothing, on either side; an increment's effect is
      * part of a sum, so a counter that differs counts as one missing effect. 0 when the states are equal.
+     *
+     * @param expected states by entity, from {@link #replay}
+     * @param stored   states by entity, read from the collection
+     * @return the number of expected seqs the stored states do not show, plus the number of expected counters
+     *         whose stored value differs
      */
     public static long missingEffects(Map<String, EntityState> expected, Map<String, EntityState> stored) {
         long missing = 0;
@@ -87,6 +118,9 @@ public final class ReferenceModel {
     /**
      * The seqs {@code state} shows: the floor a delete set, every live element's and tombstone's seq, every
      * register's; empty for no state.
+     *
+     * @param state an entity's state, or {@code null}
+     * @return the seqs, a new mutable set
      */
     public static java.util.Set<Long> witnesses(EntityState state) {
         java.util.Set<Long> seqs = new java.util.HashSet<>();

@@ -76,6 +76,24 @@ public record FeederOptions(String resource, String owner, int commitEvery, Dura
         FAIL
     }
 
+    /**
+     * Checks the values; each is described on the record.
+     *
+     * @param resource       the lease name; not blank
+     * @param owner          this feeder's identity; not blank
+     * @param commitEvery    at least 1
+     * @param commitInterval positive
+     * @param pollWait       positive, and less than half the lease ttl, or the lease would lapse while polling
+     * @param standbyPoll    positive
+     * @param bootstrap      not null
+     * @param lease          not null
+     * @param poison         not null
+     * @param poisonAttempts 1 to 100
+     * @param writes         not null
+     * @param segments       1 to {@link Segment#MAX}
+     * @param workers        1 to {@code segments}
+     * @throws InvalidConfigurationException naming the first value out of those bounds
+     */
     public FeederOptions {
         if (resource == null || resource.isBlank()) {
             throw refused("resource", "must name the lease, e.g. \"view:class_rosters\"");
@@ -117,7 +135,11 @@ public record FeederOptions(String resource, String owner, int commitEvery, Dura
     /**
      * Commit every 100 events or 1 s, poll 200 ms, standby retries every second, scan bootstrap, 10 s
      * leases, a poison event dead-lettered after 3 attempts, each event's view writes in one bulk write,
-     * one segment.
+     * one segment. The owner is this host's name and a random suffix, so it is new on every call.
+     *
+     * @param resource the lease name, e.g. {@code "view:class_rosters"}
+     * @return the default options for that view
+     * @throws InvalidConfigurationException if {@code resource} is blank
      */
     public static FeederOptions ofDefaults(String resource) {
         return new FeederOptions(resource, defaultOwner(), 100, Duration.ofSeconds(1), Duration.ofMillis(200),
@@ -125,36 +147,89 @@ public record FeederOptions(String resource, String owner, int commitEvery, Dura
                 1, 1);
     }
 
+    /**
+     * These options with another owner identity.
+     *
+     * @param owner unique per process incarnation; not blank
+     * @return new options; these are unchanged
+     * @throws InvalidConfigurationException if the result is refused (see {@link FeederOptions#FeederOptions})
+     */
     public FeederOptions withOwner(String owner) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
                 poison, poisonAttempts, writes, segments, workers);
     }
 
+    /**
+     * These options committing the position after {@code every} events or after {@code interval}, whichever
+     * comes first.
+     *
+     * @param every    at least 1
+     * @param interval positive; also how often a quiet stream commits
+     * @return new options; these are unchanged
+     * @throws InvalidConfigurationException if the result is refused (see {@link FeederOptions#FeederOptions})
+     */
     public FeederOptions withCommit(int every, Duration interval) {
         return new FeederOptions(resource, owner, every, interval, pollWait, standbyPoll, bootstrap, lease,
                 poison, poisonAttempts, writes, segments, workers);
     }
 
+    /**
+     * These options with other polling periods.
+     *
+     * @param pollWait    how long one poll of the change stream waits; less than half the lease ttl
+     * @param standbyPoll how often a standby tries to take the lease; positive
+     * @return new options; these are unchanged
+     * @throws InvalidConfigurationException if the result is refused (see {@link FeederOptions#FeederOptions})
+     */
     public FeederOptions withPolling(Duration pollWait, Duration standbyPoll) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
                 poison, poisonAttempts, writes, segments, workers);
     }
 
+    /**
+     * These options with another way to rebuild when there is no resumable position.
+     *
+     * @param bootstrap not null
+     * @return new options; these are unchanged
+     * @throws InvalidConfigurationException if the result is refused (see {@link FeederOptions#FeederOptions})
+     */
     public FeederOptions withBootstrap(Bootstrap bootstrap) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
                 poison, poisonAttempts, writes, segments, workers);
     }
 
+    /**
+     * These options with other lease timing.
+     *
+     * @param lease not null; its ttl must stay above twice {@link #pollWait()}
+     * @return new options; these are unchanged
+     * @throws InvalidConfigurationException if the result is refused (see {@link FeederOptions#FeederOptions})
+     */
     public FeederOptions withLease(LeaseOptions lease) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
                 poison, poisonAttempts, writes, segments, workers);
     }
 
+    /**
+     * These options with another policy for events that keep failing.
+     *
+     * @param poison   what to do with an event that fails every attempt; not null
+     * @param attempts how many times one event is tried first, 1 to 100
+     * @return new options; these are unchanged
+     * @throws InvalidConfigurationException if the result is refused (see {@link FeederOptions#FeederOptions})
+     */
     public FeederOptions withPoison(PoisonPolicy poison, int attempts) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
                 poison, attempts, writes, segments, workers);
     }
 
+    /**
+     * These options with another way of writing each event's view operations.
+     *
+     * @param writes not null
+     * @return new options; these are unchanged
+     * @throws InvalidConfigurationException if the result is refused (see {@link FeederOptions#FeederOptions})
+     */
     public FeederOptions withWrites(Writes writes) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
                 poison, poisonAttempts, writes, segments, workers);
@@ -163,13 +238,24 @@ public record FeederOptions(String resource, String owner, int commitEvery, Dura
     /**
      * Splits the source into {@code segments} {@link Segment}s, each fed under its own lease; this process
      * feeds up to {@code workers} of them at once, and processes share them out between themselves.
+     *
+     * @param segments how many segments, 1 to {@link Segment#MAX}
+     * @param workers  how many of them this process feeds at most at once, 1 to {@code segments}
+     * @return new options; these are unchanged
+     * @throws InvalidConfigurationException if the result is refused (see {@link FeederOptions#FeederOptions})
      */
     public FeederOptions withSegments(int segments, int workers) {
         return new FeederOptions(resource, owner, commitEvery, commitInterval, pollWait, standbyPoll, bootstrap, lease,
                 poison, poisonAttempts, writes, segments, workers);
     }
 
-    /** {@link #withSegments(int, int)} with as many workers as segments. */
+    /**
+     * {@link #withSegments(int, int)} with as many workers as segments.
+     *
+     * @param segments how many segments, 1 to {@link Segment#MAX}
+     * @return new options; these are unchanged
+     * @throws InvalidConfigurationException if the result is refused (see {@link FeederOptions#FeederOptions})
+     */
     public FeederOptions withSegments(int segments) {
         return withSegments(segments, segments);
     }

@@ -32,6 +32,13 @@ public record Segment(int index, int count) {
     /** The most segments a view may have. */
     public static final int MAX = 256;
 
+    /**
+     * Checks the values.
+     *
+     * @param index 0 to {@code count - 1}
+     * @param count how many segments the view has, 1 to {@link #MAX}
+     * @throws InvalidConfigurationException if either is out of range
+     */
     public Segment {
         if (count < 1 || count > MAX) {
             throw new InvalidConfigurationException("segments must be between 1 and " + MAX + ", was " + count);
@@ -42,7 +49,11 @@ public record Segment(int index, int count) {
         }
     }
 
-    /** The whole source, as an unsegmented view. */
+    /**
+     * The whole source, as an unsegmented view.
+     *
+     * @return segment 0 of 1, which owns every document
+     */
     public static Segment whole() {
         return new Segment(0, 1);
     }
@@ -51,12 +62,21 @@ public record Segment(int index, int count) {
      * The lease of this segment of the view whose lease is {@code resource}: {@code resource} itself when the
      * view is not segmented (so a view keeps its position when it is not split), else
      * {@code resource#index/count}.
+     *
+     * @param resource the view's lease name, {@link FeederOptions#resource()}
+     * @return this segment's lease name
      */
     public String resource(String resource) {
         return count == 1 ? resource : resource + "#" + index + "/" + count;
     }
 
-    /** True if the source document with this {@code _id} belongs to this segment. */
+    /**
+     * True if the source document with this {@code _id} belongs to this segment. Exactly one segment of a
+     * {@code count} owns each {@code _id}, the same in every process.
+     *
+     * @param id the source document's {@code _id}, of any BSON type
+     * @return true if it hashes to {@link #index()}; always true when {@code count} is 1
+     */
     public boolean owns(BsonValue id) {
         return count == 1 || of(id, count) == index;
     }

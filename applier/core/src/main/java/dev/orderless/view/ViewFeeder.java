@@ -62,7 +62,16 @@ public final class ViewFeeder implements AutoCloseable {
     static final int MAX_BARREN_TERMS = 5;
 
     /** Where a feeder is in its life. */
-    public enum State { STANDBY, ACTIVE, FAILED, STOPPED }
+    public enum State {
+        /** Feeding no segment: waiting for a lease, or retrying after a lost lease or a transient failure. */
+        STANDBY,
+        /** Feeding at least one segment, under its lease. */
+        ACTIVE,
+        /** A worker stopped for good and is not restarted; {@link ViewFeeder#failure()} says why. */
+        FAILED,
+        /** Closed: every worker has ended. */
+        STOPPED
+    }
 
     private final Parts parts;
     private final SegmentClaims claims;
@@ -82,12 +91,16 @@ public final class ViewFeeder implements AutoCloseable {
     }
 
     /**
+     * A builder of a feeder of {@code view} from {@code source}; nothing runs before {@link Builder#start()}.
+     *
      * @param database   holds the source collection, and gets the view's dead letters
      *                   ({@code <view collection>_dead_letters})
      * @param source     the source collection's name
      * @param view       the guarded applier of the view collection
      * @param projection source document to view operations (see {@link ViewProjection} for its contract)
      * @param leases     where the feeders of this view elect one active (per segment)
+     * @return the builder, which needs {@link Builder#options} before it can start
+     * @throws InvalidConfigurationException if an argument is null or {@code source} is blank
      */
     public static Builder builder(MongoDatabase database, String source, GuardedApplier view, ViewProjection projection,
                                   LeaseProvider leases) {
@@ -97,6 +110,8 @@ public final class ViewFeeder implements AutoCloseable {
     /**
      * {@code FAILED} if a worker failed; else {@code ACTIVE} while it feeds at least one segment;
      * {@code STANDBY} while it feeds none; {@code STOPPED} once closed.
+     *
+     * @return the state now, from the workers' states, which change on their own threads
      */
     public State state() {
         boolean active = false;
@@ -112,21 +127,38 @@ public final class ViewFeeder implements AutoCloseable {
         return active ? State.ACTIVE : stopped ? State.STOPPED : State.STANDBY;
     }
 
-    /** Why the feeder failed, if it did (the first failed worker's reason). */
+    /**
+     * Why the feeder failed, if it did (the first failed worker's reason).
+     *
+     * @return the reason; empty unless {@link #state()} is {@code FAILED}
+     */
     public Optional<OrderlessException> failure() {
         return workers.stream().map(SegmentWorker::failure).flatMap(Optional::stream).findFirst();
     }
 
+    /**
+     * The options this feeder was started with, naming the view's lease rather than a segment's.
+     *
+     * @return the options
+     */
     public FeederOptions options() {
         return parts.options();
     }
 
-    /** The fence of this feeder's lease while it is active; with segments, of the lowest segment it feeds. */
+    /**
+     * The fence of this feeder's lease while it is active; with segments, of the lowest segment it feeds.
+     *
+     * @return the fence; empty while the feeder feeds no segment
+     */
     public OptionalLong fence() {
         return fences().values().stream().mapToLong(Long::longValue).findFirst();   // ordered by segment
     }
 
-    /** The segments this feeder feeds now, each with its lease's fence. */
+    /**
+     * The segments this feeder feeds now, each with its lease's fence.
+     *
+     * @return a new map, ordered by segment index; empty while the feeder feeds no segment
+     */
     public Map<Segment, Long> fences() {
         Map<Segment, Long> fences = new TreeMap<>(java.util.Comparator.comparingInt(Segment::index));
         for (SegmentWorker worker : workers) {
@@ -144,12 +176,19 @@ public final class ViewFeeder implements AutoCloseable {
      * the last change handled and the last poll that found nothing more (so an idle view is not behind);
      * with segments, the largest among those this feeder feeds. Also the gauge
      * {@code orderless.view.lag{resource}}, in seconds. Empty while standing by.
+     *
+     * @return the lag, never negative; empty while standing by or before the first event or empty poll of a term
      */
     public Optional<Duration> lag() {
         return parts.metrics().lag();
     }
 
-    /** How many change events this view has dead-lettered (reads the dead-letter collection). */
+    /**
+     * How many change events this view has dead-lettered (reads the dead-letter collection).
+     *
+     * @return the dead letters recorded under this view's lease by any of its feeders, one per source document
+     *         version
+     */
     public long deadLettered() {
         return parts.deadLetters().count();
     }
@@ -292,22 +331,47 @@ public final class ViewFeeder implements AutoCloseable {
             this.leases = leases;
         }
 
+        /**
+         * How the feeder runs; required.
+         *
+         * @param options e.g. {@link FeederOptions#ofDefaults(String)}; checked for null only by {@link #start()}
+         * @return this builder
+         */
         public Builder options(FeederOptions options) {
             this.options = options;
             return this;
         }
 
+        /**
+         * Where the feeder's {@code orderless.view.*} metrics go; a private {@link SimpleMeterRegistry} unless set.
+         *
+         * @param meters the registry
+         * @return this builder
+         */
         public Builder meters(MeterRegistry meters) {
             this.meters = meters;
             return this;
         }
 
-        /** Needed only for {@link FeederOptions.Bootstrap#OPLOG_START}, to read local.oplog.rs. */
+        /**
+         * Needed only for {@link FeederOptions.Bootstrap#OPLOG_START}, to read local.oplog.rs. Without it, a
+         * rebuild that would read the oplog fails the feeder with {@link InvalidConfigurationException}.
+         *
+         * @param client the client of the deployment that holds the source
+         * @return this builder
+         */
         public Builder client(MongoClient client) {
             this.client = client;
             return this;
         }
 
+        /**
+         * Builds a feeder and starts its worker threads (daemon threads), which stand by until they take a
+         * lease. Returns at once, without waiting for a lease; each call starts another feeder.
+         *
+         * @return the running feeder; {@link ViewFeeder#close()} it to stop it and release its leases
+         * @throws InvalidConfigurationException if no options were given
+         */
         public ViewFeeder start() {
             if (options == null) {
                 throw new InvalidConfigurationException("view feeder: options are required, e.g."

@@ -27,5 +27,14 @@ import org.bson.BsonDocument;
  */
 @FunctionalInterface
 public interface ViewProjection {
+    /**
+     * The view operations for one version of one source document. Called on the feeder's worker threads, at
+     * once from several when a feeder runs more than one worker, and possibly more than once for the same
+     * version (processing is at-least-once).
+     *
+     * @param source  the source document as it is now, {@code _id} and {@code _v} included
+     * @param version the source document's {@code _v}: the seq of every operation returned
+     * @return the operations that make the view agree with this document, keyed by it as above; may be empty
+     */
     List<Operation> project(BsonDocument source, long version);
 }
