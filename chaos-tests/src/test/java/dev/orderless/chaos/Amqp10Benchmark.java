@@ -7,7 +7,7 @@ import com.rabbitmq.client.amqp.Environment;
 import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
-import dev.orderless.amqp.QueueTopology;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.amqp10.Amqp10Consumer;
 import dev.orderless.amqp10.Amqp10Publisher;
 import dev.orderless.apply.Operation;

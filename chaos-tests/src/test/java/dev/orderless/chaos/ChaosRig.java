@@ -12,7 +12,7 @@ import com.mongodb.client.MongoDatabase;
 import dev.orderless.Backoff;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
-import dev.orderless.amqp.QueueTopology;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.amqp10.Amqp10Consumer;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.GuardedApplier;

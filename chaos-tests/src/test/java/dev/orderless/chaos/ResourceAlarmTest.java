@@ -9,7 +9,7 @@ import com.mongodb.client.MongoDatabase;
 import dev.orderless.broker.BrokerBlocking;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
-import dev.orderless.amqp.QueueTopology;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;

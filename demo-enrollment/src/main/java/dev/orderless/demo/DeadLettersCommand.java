@@ -2,7 +2,7 @@ package dev.orderless.demo;
 
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.amqp.DeadLetterQueue;
-import dev.orderless.amqp.QueueTopology;
+import dev.orderless.broker.QueueTopology;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;

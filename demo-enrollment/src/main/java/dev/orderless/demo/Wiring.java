@@ -16,7 +16,7 @@ import dev.orderless.TransientException;
 import dev.orderless.broker.BrokerBlocking;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
-import dev.orderless.amqp.QueueTopology;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.apply.ApplierOptions;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.history.History;
@@ -168,7 +168,7 @@ final class Wiring implements AutoCloseable {
             } catch (IllegalArgumentException e) {
                 throw unusable(rabbitBackend.orElseThrow());
             } catch (AmqpException e) {
-                java.util.Optional<String> refused = dev.orderless.amqp.internal.BrokerRefusals.configurationProblem(e);
+                java.util.Optional<String> refused = dev.orderless.broker.internal.BrokerRefusals.configurationProblem(e);
                 if (refused.isPresent()) {   // the broker answered: waiting will not help, the URI must change
                     throw new InvalidConfigurationException("RabbitMQ at " + Uris.redacted(rabbitBackend.orElseThrow()
                             .uri().toString()) + ": " + refused.get() + " (--rabbit or RABBITMQ_URI)", e);

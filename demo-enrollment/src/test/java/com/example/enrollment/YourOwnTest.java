@@ -3,7 +3,7 @@ package com.example.enrollment;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
-import dev.orderless.amqp.QueueTopology;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
 import dev.orderless.publish.ConfirmingPublisher;

@@ -6,7 +6,7 @@
  * annotations: exactly once, whenever the consumer dies. {@link dev.orderless.amqp10.Amqp10Publisher}: an
  * {@link dev.orderless.publish.OperationPublisher} that waits for the broker's {@code accepted}. The queues are
  * declared, and the dead letters listed, replayed and parked, with the AMQP 0-9-1 tools of
- * {@code orderless-rabbit} ({@link dev.orderless.amqp.QueueTopology}, {@link dev.orderless.amqp.DeadLetterQueue}),
+ * {@code orderless-rabbit} ({@link dev.orderless.broker.QueueTopology}, {@link dev.orderless.amqp.DeadLetterQueue}),
  * which understand the letters of both.
  */
 package dev.orderless.amqp10;

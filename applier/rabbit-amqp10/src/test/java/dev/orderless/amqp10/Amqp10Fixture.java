@@ -7,7 +7,7 @@ import com.mongodb.client.MongoDatabase;
 import com.rabbitmq.client.amqp.Connection;
 import dev.orderless.Backoff;
 import dev.orderless.amqp.ConsumerOptions;
-import dev.orderless.amqp.QueueTopology;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;

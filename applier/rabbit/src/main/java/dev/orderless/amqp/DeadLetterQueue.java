@@ -1,5 +1,6 @@
 package dev.orderless.amqp;
 
+import dev.orderless.broker.QueueTopology;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
@@ -294,7 +295,7 @@ public final class DeadLetterQueue {
         try {
             properties = new RabbitAdmin(connectionFactory).getQueueProperties(queue);
         } catch (org.springframework.amqp.AmqpException e) {
-            throw dev.orderless.amqp.internal.BrokerRefusals.named(connectionFactory, "looking for queue '" + queue + "'", e);
+            throw dev.orderless.broker.internal.BrokerRefusals.named(connectionFactory, "looking for queue '" + queue + "'", e);
         }
         if (properties == null) {
             throw new InvalidConfigurationException(otherwise);
@@ -394,7 +395,7 @@ public final class DeadLetterQueue {
              Channel channel = connection.getDelegate().createChannel()) {
             return work.run(channel);
         } catch (org.springframework.amqp.AmqpException e) {
-            throw dev.orderless.amqp.internal.BrokerRefusals.named(connectionFactory,
+            throw dev.orderless.broker.internal.BrokerRefusals.named(connectionFactory,
                     "reading the dead-letter queue '" + deadLetterQueue + "'", e);
         } catch (IOException | TimeoutException e) {
             throw new TransientException("dead-letter queue '" + deadLetterQueue + "': " + e, e, false);

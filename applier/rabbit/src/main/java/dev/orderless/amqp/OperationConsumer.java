@@ -1,11 +1,12 @@
 package dev.orderless.amqp;
 
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.broker.BrokerBlocking;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.amqp.internal.Applying;
 import dev.orderless.amqp.internal.ApplyingHandler;
 import dev.orderless.amqp.internal.BatchApplyingHandler;
-import dev.orderless.amqp.internal.BrokerRefusals;
+import dev.orderless.broker.internal.BrokerRefusals;
 import dev.orderless.amqp.internal.ConsumeObservations;
 import dev.orderless.amqp.internal.ConsumerMetrics;
 import dev.orderless.amqp.internal.RetryPause;

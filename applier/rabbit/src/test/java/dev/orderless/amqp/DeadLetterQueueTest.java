@@ -1,5 +1,6 @@
 package dev.orderless.amqp;
 
+import dev.orderless.broker.QueueTopology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoDatabase;

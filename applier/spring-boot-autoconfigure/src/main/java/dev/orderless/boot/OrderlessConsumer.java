@@ -4,7 +4,7 @@ import dev.orderless.InvalidConfigurationException;
 import dev.orderless.TransientException;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
-import dev.orderless.amqp.QueueTopology;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.boot.internal.ConsumerStarter;
 import dev.orderless.boot.internal.RunningConsumer;

@@ -2,7 +2,7 @@ package dev.orderless.boot;
 
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.DeadLetterQueue;
-import dev.orderless.amqp.QueueTopology;
+import dev.orderless.broker.QueueTopology;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;

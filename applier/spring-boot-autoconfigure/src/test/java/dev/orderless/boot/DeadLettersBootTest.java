@@ -5,7 +5,7 @@ import static org.assertj.core.groups.Tuple.tuple;
 
 import com.mongodb.client.MongoClient;
 import dev.orderless.amqp.DeadLetterQueue;
-import dev.orderless.amqp.QueueTopology;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.backends.rabbit.RabbitBackend;

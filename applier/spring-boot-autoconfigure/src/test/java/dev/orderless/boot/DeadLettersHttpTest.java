@@ -3,7 +3,7 @@ package dev.orderless.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoClient;
-import dev.orderless.amqp.QueueTopology;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.backends.rabbit.RabbitBackend;

@@ -1,4 +1,4 @@
-package dev.orderless.amqp.internal;
+package dev.orderless.broker.internal;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Address;

@@ -1,7 +1,7 @@
-package dev.orderless.amqp;
+package dev.orderless.broker;
 
 import dev.orderless.InvalidConfigurationException;
-import dev.orderless.amqp.internal.BrokerRefusals;
+import dev.orderless.broker.internal.BrokerRefusals;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
