@@ -6,15 +6,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
-import dev.orderless.broker.BrokerBlocking;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
-import dev.orderless.broker.QueueTopology;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.backends.rabbit.RabbitBackend;
+import dev.orderless.broker.BrokerBlocking;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.demo.DemoCli;
 import dev.orderless.demo.Poison;
 import dev.orderless.publish.BrokerBlockedException;

@@ -3,11 +3,11 @@ package dev.orderless.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoDatabase;
-import dev.orderless.broker.QueueTopology;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.Operation;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.backends.rabbit.RabbitBackend;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.message.Envelope;
 import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.publish.ConfirmingPublisher;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.rabbitmq.client.amqp.Connection;
 import dev.orderless.Backoff;
-import dev.orderless.broker.QueueTopology;
 import dev.orderless.apply.Operation;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.publish.PublishFailedException;
 import dev.orderless.publish.PublisherOptions;
 import dev.orderless.testing.rabbit.OnRabbitMq4;

@@ -1,16 +1,16 @@
 package dev.orderless.amqp;
 
-import dev.orderless.broker.QueueTopology;
-import dev.orderless.broker.BrokerBlocking;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.amqp.internal.Applying;
 import dev.orderless.amqp.internal.ApplyingHandler;
 import dev.orderless.amqp.internal.BatchApplyingHandler;
-import dev.orderless.broker.internal.BrokerRefusals;
 import dev.orderless.amqp.internal.ConsumeObservations;
 import dev.orderless.amqp.internal.ConsumerMetrics;
 import dev.orderless.amqp.internal.RetryPause;
 import dev.orderless.apply.GuardedApplier;
+import dev.orderless.broker.BrokerBlocking;
+import dev.orderless.broker.QueueTopology;
+import dev.orderless.broker.internal.BrokerRefusals;
 import dev.orderless.history.History;
 import dev.orderless.history.RecordingApplier;
 import dev.orderless.message.Envelope;

@@ -1,11 +1,11 @@
 package dev.orderless.amqp;
 
-import dev.orderless.broker.QueueTopology;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.backends.rabbit.RabbitBackend;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.testing.rabbit.RabbitExtension;
 import java.net.URI;
 import org.junit.jupiter.api.Test;

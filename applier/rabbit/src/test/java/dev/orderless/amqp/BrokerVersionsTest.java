@@ -1,6 +1,5 @@
 package dev.orderless.amqp;
 
-import dev.orderless.broker.QueueTopology;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -8,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
 import dev.orderless.InvalidConfigurationException;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.testing.rabbit.RabbitExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;

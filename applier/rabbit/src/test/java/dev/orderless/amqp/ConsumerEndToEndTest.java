@@ -1,11 +1,11 @@
 package dev.orderless.amqp;
 
-import dev.orderless.broker.QueueTopology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.apply.Operation;
 import dev.orderless.apply.Outcome;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.oracle.Histories;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.rabbit.RabbitExtension;

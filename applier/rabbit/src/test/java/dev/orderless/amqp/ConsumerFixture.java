@@ -1,6 +1,5 @@
 package dev.orderless.amqp;
 
-import dev.orderless.broker.QueueTopology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoCollection;
@@ -12,6 +11,7 @@ import dev.orderless.apply.EntityState;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
 import dev.orderless.apply.Outcome;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.message.Envelope;
 import dev.orderless.oracle.Histories;
 import dev.orderless.oracle.ReferenceModel;

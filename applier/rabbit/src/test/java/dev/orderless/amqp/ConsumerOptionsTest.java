@@ -1,6 +1,5 @@
 package dev.orderless.amqp;
 
-import dev.orderless.broker.QueueTopology;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,6 +7,7 @@ import com.mongodb.client.MongoDatabase;
 import dev.orderless.Backoff;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.apply.GuardedApplier;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.oracle.Histories;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.rabbit.RabbitExtension;

@@ -1,12 +1,12 @@
 package dev.orderless.amqp;
 
-import dev.orderless.broker.QueueTopology;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.TransientException;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.GuardedApplier;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.testing.MongoExtension;
 import java.io.IOException;
 import java.net.InetAddress;

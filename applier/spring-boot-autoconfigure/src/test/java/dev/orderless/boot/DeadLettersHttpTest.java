@@ -3,10 +3,10 @@ package dev.orderless.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoClient;
-import dev.orderless.broker.QueueTopology;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.backends.rabbit.RabbitBackend;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.oracle.Histories;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.rabbit.ConfirmedPublisher;
