@@ -85,7 +85,8 @@ public record Backoff(Duration initial, Duration max, double jitter) {
      * @throws InvalidConfigurationException if {@code initial} is refused (see {@link Backoff})
      */
     public Backoff withInitial(Duration initial) {
-        return new Backoff(initial, max.compareTo(initial) < 0 ? initial : max, jitter);
+        // a null initial is refused by the constructor, naming it, not by the comparison
+        return new Backoff(initial, initial == null || max.compareTo(initial) >= 0 ? max : initial, jitter);
     }
 
     /**

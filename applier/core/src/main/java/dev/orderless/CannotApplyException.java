@@ -27,7 +27,7 @@ public class CannotApplyException extends OrderlessException {
     public enum Kind {
         /** The operation itself is wrong (see {@link InvalidInputException}); replaying it cannot help. */
         BAD_INPUT,
-        /** It names a register or set the schema does not declare (yet); replayable once the schema does. */
+        /** It names a register, set or counter the schema does not declare (yet); replayable once the schema does. */
         UNKNOWN_FIELD,
         /** Its message is in an envelope this consumer does not read; replayable once a consumer reads it. */
         UNSUPPORTED_ENVELOPE,
@@ -94,7 +94,7 @@ public class CannotApplyException extends OrderlessException {
      * A short, single-line reason, fit for a message header.
      *
      * @return the message with its line breaks and tabs turned into spaces and trimmed; the kind's
-     *         {@link Kind#tag()} if there is no message
+     *         {@link Kind#tag()} if there is no message (an empty message gives an empty reason)
      */
     public String reason() {
         String message = getMessage();

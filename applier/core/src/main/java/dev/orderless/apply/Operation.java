@@ -94,8 +94,8 @@ public sealed interface Operation permits Operation.Add, Operation.Remove, Opera
      * @param value  the value to set; whether MongoDB can store it is checked by
      *               {@link CollectionSchema#validate(Operation)}
      * @return the operation
-     * @throws InvalidInputException if entity, field or value is missing (null, or an empty string), entity is longer
-     *                               than {@link #MAX_KEY_LENGTH} characters or not valid UTF-16, or seq is not
+     * @throws InvalidInputException if entity or field is missing (null, or an empty string) or value is null, entity is
+     *                               longer than {@link #MAX_KEY_LENGTH} characters or not valid UTF-16, or seq is not
      *                               positive
      */
     static Assign assign(String entity, long seq, String field, BsonValue value) {
@@ -214,8 +214,8 @@ public sealed interface Operation permits Operation.Add, Operation.Remove, Opera
          * @param seq    the stamp, positive
          * @param field  the register, not empty
          * @param value  the value to set, not {@code null}
-         * @throws InvalidInputException if entity, field or value is missing (null, or an empty string), entity is
-         *                               longer than {@link #MAX_KEY_LENGTH} characters or not valid UTF-16, or seq is
+         * @throws InvalidInputException if entity or field is missing (null, or an empty string) or value is null, entity
+         *                               is longer than {@link #MAX_KEY_LENGTH} characters or not valid UTF-16, or seq is
          *                               not positive
          */
         public Assign {

@@ -65,7 +65,14 @@ public final class MongoLeaseProvider implements LeaseProvider {
         return new MongoLeaseProvider(leases, options);
     }
 
-    /** One query: the documents whose {@code _id} starts with {@code prefix}, with an owner and not yet expired. */
+    /**
+     * One query: the documents whose {@code _id} starts with {@code prefix}, with an owner and not yet expired.
+     *
+     * @param prefix the start of the resources to list
+     * @return the live holders by resource, always present: this provider can list them
+     * @throws dev.orderless.OrderlessException if MongoDB refuses or does not answer the query (a
+     *                                          {@link dev.orderless.TransientException} where it may pass)
+     */
     @Override
     public Optional<Map<String, String>> holders(String prefix) {
         Instant now = options.clock().instant();

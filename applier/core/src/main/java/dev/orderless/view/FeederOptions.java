@@ -57,8 +57,8 @@ public record FeederOptions(String resource, String owner, int commitEvery, Dura
          */
         SCAN,
         /**
-         * Replay the oplog from its oldest entry (a real replica set; reads local.oplog.rs), but only when
-         * that entry is older than the last committed position, so nothing between the two is skipped.
+         * Replay the oplog from the last change the view committed (a real replica set; reads local.oplog.rs),
+         * but only while the oplog's oldest entry is no newer than it, so nothing between the two is skipped.
          * Otherwise (no position committed yet, or the oplog no longer reaches back to it) it falls back to
          * {@link #SCAN}, and says so in the log.
          */

@@ -5,8 +5,9 @@
  * poison message itself when the consumer settles it so, with the reason as {@code x-opt-orderless-*}
  * annotations: exactly once, whenever the consumer dies. {@link dev.orderless.amqp10.Amqp10Publisher}: an
  * {@link dev.orderless.publish.OperationPublisher} that waits for the broker's {@code accepted}. The queues are
- * declared, and the dead letters listed, replayed and parked, with the AMQP 0-9-1 tools of
- * {@code orderless-rabbit} ({@link dev.orderless.broker.QueueTopology}, {@link dev.orderless.amqp.DeadLetterQueue}),
+ * declared, and the dead letters listed, replayed and parked, with the AMQP 0-9-1 tools
+ * ({@link dev.orderless.broker.QueueTopology} of {@code orderless-message}, {@link dev.orderless.amqp.DeadLetterQueue}
+ * of {@code orderless-rabbit}),
  * which understand the letters of both.
  */
 package dev.orderless.amqp10;
