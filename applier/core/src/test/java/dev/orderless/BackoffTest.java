@@ -24,6 +24,12 @@ class BackoffTest {
     }
 
     @Test
+    void a_missing_initial_pause_is_refused_naming_it() {
+        assertThatThrownBy(() -> EXACT.withInitial(null))
+                .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("initial");
+    }
+
+    @Test
     void jitter_takes_at_most_its_share_off_the_pause() {
         Backoff half = EXACT.withJitter(0.5);
         assertThat(half.pause(2, 0)).isEqualTo(Duration.ofMillis(200));
