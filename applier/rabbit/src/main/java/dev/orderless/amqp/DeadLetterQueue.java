@@ -1,6 +1,5 @@
 package dev.orderless.amqp;
 
-import dev.orderless.broker.QueueTopology;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
@@ -8,6 +7,7 @@ import dev.orderless.InvalidConfigurationException;
 import dev.orderless.TransientException;
 import dev.orderless.amqp.internal.ConsumerMetrics;
 import dev.orderless.amqp.internal.DeadLetterFields;
+import dev.orderless.broker.QueueTopology;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -145,6 +145,83 @@ public final class DeadLetterQueue {
         listed.sort(java.util.Comparator.<Group>comparingLong(g -> -kinds.get(g.kind())).thenComparing(Group::kind)
                 .thenComparingLong(g -> -g.count()));
         return listed;
+    }
+
+    /**
+     * One dead letter as an operator reads it.
+     *
+     * @param kind            its reason's kind, one of {@link #KINDS}
+     * @param reason          why it was dead-lettered, as its reason header (or RabbitMQ's {@code x-death}) says
+     * @param entity          the entity it names, if its envelope could be read that far
+     * @param seq             the seq it names, likewise
+     * @param letterId        the id orderless gave it when it dead-lettered it, if it did
+     * @param deadLettered    the earliest time it is known to have been dead-lettered, if known
+     * @param replays         how many times it was replayed before
+     * @param body            its body as UTF-8 text, cut at {@value #PEEK_BODY_LIMIT} characters (then ending in
+     *                        {@code "... (N bytes)"})
+     * @param deaths          what RabbitMQ's {@code x-death} records, one line per entry, newest first (a letter
+     *                        orderless republished itself has none)
+     */
+    public record Letter(String kind, String reason, Optional<String> entity, OptionalLong seq,
+                         Optional<String> letterId, Optional<Instant> deadLettered, long replays, String body,
+                         List<String> deaths) {
+        /** Copies the list. */
+        public Letter {
+            deaths = List.copyOf(deaths);
+        }
+    }
+
+    /** How much of a letter's body {@link #peek} returns. */
+    public static final int PEEK_BODY_LIMIT = 16_384;
+
+    /**
+     * The first {@code max} letters of {@code kind} (every kind if empty), in queue order, each handed back
+     * untouched (closing the channel returns them; none is acked). Like {@link #list}, it looks at most at the
+     * letters there when it began.
+     *
+     * @param kind which kind to show, or every kind
+     * @param max  how many letters at most
+     * @return the letters, in queue order
+     * @throws dev.orderless.InvalidInputException if {@code kind} is none of {@link #KINDS}
+     */
+    public List<Letter> peek(Optional<String> kind, int max) {
+        requireKind(kind);
+        List<Letter> letters = new ArrayList<>();
+        Instant now = Instant.now();
+        onChannel(channel -> walk(channel, kind, max, letter -> {
+            AMQP.BasicProperties props = letter.getProps();
+            String reason = field(props, DeadLetterFields.REASON).orElseGet(() -> brokerReason(props));
+            OptionalLong seq = field(props, DeadLetterFields.SEQ).flatMap(DeadLetterQueue::whole)
+                    .map(OptionalLong::of).orElse(OptionalLong.empty());
+            long replays = header(props, DeadLetterFields.REPLAY_COUNT).flatMap(DeadLetterQueue::whole).orElse(0L);
+            letters.add(new Letter(kindOf(props), reason, field(props, DeadLetterFields.ENTITY), seq,
+                    field(props, DeadLetterFields.LETTER_ID), firstDeadLettered(props, now), replays,
+                    bodyText(letter.getBody()), deaths(props)));
+            return true;
+        }));
+        return letters;
+    }
+
+    private static String bodyText(byte[] body) {
+        String text = new String(body, java.nio.charset.StandardCharsets.UTF_8);
+        return text.length() <= PEEK_BODY_LIMIT ? text
+                : text.substring(0, PEEK_BODY_LIMIT) + "... (" + body.length + " bytes)";
+    }
+
+    /** RabbitMQ's x-death entries, one line each: how many times, why, from which queue, when it first was. */
+    private static List<String> deaths(AMQP.BasicProperties props) {
+        Object deaths = props.getHeaders() == null ? null : props.getHeaders().get(X_DEATH);
+        List<String> lines = new ArrayList<>();
+        if (deaths instanceof List<?> list) {
+            for (Object death : list) {
+                if (death instanceof Map<?, ?> entry) {
+                    lines.add(entry.get("reason") + " from queue '" + entry.get("queue") + "', " + entry.get("count")
+                            + " time(s)" + (entry.get("time") instanceof java.util.Date time
+                            ? ", first at " + time.toInstant() : ""));
+                }
+            }
+        }
+        return lines;
     }
 
     /** How many letters of each kind {@code groups} hold, most frequent first. */

@@ -1,9 +1,9 @@
 package dev.orderless.amqp;
 
-import dev.orderless.broker.QueueTopology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoDatabase;
+import dev.orderless.broker.QueueTopology;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.rabbit.RabbitExtension;
 import java.nio.charset.StandardCharsets;
@@ -53,6 +53,35 @@ class DeadLetterQueueTest {
                     .extracting(DeadLetterQueue.Group::kind, DeadLetterQueue.Group::entities)
                     .containsExactly(org.assertj.core.groups.Tuple.tuple("bad_input", List.of("p5")),
                             org.assertj.core.groups.Tuple.tuple("oversized", List.of("p6")));
+        }
+    }
+
+    @Test
+    void a_peek_shows_each_letters_reason_entity_seq_and_body_and_leaves_every_letter_in_place(ConnectionFactory cf,
+                                                                                              MongoDatabase db)
+            throws Exception {
+        try (ConsumerFixture fixture = new ConsumerFixture(cf, db, "dlq-peek")) {
+            OperationConsumer consumer = fixture.start(fixture.options(1));
+            fixture.publishRaw(List.of("not json".getBytes(StandardCharsets.UTF_8),
+                    "{\"entity\":\"p7\",\"seq\":3,\"op\":\"upsert\"}".getBytes(StandardCharsets.UTF_8)));
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> fixture.messagesIn(fixture.deadLetterQueue) == 2);
+            consumer.close();
+            DeadLetterQueue letters = DeadLetterQueue.of(cf, fixture.queue, fixture.deadLetterQueue);
+
+            List<DeadLetterQueue.Letter> peeked = letters.peek(java.util.Optional.empty(), 10);
+
+            assertThat(peeked).extracting(DeadLetterQueue.Letter::body)
+                    .containsExactlyInAnyOrder("not json", "{\"entity\":\"p7\",\"seq\":3,\"op\":\"upsert\"}");
+            assertThat(peeked).filteredOn(l -> l.entity().isPresent()).singleElement().satisfies(letter -> {
+                assertThat(letter.kind()).isEqualTo("bad_input");
+                assertThat(letter.entity()).contains("p7");
+                assertThat(letter.seq()).hasValue(3);
+                assertThat(letter.reason()).contains("upsert");
+                assertThat(letter.deadLettered()).isPresent();
+                assertThat(letter.replays()).isZero();
+            });
+            assertThat(letters.peek(java.util.Optional.of("oversized"), 10)).as("none of that kind").isEmpty();
+            assertThat(fixture.messagesIn(fixture.deadLetterQueue)).as("every letter handed back").isEqualTo(2);
         }
     }
 
