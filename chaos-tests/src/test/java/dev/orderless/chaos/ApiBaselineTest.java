@@ -33,6 +33,7 @@ class ApiBaselineTest {
     private static final Path ROOT = Path.of("..");
     /** Each library artifact and where its classes are built. */
     private static final Map<String, String> ARTIFACTS = new TreeMap<>(Map.of(
+            "orderless-console", "applier/console",
             "orderless-core", "applier/core",
             "orderless-message", "applier/message",
             "orderless-rabbit", "applier/rabbit",

@@ -100,7 +100,7 @@ final class DemoBoot {
             // where the AMQP 1.0 connection goes: Boot's connection details, from the same URI
             properties.putAll(connectionDetails(java.net.URI.create(w.rabbitUri())));
         }
-        return run(new SpringApplicationBuilder(App.class), properties, w, meters, true);
+        return run(new SpringApplicationBuilder(App.class), properties, w, meters, true, WebApplicationType.NONE);
     }
 
     /** The roster feeder of {@code view}, started; closing the context commits and releases its lease. */
@@ -109,7 +109,64 @@ final class DemoBoot {
         properties.put("orderless.view." + Enrollment.ROSTERS + ".segments", segments);
         // view needs only MongoDB: no AMQP connection factory of Boot's
         properties.put("spring.autoconfigure.exclude", "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration");
-        return run(new SpringApplicationBuilder(App.class, Rosters.class), properties, w, meters, false);
+        return run(new SpringApplicationBuilder(App.class, Rosters.class), properties, w, meters, false,
+                WebApplicationType.NONE);
+    }
+
+    /**
+     * {@code serve --console}: the consumers, the rosters feeder and the students' history as one Spring Boot web
+     * application on {@code 127.0.0.1:port} (0: any free port), serving the console under the login of
+     * {@code users}. Publish to it with {@code publish}; it runs until the context is closed.
+     */
+    static ConfigurableApplicationContext console(Wiring w, MeterRegistry meters, int port, ConsoleUsers users) {
+        Map<String, Object> properties = common(w);
+        properties.put("orderless.consumer.queue", w.options.queue());
+        properties.put("orderless.consumer.dead-letter-queue", w.options.deadLetterQueue());
+        properties.put("orderless.consumer.concurrency", w.options.consumers());
+        properties.put("orderless.history.enabled", "true");   // an entity's versions, on its page
+        properties.put("orderless.console.enabled", "true");
+        properties.put("server.port", port);
+        properties.put("server.address", "127.0.0.1");   // the demo's console is for this machine only
+        return run(new SpringApplicationBuilder(App.class, Rosters.class, ConsoleSecurity.class)
+                .initializers(context -> context.getBeanFactory().registerSingleton("consoleUsers", users.manager())),
+                properties, w, meters, true, WebApplicationType.SERVLET);
+    }
+
+    /** The console's logins: an operator who may replay, park and purge, and a viewer who may only look. */
+    record ConsoleUsers(String operatorPassword, String viewerPassword) {
+        static ConsoleUsers random() {
+            java.security.SecureRandom random = new java.security.SecureRandom();
+            return new ConsoleUsers(password(random), password(random));
+        }
+
+        private static String password(java.security.SecureRandom random) {
+            byte[] bytes = new byte[9];
+            random.nextBytes(bytes);
+            return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        }
+
+        org.springframework.security.provisioning.InMemoryUserDetailsManager manager() {
+            return new org.springframework.security.provisioning.InMemoryUserDetailsManager(
+                    org.springframework.security.core.userdetails.User.withUsername("operator")
+                            .password("{noop}" + operatorPassword).roles("ORDERLESS_OPERATOR").build(),
+                    org.springframework.security.core.userdetails.User.withUsername("viewer")
+                            .password("{noop}" + viewerPassword).roles("VIEWER").build());
+        }
+    }
+
+    /** Every page needs a login (a form for the browser, basic for curl); CSRF protection stays on. */
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    static class ConsoleSecurity {
+        @Bean
+        org.springframework.security.web.SecurityFilterChain consoleSecurity(
+                org.springframework.security.config.annotation.web.builders.HttpSecurity http) throws Exception {
+            return http.authorizeHttpRequests(requests -> requests
+                            // a refusal's error page must not ask for a login: a refused POST answers 403
+                            .dispatcherTypeMatchers(jakarta.servlet.DispatcherType.ERROR).permitAll()
+                            .anyRequest().authenticated())
+                    .formLogin(org.springframework.security.config.Customizer.withDefaults())
+                    .httpBasic(org.springframework.security.config.Customizer.withDefaults()).build();
+        }
     }
 
     static OrderlessConsumer consumer(ConfigurableApplicationContext context) {
@@ -130,11 +187,12 @@ final class DemoBoot {
     }
 
     private static ConfigurableApplicationContext run(SpringApplicationBuilder builder, Map<String, Object> properties,
-                                                      Wiring w, MeterRegistry meters, boolean amqp) {
+                                                      Wiring w, MeterRegistry meters, boolean amqp,
+                                                      WebApplicationType web) {
         // the demo's logback.xml stays in charge of its output; Boot does not reconfigure logging
         System.setProperty("org.springframework.boot.logging.LoggingSystem", "none");
         // spring.main.* is read before any initializer runs: these two are set on the builder itself
-        builder.web(WebApplicationType.NONE).registerShutdownHook(false).bannerMode(Banner.Mode.OFF).logStartupInfo(false)
+        builder.web(web).registerShutdownHook(false).bannerMode(Banner.Mode.OFF).logStartupInfo(false)
                 .initializers(context -> {
                     // first: the command's flags win over environment variables and any properties file
                     context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("orderless-demo",

@@ -53,12 +53,21 @@ final class ServeCommand extends DemoCommand {
     @Option(names = "--verbose", order = 5, description = "Print the stack trace of a failure.")
     boolean verbose;
 
+    @Option(names = "--console", order = 6,
+            description = "Also run the demo's consumers, rosters feeder and history here, with the operator console"
+                    + " on 127.0.0.1 (its address and logins go to standard error).")
+    boolean console;
+
+    @Option(names = "--console-port", paramLabel = "PORT", order = 7, defaultValue = "8080",
+            description = "With --console, its port; 0 for any free port (default: ${DEFAULT-VALUE}).")
+    int consolePort;
+
     @Override
     public Integer call() throws Exception {
         return detach ? detached() : serve();
     }
 
-    private int serve() throws InterruptedException {
+    private int serve() throws Exception {
         try (EmbeddedMongo mongo = onPort("--mongo-port", () -> EmbeddedMongo.start(mongoPort));
              EmbeddedQpid broker = onPort("--amqp-port", () -> EmbeddedQpid.start(amqpPort));
              StopSignal stop = new StopSignal()) {
@@ -67,12 +76,39 @@ final class ServeCommand extends DemoCommand {
             cli.out.flush();
             cli.err.println("serve: " + mongo.description() + " and " + broker.description() + " are up, in memory;"
                     + " Ctrl-C or 'kill " + ProcessHandle.current().pid() + "' stops them and forgets everything");
-            while (!stop.await(60_000)) {
-                // up until stopped
+            try (AutoCloseable consoleApp = console ? startConsole(mongo.connectionString(), broker.uri().toString())
+                    : () -> { }) {
+                while (!stop.await(60_000)) {
+                    // up until stopped
+                }
+                cli.err.println("serve: stopping");
             }
-            cli.err.println("serve: stopping");
         }
         return 0;
+    }
+
+    /** The demo's pipeline and its console, on the backends just started; closing stops both and disconnects. */
+    private AutoCloseable startConsole(String mongoUri, String rabbitUri) {
+        DemoOptions options = DemoOptions.ofDefaults("serve").withHistory(true)
+                .withBackends(java.util.Optional.of(mongoUri), java.util.Optional.of(rabbitUri));
+        Wiring wiring = Wiring.connect(options);
+        try {
+            DemoBoot.ConsoleUsers users = DemoBoot.ConsoleUsers.random();
+            org.springframework.context.ConfigurableApplicationContext app = DemoBoot.console(wiring,
+                    new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), consolePort, users);
+            int port = ((org.springframework.boot.web.server.context.WebServerApplicationContext) app).getWebServer()
+                    .getPort();
+            cli.err.println("serve: console at http://127.0.0.1:" + port + "/orderless/console/ (log in as operator / "
+                    + users.operatorPassword() + " to replay, park and purge; viewer / " + users.viewerPassword()
+                    + " to look); publish to queue '" + options.queue() + "' with the other commands");
+            return () -> {
+                app.close();
+                wiring.close();
+            };
+        } catch (RuntimeException e) {
+            wiring.close();
+            throw e;
+        }
     }
 
     private static boolean inUse(int port) {
@@ -114,9 +150,13 @@ final class ServeCommand extends DemoCommand {
         Path output = log != null ? log : Path.of(System.getProperty("java.io.tmpdir"),
                 "orderless-serve-" + ProcessHandle.current().pid() + ".log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "serve", "--mongo-port", String.valueOf(mongoPort), "--amqp-port", String.valueOf(amqpPort))
-                .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        List<String> command = new java.util.ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+                Main.class.getName(), "serve", "--mongo-port", String.valueOf(mongoPort), "--amqp-port",
+                String.valueOf(amqpPort)));
+        if (console) {   // its address and logins are in the background process's output
+            command.addAll(List.of("--console", "--console-port", String.valueOf(consolePort)));
+        }
+        Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
         child.getOutputStream().close();
         // until the lines are handed over, a child of a parent that is stopped must not outlive it unseen
         Thread orphanGuard = new Thread(child::destroy, "serve-orphan-guard");

@@ -32,6 +32,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param publisher  the stamping publisher (orderless-producer-stamping's auto-configuration)
  * @param outbox     the outbox and its relay (orderless-producer-stamping's auto-configuration)
  * @param history    the version history of {@code orderless.collection}
+ * @param console    the operator console (orderless-console's auto-configuration)
  * @param writeConcern how orderless writes to MongoDB: {@code majority} (default: an apply, a record, an outbox entry
  *                   is acknowledged once a majority of the replica set has it, so a primary's failover cannot lose it
  *                   while its message is acked), or {@code client}: the write concern of Boot's MongoDB client (say
@@ -42,8 +43,34 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
                                   @DefaultValue("orderless_leases") String leases, Map<String, View> view,
                                   @DefaultValue Compaction compaction, @DefaultValue Publisher publisher,
                                   @DefaultValue Outbox outbox, @DefaultValue History history,
-                                  @DefaultValue("majority") WriteConcernSetting writeConcern) {
+                                  @DefaultValue("majority") WriteConcernSetting writeConcern,
+                                  @DefaultValue Console console) {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(OrderlessProperties.class);
+
+    /**
+     * {@code orderless.console.*}: whether the operator console is served (orderless-console, in a servlet web
+     * application), where, and who may act on it.
+     *
+     * @param enabled    serve it (false by default)
+     * @param path       where: the page at {@code <path>/}, its JSON under {@code <path>/api} ({@code /orderless/console})
+     * @param actionRole the role a user needs to replay, park or purge dead letters ({@code ORDERLESS_OPERATOR}: Spring
+     *                   Security's authority {@code ROLE_ORDERLESS_OPERATOR}); anyone the application's security lets
+     *                   see the page sees it read-only
+     */
+    public record Console(@DefaultValue("false") boolean enabled, @DefaultValue("/orderless/console") String path,
+                          @DefaultValue("ORDERLESS_OPERATOR") String actionRole) {
+        /** Refuses a path that is not absolute or ends in a slash, and a role written with its prefix, naming the property. */
+        public Console {
+            if (path == null || !path.startsWith("/") || path.endsWith("/") || path.contains("{")) {
+                throw InvalidConfigurationException.refused("orderless.console.path",
+                        "must start with '/' and not end with one (as /orderless/console), was '" + path + "'");
+            }
+            if (actionRole == null || actionRole.isBlank() || actionRole.startsWith("ROLE_")) {
+                throw InvalidConfigurationException.refused("orderless.console.action-role",
+                        "must name a role without the ROLE_ prefix (as ORDERLESS_OPERATOR), was '" + actionRole + "'");
+            }
+        }
+    }
 
     /** {@code orderless.write-concern}. */
     public enum WriteConcernSetting {
@@ -380,8 +407,10 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
     /**
      * How old a dead letter may be and still be replayed: {@code orderless.compaction.grace}, whenever it is
      * set (compaction may run in another application on the same collection).
+     *
+     * @return the grace, or empty when none is set (then no letter is too old to replay)
      */
-    Optional<Duration> replayGrace() {
+    public Optional<Duration> replayGrace() {
         return Optional.ofNullable(compaction.grace());
     }
 

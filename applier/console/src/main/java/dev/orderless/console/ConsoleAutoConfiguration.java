@@ -1,0 +1,113 @@
+package dev.orderless.console;
+
+import com.mongodb.client.MongoClient;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.boot.OrderlessCompaction;
+import dev.orderless.boot.OrderlessConsumer;
+import dev.orderless.boot.OrderlessFeeders;
+import dev.orderless.boot.OrderlessHistoryBaseline;
+import dev.orderless.boot.OrderlessHistoryRetention;
+import dev.orderless.boot.OrderlessProperties;
+import dev.orderless.boot.OrderlessView;
+import dev.orderless.history.History;
+import dev.orderless.lease.LeaseProvider;
+import dev.orderless.lease.MongoLeaseProvider;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Serves the console when {@code orderless.console.enabled=true} in a servlet web application: the page and its JSON
+ * under {@code orderless.console.path}, showing what {@link ConsoleSources} holds. An application that declares a
+ * {@code ConsoleSources} bean shows that; otherwise it is built from the orderless beans there are (the consumer and
+ * its dead letters, the feeders of the {@link OrderlessView} beans, the history, the outbox relay, the passes).
+ */
+@AutoConfiguration(afterName = {"dev.orderless.boot.OrderlessAutoConfiguration",
+        "dev.orderless.outbox.boot.OrderlessOutboxAutoConfiguration"})
+@ConditionalOnProperty(prefix = "orderless.console", name = "enabled", havingValue = "true")
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(name = "org.springframework.web.servlet.DispatcherServlet")
+public class ConsoleAutoConfiguration {
+    private static final Logger log = LoggerFactory.getLogger(ConsoleAutoConfiguration.class);
+
+    /** Created by Spring Boot. */
+    public ConsoleAutoConfiguration() {
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ConsoleSources orderlessConsoleSources(GuardedApplier applier, ObjectProvider<History> history,
+                                           ObjectProvider<OrderlessConsumer> consumer,
+                                           ObjectProvider<ConnectionFactory> connectionFactory,
+                                           ObjectProvider<OrderlessFeeders> feeders,
+                                           ObjectProvider<OrderlessView> views, OrderlessProperties properties,
+                                           ObjectProvider<OrderlessCompaction> compaction,
+                                           ObjectProvider<OrderlessHistoryRetention> retention,
+                                           ObjectProvider<OrderlessHistoryBaseline> baseline,
+                                           ObjectProvider<MeterRegistry> meters,
+                                           ObjectProvider<ConsoleSources.Outbox> outbox) {
+        ConsoleSources.Builder sources = ConsoleSources.builder(applier.reads(), applier.schema());
+        history.ifAvailable(sources::history);
+        consumer.ifAvailable(c -> connectionFactory.ifAvailable(cf -> sources.consumer(consumer(c, cf))));
+        views.orderedStream().forEach(view -> sources.feeder(view.name(),
+                () -> Optional.ofNullable(feeders.getIfAvailable()).map(f -> f.feeders().get(view.name()))));
+        compaction.ifAvailable(p -> sources.pass(new ConsoleSources.Pass("compaction", p::isRunning, p::passes,
+                p::failures, p::lastFailure)));
+        retention.ifAvailable(p -> sources.pass(new ConsoleSources.Pass("history retention", p::isRunning, p::passes,
+                p::failures, p::lastFailure)));
+        baseline.ifAvailable(p -> sources.pass(new ConsoleSources.Pass("history baseline", p::isRunning, p::passes,
+                p::failures, p::lastFailure)));
+        meters.ifAvailable(sources::meters);
+        properties.replayGrace().ifPresent(sources::grace);
+        outbox.ifAvailable(sources::outbox);
+        return sources.build();
+    }
+
+    /** The Boot consumer, with its dead letters on the publisher connection as its endpoint reads them. */
+    private static ConsoleSources.Consumer consumer(OrderlessConsumer consumer, ConnectionFactory connectionFactory) {
+        ConnectionFactory publishing = connectionFactory.getPublisherConnectionFactory();
+        ConnectionFactory letters = publishing != null ? publishing : connectionFactory;
+        return new ConsoleSources.Consumer(consumer.options().queue(), consumer::isRunning, consumer::holding,
+                consumer::waitingFor, dev.orderless.amqp.DeadLetterQueue.of(letters, consumer.options().queue(),
+                consumer.options().deadLetterQueue()));
+    }
+
+    /** The outbox relay's figures, where the application has the producer artifact and a relay. */
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "dev.orderless.outbox.OutboxRelay")
+    static class Outbox {
+        @Bean
+        @org.springframework.boot.autoconfigure.condition.ConditionalOnBean(
+                dev.orderless.outbox.boot.OrderlessOutboxRelay.class)
+        ConsoleSources.Outbox orderlessConsoleOutbox(dev.orderless.outbox.boot.OrderlessOutboxRelay relay) {
+            return new ConsoleSources.Outbox(
+                    () -> relay.relay().map(r -> r.state().name()).orElse("NOT_RUNNING"),
+                    () -> relay.relay().map(r -> r.backlog()).orElse(0L),
+                    () -> relay.relay().flatMap(r -> r.oldest()),
+                    () -> relay.relay().map(r -> r.parked()).orElse(0L),
+                    () -> relay.relay().map(r -> r.published()).orElse(0L),
+                    () -> relay.relay().flatMap(r -> r.problem()));
+        }
+    }
+
+    @Bean
+    ConsoleController orderlessConsoleController(ConsoleSources sources, OrderlessProperties properties,
+                                                 MongoClient client) {
+        OrderlessProperties.Console console = properties.console();
+        // the feeders' lease collection, to name who holds each view's lease
+        Optional<LeaseProvider> leases = Optional.of(MongoLeaseProvider.create(
+                properties.database(client).getCollection(properties.leases(), org.bson.BsonDocument.class),
+                dev.orderless.lease.LeaseOptions.ofDefaults()));
+        log.info("orderless console at {}/ (actions for role {})", console.path(), console.actionRole());
+        return new ConsoleController(sources, console, leases);
+    }
+}
