@@ -61,6 +61,12 @@ final class DemoBoot {
         }
     }
 
+    /**
+     * Tomcat logs through java.util.logging, which the demo's logback does not take: only its warnings reach standard
+     * error (held here: java.util.logging keeps its loggers weakly, and a collected one forgets its level).
+     */
+    private static final java.util.logging.Logger TOMCAT = java.util.logging.Logger.getLogger("org.apache");
+
     private DemoBoot() {
     }
 
@@ -132,6 +138,34 @@ final class DemoBoot {
                 properties, w, meters, true, WebApplicationType.SERVLET);
     }
 
+    /**
+     * {@code run --console}: the console alone, over what {@code sources} holds (the run's own consumers, feeder and
+     * history), on {@code 127.0.0.1:port} under the login of {@code users}.
+     */
+    static ConfigurableApplicationContext console(Wiring w, dev.orderless.console.ConsoleSources sources, int port,
+                                                  ConsoleUsers users) {
+        Map<String, Object> properties = common(w);
+        properties.put("orderless.console.enabled", "true");
+        properties.put("server.port", port);
+        properties.put("server.address", "127.0.0.1");
+        // the run's consumers are its own: no AMQP connection factory of Boot's
+        properties.put("spring.autoconfigure.exclude", "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration");
+        return run(new SpringApplicationBuilder(App.class, ConsoleSecurity.class).initializers(context -> {
+            context.getBeanFactory().registerSingleton("consoleUsers", users.manager());
+            context.getBeanFactory().registerSingleton("consoleSources", sources);
+        }), properties, w, meters(), false, WebApplicationType.SERVLET);
+    }
+
+    /** Where a console application's page is. */
+    static String consoleUrl(ConfigurableApplicationContext app) {
+        return "http://127.0.0.1:" + ((org.springframework.boot.web.server.context.WebServerApplicationContext) app)
+                .getWebServer().getPort() + "/orderless/console/";
+    }
+
+    private static MeterRegistry meters() {
+        return new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    }
+
     /** The console's logins: an operator who may replay, park and purge, and a viewer who may only look. */
     record ConsoleUsers(String operatorPassword, String viewerPassword) {
         static ConsoleUsers random() {
@@ -192,6 +226,9 @@ final class DemoBoot {
         // the demo's logback.xml stays in charge of its output; Boot does not reconfigure logging
         System.setProperty("org.springframework.boot.logging.LoggingSystem", "none");
         // spring.main.* is read before any initializer runs: these two are set on the builder itself
+        if (web == WebApplicationType.SERVLET) {
+            TOMCAT.setLevel(java.util.logging.Level.WARNING);
+        }
         builder.web(web).registerShutdownHook(false).bannerMode(Banner.Mode.OFF).logStartupInfo(false)
                 .initializers(context -> {
                     // first: the command's flags win over environment variables and any properties file

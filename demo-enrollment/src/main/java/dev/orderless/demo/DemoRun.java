@@ -27,11 +27,18 @@ final class DemoRun {
     private final Wiring w;
     private final DemoOptions o;
     private final PrintStream out;
+    private final java.util.OptionalInt consolePort;
 
     DemoRun(Wiring wiring, PrintStream out) {
+        this(wiring, out, java.util.OptionalInt.empty());
+    }
+
+    /** With a console port: after the result, the consumers, feeder and console stay up until Ctrl-C. */
+    DemoRun(Wiring wiring, PrintStream out, java.util.OptionalInt consolePort) {
         this.w = wiring;
         this.o = wiring.options;
         this.out = out;
+        this.consolePort = consolePort;
     }
 
     /** @return the process exit code: 0 only if converged, nothing lost and the rosters consistent */
@@ -87,9 +94,40 @@ final class DemoRun {
                 }
                 Thread.sleep(100);
             }
+            if (consolePort.isPresent()) {   // the result first, then the console over what is still running
+                w.journal.tally("run", counts);
+                int code = report(ops, good, counts, started, consumed, consistent);
+                serveConsole(consumer, feeder, meters);
+                return code;
+            }
         }
         w.journal.tally("run", counts);
         return report(ops, good, counts, started, consumed, consistent);
+    }
+
+    /** {@code run --console}: the console over this run's consumers, feeder and history, until Ctrl-C or SIGTERM. */
+    private void serveConsole(OperationConsumer consumer, ViewFeeder feeder, SimpleMeterRegistry meters)
+            throws InterruptedException {
+        dev.orderless.console.ConsoleSources.Builder sources = dev.orderless.console.ConsoleSources
+                .builder(w.students, Enrollment.STUDENT_SCHEMA)
+                .consumer(dev.orderless.console.ConsoleSources.Consumer.of(consumer, w.rabbit()))
+                .feeder(Enrollment.ROSTERS, () -> java.util.Optional.of(feeder)).meters(meters);
+        if (o.history()) {
+            sources.history(w.history(meters));
+        }
+        DemoBoot.ConsoleUsers users = DemoBoot.ConsoleUsers.random();
+        try (org.springframework.context.ConfigurableApplicationContext app = DemoBoot.console(w, sources.build(),
+                consolePort.getAsInt(), users);
+             StopSignal stop = new StopSignal()) {
+            out.println();
+            out.println("console at " + DemoBoot.consoleUrl(app) + " (log in as operator / " + users.operatorPassword()
+                    + " to replay, park and purge; viewer / " + users.viewerPassword() + " to look); the consumers"
+                    + " and the feeder keep running until Ctrl-C");
+            out.flush();
+            while (!stop.await(60_000)) {
+                // up until stopped
+            }
+        }
     }
 
     /** The demo owns its database and queues: start each run from nothing. */

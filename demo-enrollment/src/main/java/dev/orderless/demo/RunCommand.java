@@ -27,6 +27,15 @@ final class RunCommand extends DemoCommand {
             description = "With --history: write every recorded action to FILE at the end (see 'chaos').")
     java.nio.file.Path exportHistory;
 
+    @Option(names = "--console", order = 23,
+            description = "After the result, keep the consumers and the feeder running with the operator console on"
+                    + " 127.0.0.1 (its address and logins are printed) until Ctrl-C.")
+    boolean console;
+
+    @Option(names = "--console-port", paramLabel = "PORT", order = 24, defaultValue = "8080",
+            description = "With --console, its port; 0 for any free port (default: ${DEFAULT-VALUE}).")
+    int consolePort;
+
     @Mixin
     Connections connections;
 
@@ -39,7 +48,8 @@ final class RunCommand extends DemoCommand {
                     + " the history recorded");
         }
         try (Wiring wiring = Wiring.connect(options)) {
-            int code = new DemoRun(wiring, cli.out).run();
+            int code = new DemoRun(wiring, cli.out, console ? java.util.OptionalInt.of(consolePort)
+                    : java.util.OptionalInt.empty()).run();
             if (exportHistory != null) {
                 HistoryCommand.export(wiring.history(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()),
                         exportHistory, cli.out);

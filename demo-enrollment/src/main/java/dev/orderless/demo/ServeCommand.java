@@ -31,6 +31,7 @@ import picocli.CommandLine.Option;
 final class ServeCommand extends DemoCommand {
     static final String MONGO_LINE = "export MONGODB_URI=";
     static final String RABBIT_LINE = "export RABBITMQ_URI=";
+    static final String CONSOLE_LINE = "serve: console at ";
     private static final int DETACH_SECONDS = 60;
 
     @Option(names = "--mongo-port", paramLabel = "PORT", order = 1, defaultValue = "27018",
@@ -68,21 +69,25 @@ final class ServeCommand extends DemoCommand {
     }
 
     private int serve() throws Exception {
+        if (console && inUse(consolePort)) {   // before the backends: a busy port fails alone, naming its option
+            throw new dev.orderless.InvalidConfigurationException("port " + consolePort + " is in use: choose a free"
+                    + " one with --console-port (0: any)");
+        }
         try (EmbeddedMongo mongo = onPort("--mongo-port", () -> EmbeddedMongo.start(mongoPort));
              EmbeddedQpid broker = onPort("--amqp-port", () -> EmbeddedQpid.start(amqpPort));
-             StopSignal stop = new StopSignal()) {
+             StopSignal stop = new StopSignal();
+             // the console before the two lines: whoever waits for them (--detach) finds the console up too
+             AutoCloseable consoleApp = console ? startConsole(mongo.connectionString(), broker.uri().toString())
+                     : () -> { }) {
             cli.out.println(MONGO_LINE + mongo.connectionString());
             cli.out.println(RABBIT_LINE + broker.uri());
             cli.out.flush();
             cli.err.println("serve: " + mongo.description() + " and " + broker.description() + " are up, in memory;"
                     + " Ctrl-C or 'kill " + ProcessHandle.current().pid() + "' stops them and forgets everything");
-            try (AutoCloseable consoleApp = console ? startConsole(mongo.connectionString(), broker.uri().toString())
-                    : () -> { }) {
-                while (!stop.await(60_000)) {
-                    // up until stopped
-                }
-                cli.err.println("serve: stopping");
+            while (!stop.await(60_000)) {
+                // up until stopped
             }
+            cli.err.println("serve: stopping");
         }
         return 0;
     }
@@ -96,11 +101,10 @@ final class ServeCommand extends DemoCommand {
             DemoBoot.ConsoleUsers users = DemoBoot.ConsoleUsers.random();
             org.springframework.context.ConfigurableApplicationContext app = DemoBoot.console(wiring,
                     new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), consolePort, users);
-            int port = ((org.springframework.boot.web.server.context.WebServerApplicationContext) app).getWebServer()
-                    .getPort();
-            cli.err.println("serve: console at http://127.0.0.1:" + port + "/orderless/console/ (log in as operator / "
+            cli.err.println(CONSOLE_LINE + DemoBoot.consoleUrl(app) + " (log in as operator / "
                     + users.operatorPassword() + " to replay, park and purge; viewer / " + users.viewerPassword()
                     + " to look); publish to queue '" + options.queue() + "' with the other commands");
+            cli.err.flush();
             return () -> {
                 app.close();
                 wiring.close();
@@ -180,6 +184,7 @@ final class ServeCommand extends DemoCommand {
             if (exports.size() == 2) {
                 exports.forEach(cli.out::println);
                 cli.out.flush();
+                lines.stream().filter(l -> l.startsWith(CONSOLE_LINE)).forEach(cli.err::println);
                 cli.err.println("serve: running in the background as pid " + child.pid() + " (output: " + output
                         + "); stop it with: kill " + child.pid());
                 return 0;

@@ -41,7 +41,6 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.springframework.amqp.core.QueueInformation;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -87,8 +86,7 @@ class ConsoleBrowserTest {
                 .withPlace(MongoBackend.freshDatabaseName("console"), queue);
         wiring = Wiring.connect(options);
         app = DemoBoot.console(wiring, new SimpleMeterRegistry(), 0, USERS);
-        console = "http://127.0.0.1:" + ((WebServerApplicationContext) app).getWebServer().getPort()
-                + "/orderless/console/";
+        console = DemoBoot.consoleUrl(app);
         ChromeOptions chrome = new ChromeOptions().setBinary(CHROMIUM.toFile()).addArguments("--headless=new",
                 "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -167,7 +165,8 @@ class ConsoleBrowserTest {
         // the fix: the broken field goes (as restoring the document would), then the letter is replayed
         wiring.students.updateOne(com.mongodb.client.model.Filters.eq("_id", "s-broken"),
                 com.mongodb.client.model.Updates.unset("classes"));
-        browser.findElement(groupOf("no_progress")).findElement(By.cssSelector("button[data-action='replay']")).click();
+        browser.findElement(By.cssSelector("tr.kind[data-kind='no_progress'] button[data-action='replay']")).click();
+        assertThat(text("#confirm")).contains("up to 1 of the 1 listed letter(s) of kind no_progress");
         browser.findElement(By.id("confirm-yes")).click();
         await("the result line", () -> text("#status").contains("replayed 1 letter(s) of kind no_progress"));
 
@@ -177,6 +176,7 @@ class ConsoleBrowserTest {
         });
         browser.get(console + "#/entity/s-broken");
         await("the live document", () -> text("#entity-document").contains("CS 101"));
+        assertThat(text("#timeline li[data-seq='1'] .outcome")).isEqualTo("changed the state");
         browser.findElement(By.cssSelector("#timeline button[data-as-of='1']")).click();
         await("the state as of seq 1", () -> text("#as-of-state").contains("CS 101"));
         screenshot("entity");
@@ -190,7 +190,7 @@ class ConsoleBrowserTest {
         browser.get(console + "#/dead-letters");
         await("the groups", () -> !browser.findElements(By.cssSelector("tr.group")).isEmpty());
 
-        assertThat(browser.findElements(By.cssSelector("tr.group button[data-action]")))
+        assertThat(browser.findElements(By.cssSelector("tr.kind button[data-action]"))).isNotEmpty()
                 .allSatisfy(button -> assertThat(button.isEnabled()).isFalse());
         assertThat(text("#read-only")).contains("ORDERLESS_OPERATOR");
         Object status = ((JavascriptExecutor) browser).executeAsyncScript(

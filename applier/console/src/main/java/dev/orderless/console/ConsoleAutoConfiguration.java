@@ -45,7 +45,7 @@ public class ConsoleAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ConsoleSources orderlessConsoleSources(GuardedApplier applier, ObjectProvider<History> history,
+    ConsoleSources orderlessConsoleSources(ObjectProvider<GuardedApplier> appliers, ObjectProvider<History> history,
                                            ObjectProvider<OrderlessConsumer> consumer,
                                            ObjectProvider<ConnectionFactory> connectionFactory,
                                            ObjectProvider<OrderlessFeeders> feeders,
@@ -55,6 +55,12 @@ public class ConsoleAutoConfiguration {
                                            ObjectProvider<OrderlessHistoryBaseline> baseline,
                                            ObjectProvider<MeterRegistry> meters,
                                            ObjectProvider<ConsoleSources.Outbox> outbox) {
+        GuardedApplier applier = appliers.getIfAvailable();
+        if (applier == null) {
+            throw new dev.orderless.InvalidConfigurationException("orderless.console.enabled=true, but this application"
+                    + " has no entity collection to show: declare a CollectionSchema bean and orderless.collection (as"
+                    + " a consumer does), or a ConsoleSources bean of its own, or set orderless.console.enabled=false");
+        }
         ConsoleSources.Builder sources = ConsoleSources.builder(applier.reads(), applier.schema());
         history.ifAvailable(sources::history);
         consumer.ifAvailable(c -> connectionFactory.ifAvailable(cf -> sources.consumer(consumer(c, cf))));
@@ -76,7 +82,8 @@ public class ConsoleAutoConfiguration {
     private static ConsoleSources.Consumer consumer(OrderlessConsumer consumer, ConnectionFactory connectionFactory) {
         ConnectionFactory publishing = connectionFactory.getPublisherConnectionFactory();
         ConnectionFactory letters = publishing != null ? publishing : connectionFactory;
-        return new ConsoleSources.Consumer(consumer.options().queue(), consumer::isRunning, consumer::holding,
+        // consuming, not merely started: a consumer waiting for a broker that does not answer is not running
+        return new ConsoleSources.Consumer(consumer.options().queue(), consumer::isConsuming, consumer::holding,
                 consumer::waitingFor, dev.orderless.amqp.DeadLetterQueue.of(letters, consumer.options().queue(),
                 consumer.options().deadLetterQueue()));
     }

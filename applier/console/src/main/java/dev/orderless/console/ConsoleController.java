@@ -201,6 +201,9 @@ final class ConsoleController {
                 List<DeadLetterQueue.Group> groups = consumer.deadLetters().list(Math.min(Math.max(max, 1), MAX_LETTERS));
                 q.put("kinds", DeadLetterQueue.byKind(groups));
                 q.put("groups", groups);
+                // the groups count the first letters only: the page says so when the queue holds more
+                q.put("listed", groups.stream().mapToLong(DeadLetterQueue.Group::count).sum());
+                q.put("depth", consumer.deadLetters().depth());
             } catch (OrderlessException e) {
                 q.put("error", e.getMessage());
             }
@@ -297,9 +300,12 @@ final class ConsoleController {
         return ResponseEntity.ok(Map.of("result", result));
     }
 
-    /** An entity's live document and, with history on, its versions. */
-    @GetMapping("/api/entities/{id}")
-    Map<String, Object> entity(@PathVariable String id) {
+    /**
+     * An entity's live document and, with history on, its versions. The id is a parameter, not a path segment: an
+     * entity id may hold any character, '/' and '%' included, which servers and firewalls refuse in a path.
+     */
+    @GetMapping("/api/entity")
+    Map<String, Object> entity(@RequestParam String id) {
         Map<String, Object> entity = new LinkedHashMap<>();
         entity.put("id", id);
         BsonDocument live = sources.entities().find(eq("_id", id)).first();
@@ -308,13 +314,19 @@ final class ConsoleController {
         sources.history().ifPresent(history -> {
             Versions versions = history.versions(id);
             List<Map<String, Object>> list = new ArrayList<>();
+            Map<String, Object> before = EntityStates.describe(versions.folded());
             for (Version version : versions.versions()) {
+                Map<String, Object> after = EntityStates.describe(version.after());
                 Map<String, Object> v = new LinkedHashMap<>();
                 v.put("seq", version.seq());
                 v.put("op", version.op().toString());
+                // what applying it in seq order did, told from the states either side of it: an operation a later
+                // one overtook (a re-add below a removal's seq, an older name) changes nothing
+                v.put("outcome", after.equals(before) ? "no effect (superseded)" : "changed the state");
                 v.put("recordedAt", version.recordedAt().toString());
-                v.put("state", EntityStates.describe(version.after()));
+                v.put("state", after);
                 list.add(v);
+                before = after;
             }
             entity.put("versions", list);
             entity.put("horizon", versions.horizon());
@@ -325,8 +337,8 @@ final class ConsoleController {
     }
 
     /** The entity's state as of {@code seq}, or why the history cannot tell. */
-    @GetMapping("/api/entities/{id}/as-of")
-    ResponseEntity<Map<String, Object>> asOf(@PathVariable String id, @RequestParam long seq) {
+    @GetMapping("/api/entity/as-of")
+    ResponseEntity<Map<String, Object>> asOf(@RequestParam String id, @RequestParam long seq) {
         if (sources.history().isEmpty()) {
             return refused(HttpStatus.NOT_FOUND, "history is off: turn it on (orderless.history.enabled) to read"
                     + " states as of a seq");
@@ -353,6 +365,28 @@ final class ConsoleController {
                 : e instanceof dev.orderless.InvalidInputException ? HttpStatus.BAD_REQUEST : HttpStatus.INTERNAL_SERVER_ERROR;
         log.warn("console: {}", e.getMessage());
         return refused(status, e.getMessage());
+    }
+
+    /** A parameter missing or not of its type, in the console's one-line JSON rather than Spring's error body. */
+    @org.springframework.web.bind.annotation.ExceptionHandler({
+            org.springframework.web.bind.MissingServletRequestParameterException.class,
+            org.springframework.web.method.annotation.MethodArgumentTypeMismatchException.class})
+    ResponseEntity<Map<String, Object>> badParameter(Exception e) {
+        String what = e instanceof org.springframework.web.method.annotation.MethodArgumentTypeMismatchException mismatch
+                ? "parameter '" + mismatch.getName() + "' must be " + (mismatch.getRequiredType() == null ? "valid"
+                : "a " + mismatch.getRequiredType().getSimpleName().toLowerCase(java.util.Locale.ROOT))
+                + ", was '" + mismatch.getValue() + "'"
+                : e.getMessage();
+        return refused(HttpStatus.BAD_REQUEST, what);
+    }
+
+    /** MongoDB failing a console read (the live document, a count): 503 in one line, the page keeps polling. */
+    @org.springframework.web.bind.annotation.ExceptionHandler(com.mongodb.MongoException.class)
+    ResponseEntity<Map<String, Object>> mongoFailed(com.mongodb.MongoException e) {
+        String why = "MongoDB did not answer the console's read (" + e.getClass().getSimpleName() + ": "
+                + String.valueOf(e.getMessage()).lines().findFirst().orElse("") + "); check that it is up";
+        log.warn("console: {}", why);
+        return refused(HttpStatus.SERVICE_UNAVAILABLE, why);
     }
 
     private boolean mayAct(HttpServletRequest request) {

@@ -173,11 +173,14 @@ public final class DeadLetterQueue {
 
     /** How much of a letter's body {@link #peek} returns. */
     public static final int PEEK_BODY_LIMIT = 16_384;
+    /** How many letters {@link #peek} looks at, at most, to find those of its kind. */
+    public static final int PEEK_SCAN_LIMIT = 1_000;
 
     /**
      * The first {@code max} letters of {@code kind} (every kind if empty), in queue order, each handed back
-     * untouched (closing the channel returns them; none is acked). Like {@link #list}, it looks at most at the
-     * letters there when it began.
+     * untouched (closing the channel returns them; none is acked). It looks at the first {@value #PEEK_SCAN_LIMIT}
+     * letters at most (and no more than were there when it began): a kind whose letters lie deeper is not found,
+     * and while it looks, the letters it took are out of the queue for other readers.
      *
      * @param kind which kind to show, or every kind
      * @param max  how many letters at most
@@ -188,7 +191,7 @@ public final class DeadLetterQueue {
         requireKind(kind);
         List<Letter> letters = new ArrayList<>();
         Instant now = Instant.now();
-        onChannel(channel -> walk(channel, kind, max, letter -> {
+        onChannel(channel -> walk(channel, kind, max, PEEK_SCAN_LIMIT, letter -> {
             AMQP.BasicProperties props = letter.getProps();
             String reason = field(props, DeadLetterFields.REASON).orElseGet(() -> brokerReason(props));
             OptionalLong seq = field(props, DeadLetterFields.SEQ).flatMap(DeadLetterQueue::whole)
@@ -204,8 +207,22 @@ public final class DeadLetterQueue {
 
     private static String bodyText(byte[] body) {
         String text = new String(body, java.nio.charset.StandardCharsets.UTF_8);
-        return text.length() <= PEEK_BODY_LIMIT ? text
-                : text.substring(0, PEEK_BODY_LIMIT) + "... (" + body.length + " bytes)";
+        if (text.length() <= PEEK_BODY_LIMIT) {
+            return text;
+        }
+        int end = Character.isHighSurrogate(text.charAt(PEEK_BODY_LIMIT - 1)) ? PEEK_BODY_LIMIT - 1 : PEEK_BODY_LIMIT;
+        return text.substring(0, end) + "... (" + body.length + " bytes)";
+    }
+
+    /**
+     * How many letters the dead-letter queue holds now, as the broker counts them (letters a reader holds unacked
+     * are not counted).
+     *
+     * @return the count
+     * @throws dev.orderless.OrderlessException naming the queue, if the broker refuses or does not answer
+     */
+    public long depth() {
+        return onChannel(channel -> (long) channel.queueDeclarePassive(deadLetterQueue).getMessageCount());
     }
 
     /** RabbitMQ's x-death entries, one line each: how many times, why, from which queue, when it first was. */
@@ -321,7 +338,13 @@ public final class DeadLetterQueue {
      */
     private long walk(Channel channel, Optional<String> kind, long max, Visit visit)
             throws IOException, InterruptedException, TimeoutException {
-        long bound = channel.queueDeclarePassive(deadLetterQueue).getMessageCount();
+        return walk(channel, kind, max, Long.MAX_VALUE, visit);
+    }
+
+    /** As {@link #walk(Channel, Optional, long, Visit)}, taking at most {@code scan} letters. */
+    private long walk(Channel channel, Optional<String> kind, long max, long scan, Visit visit)
+            throws IOException, InterruptedException, TimeoutException {
+        long bound = Math.min(scan, channel.queueDeclarePassive(deadLetterQueue).getMessageCount());
         long counted = 0;
         for (long i = 0; i < bound && counted < max; i++) {
             GetResponse letter = channel.basicGet(deadLetterQueue, false);

@@ -82,6 +82,7 @@ class DeadLetterQueueTest {
             });
             assertThat(letters.peek(java.util.Optional.of("oversized"), 10)).as("none of that kind").isEmpty();
             assertThat(fixture.messagesIn(fixture.deadLetterQueue)).as("every letter handed back").isEqualTo(2);
+            assertThat(letters.depth()).isEqualTo(2);
         }
     }
 

@@ -8,6 +8,7 @@
   const KEEP_MS = 5 * 60 * 1000;   // the chart's window: the last five minutes since the page opened
   let session = { canAct: false, csrf: null, actionHeader: 'X-Orderless-Console' };
   let timer = null;
+  let route_ = 0;       // the current route's number: a poll of an earlier route stops itself
   const samples = [];   // {time, rates: {queue: msgs/s}, lags: {view: s}}
   let last = null;      // the previous overview, to turn counters into rates
 
@@ -178,11 +179,12 @@
     document.getElementById('page').prepend(bar);
   }
 
-  function action(label, verb, queue, kind, max) {
+  function action(label, verb, queue, kind, count, max) {
     const query = 'queue=' + encodeURIComponent(queue) + (kind ? '&kind=' + encodeURIComponent(kind) : '')
       + (max ? '&max=' + max : '');
-    const question = label + ' ' + (max ? 'up to ' + max : 'every') + ' letter(s) of kind ' + (kind || 'any')
-      + ' on ' + queue + '?' + (verb === 'purge' ? ' Purged letters are gone for good.' : '');
+    // an action takes letters by kind, whatever their reason: the question says how many that is
+    const question = label + ': ' + (max ? 'up to ' + max + ' of the ' : 'all ') + count + ' listed letter(s) of kind '
+      + kind + ' on ' + queue + ', whatever their reason?' + (verb === 'purge' ? ' Purged letters are gone for good.' : '');
     return el('button', { 'data-action': verb, 'data-kind': kind, class: verb === 'purge' ? 'danger' : null,
       disabled: !session.canAct,
       title: session.canAct ? null : 'needs the role ' + session.actionRole,
@@ -204,16 +206,28 @@
       parts.push(el('h2', {}, 'Dead letters of ' + q.queue));
       if (q.error) { parts.push(el('p', { class: 'status error' }, q.error)); continue; }
       if (!q.groups.length) { parts.push(el('p', { class: 'muted', id: 'no-letters' }, 'No dead letters.')); continue; }
+      if (q.depth > q.listed) parts.push(el('p', { class: 'muted', id: 'depth' }, 'The queue holds ' + q.depth
+        + ' letters; these are the first ' + q.listed + '.'));
+      // one row per kind with its actions (they take letters by kind), then its reasons, most frequent first
+      const rows = [];
+      for (const [kind, count] of Object.entries(q.kinds)) {
+        rows.push(el('tr', { class: 'kind', 'data-kind': kind },
+          el('th', {}, kind), el('th', { class: 'count' }, count), el('th', { colspan: 2 },
+            el('a', { href: '#/letters/' + encodeURIComponent(q.queue) + '/' + encodeURIComponent(kind),
+              'data-letters': kind }, 'read the letters')),
+          el('th', {}, action('Replay one', 'replay', q.queue, kind, count, 1),
+            action('Replay all', 'replay', q.queue, kind, count, null),
+            action('Park all', 'park', q.queue, kind, count, null), action('Purge all', 'purge', q.queue, kind, count, null))));
+        for (const g of q.groups.filter(g => g.kind === kind)) {
+          rows.push(el('tr', { class: 'group', 'data-kind': g.kind },
+            el('td', {}, ''), el('td', { class: 'count' }, g.count), el('td', { class: 'reason' }, g.reason),
+            el('td', {}, g.entities.map(e => el('a', { href: '#/entity/' + encodeURIComponent(e), class: 'entity' }, e, ' '))),
+            el('td', {}, '')));
+        }
+      }
       parts.push(el('table', { class: 'groups', 'data-queue': q.queue },
         el('tr', {}, el('th', {}, 'kind'), el('th', {}, 'letters'), el('th', {}, 'reason'), el('th', {}, 'sample entities'),
-          el('th', {}, '')),
-        q.groups.map(g => el('tr', { class: 'group', 'data-kind': g.kind },
-          el('td', {}, g.kind), el('td', { class: 'count' }, g.count), el('td', { class: 'reason' }, g.reason),
-          el('td', {}, g.entities.map(e => el('a', { href: '#/entity/' + encodeURIComponent(e), class: 'entity' }, e, ' '))),
-          el('td', {}, el('a', { href: '#/letters/' + encodeURIComponent(q.queue) + '/' + encodeURIComponent(g.kind),
-            'data-letters': g.kind }, 'letters'), ' ',
-            action('Replay one', 'replay', q.queue, g.kind, 1), action('Replay all', 'replay', q.queue, g.kind, null),
-            action('Park', 'park', q.queue, g.kind, null), action('Purge', 'purge', q.queue, g.kind, null))))));
+          el('th', {}, '')), rows));
     }
     if (d.replayGrace) parts.push(el('p', { class: 'muted' }, 'A replay refuses letters older than ' + d.replayGrace
       + ' (the tombstone grace): replaying them could resurrect what was removed.'));
@@ -247,7 +261,7 @@
     } }, el('label', { for: 'entity-id' }, 'Entity id'), el('input', { id: 'entity-id', value: id || '', size: 40 }),
     el('button', { type: 'submit' }, 'Show'));
     if (!id) { page(form); return; }
-    const e = await api('entities/' + encodeURIComponent(id));
+    const e = await api('entity?id=' + encodeURIComponent(id));
     const parts = [form, el('h2', {}, 'Live document of ' + e.id),
       e.document === null ? el('p', { class: 'muted', id: 'entity-document' }, 'No document with this id.')
         : el('pre', { id: 'entity-document' }, e.document)];
@@ -258,14 +272,15 @@
         e.unknowable ? el('p', { class: 'muted' }, e.unknowable) : null,
         el('ol', { class: 'timeline', id: 'timeline' }, e.versions.map(v => el('li', { 'data-seq': v.seq },
           el('button', { 'data-as-of': v.seq, onclick: () => asOf(id, v.seq) }, 'seq ' + v.seq), ' ',
-          el('code', {}, v.op), ' ', el('span', { class: 'muted' }, 'recorded ' + v.recordedAt)))),
+          el('code', {}, v.op), ' ', el('span', { class: 'outcome' }, v.outcome), ' ',
+          el('span', { class: 'muted' }, 'recorded ' + v.recordedAt)))),
         el('div', { id: 'as-of' }));
     }
     page(parts);
   }
 
   async function asOf(id, seq) {
-    const a = await api('entities/' + encodeURIComponent(id) + '/as-of?seq=' + seq);
+    const a = await api('entity/as-of?id=' + encodeURIComponent(id) + '&seq=' + seq);
     document.querySelectorAll('#timeline li').forEach(li =>
       li.classList.toggle('picked', li.getAttribute('data-seq') === String(seq)));
     document.getElementById('as-of').replaceChildren(el('h2', {}, 'As of seq ' + seq),
@@ -275,10 +290,24 @@
 
   // ---- routing -------------------------------------------------------------------------------------------------
 
+  function decoded(part) {
+    try { return decodeURIComponent(part); } catch (e) { return part; }   // a hand-typed '%' stays as typed
+  }
+
+  // the overview again once the last answer came (never two requests at once, however slow the answers)
+  function poll(number) {
+    timer = setTimeout(async () => {
+      if (number !== route_) return;
+      try { await overview(); } catch (e) { status(e.message, 'error'); }
+      if (number === route_) poll(number);
+    }, REFRESH_MS);
+  }
+
   async function route() {
-    clearInterval(timer);
+    clearTimeout(timer);
     timer = null;
-    const parts = (location.hash || '#/overview').slice(2).split('/').map(decodeURIComponent);
+    const number = ++route_;
+    const parts = (location.hash || '#/overview').slice(2).split('/').map(decoded);
     document.querySelectorAll('header nav a').forEach(a =>
       a.classList.toggle('active', a.id === 'nav-' + (parts[0] === 'letters' ? 'dead-letters' : parts[0])));
     try {
@@ -286,8 +315,7 @@
       else if (parts[0] === 'letters') await letters(parts[1], parts[2]);
       else if (parts[0] === 'entity') await entity(parts.slice(1).join('/'));
       else {
-        await overview();
-        timer = setInterval(() => overview().catch(e => status(e.message, 'error')), REFRESH_MS);
+        try { await overview(); } finally { if (number === route_) poll(number); }
       }
     } catch (e) {
       status(e.message, 'error');
