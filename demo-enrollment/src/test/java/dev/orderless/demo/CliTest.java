@@ -174,6 +174,17 @@ class CliTest {
         assertThat(Uris.redacted("mongodb://127.0.0.1:27017")).isEqualTo("mongodb://127.0.0.1:27017");
     }
 
+    @Test
+    void serve_with_its_console_on_a_busy_port_exits_2_naming_console_port_before_starting_anything() throws Exception {
+        try (ServerSocket busy = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            CliRun serve = CliRun.of(Map.of(), "serve", "--console", "--console-port", String.valueOf(busy.getLocalPort()),
+                    "--mongo-port", "0", "--amqp-port", "0");
+
+            assertOneLineError(serve, "choose a free one with --console-port");
+            assertThat(serve.out()).as("no export lines for a serve that did not start").isEmpty();
+        }
+    }
+
     private static void assertOneLineError(CliRun run, String expected) {
         assertThat(run.exit()).as(run.err()).isEqualTo(2);
         assertThat(run.errLines()).as(run.err()).hasSize(1);
