@@ -219,14 +219,12 @@ final class ConsoleController {
     @GetMapping("/api/dead-letters/letters")
     ResponseEntity<Map<String, Object>> letters(@RequestParam String queue, @RequestParam Optional<String> kind,
                                                 @RequestParam(defaultValue = "20") int max) {
-        Optional<ConsoleSources.Consumer> consumer = sources.consumer(queue);
-        if (consumer.isEmpty()) {
-            return refused(HttpStatus.NOT_FOUND, "no consumer of queue '" + queue + "' here");
-        }
         Optional<String> ofKind = kind.map(String::strip).filter(k -> !k.isEmpty());
-        if (ofKind.isPresent() && !DeadLetterQueue.KINDS.contains(ofKind.get())) {
-            return refused(HttpStatus.BAD_REQUEST, "unknown kind '" + ofKind.get() + "': one of " + DeadLetterQueue.KINDS);
+        Optional<ResponseEntity<Map<String, Object>>> unknown = unknownQueueOrKind(queue, ofKind);
+        if (unknown.isPresent()) {
+            return unknown.get();
         }
+        Optional<ConsoleSources.Consumer> consumer = sources.consumer(queue);
         List<Map<String, Object>> letters = new ArrayList<>();
         for (DeadLetterQueue.Letter letter : consumer.get().deadLetters().peek(ofKind, Math.min(Math.max(max, 1), 100))) {
             Map<String, Object> l = new LinkedHashMap<>();
@@ -266,14 +264,12 @@ final class ConsoleController {
         if (!Set.of("replay", "park", "purge").contains(action)) {
             return refused(HttpStatus.NOT_FOUND, "unknown action '" + action + "': replay, park or purge");
         }
-        Optional<ConsoleSources.Consumer> consumer = sources.consumer(queue);
-        if (consumer.isEmpty()) {
-            return refused(HttpStatus.NOT_FOUND, "no consumer of queue '" + queue + "' here");
-        }
         Optional<String> ofKind = kind.map(String::strip).filter(k -> !k.isEmpty());
-        if (ofKind.isPresent() && !DeadLetterQueue.KINDS.contains(ofKind.get())) {
-            return refused(HttpStatus.BAD_REQUEST, "unknown kind '" + ofKind.get() + "': one of " + DeadLetterQueue.KINDS);
+        Optional<ResponseEntity<Map<String, Object>>> unknown = unknownQueueOrKind(queue, ofKind);
+        if (unknown.isPresent()) {
+            return unknown.get();
         }
+        Optional<ConsoleSources.Consumer> consumer = sources.consumer(queue);
         if (max.isPresent() && max.get() < 1) {
             return refused(HttpStatus.BAD_REQUEST, "max must be at least 1, was " + max.get());
         }
@@ -387,6 +383,18 @@ final class ConsoleController {
                 + String.valueOf(e.getMessage()).lines().findFirst().orElse("") + "); check that it is up";
         log.warn("console: {}", why);
         return refused(HttpStatus.SERVICE_UNAVAILABLE, why);
+    }
+
+    /** 404 for a queue no consumer here reads, 400 for a kind no letter can have; empty if both are known. */
+    private Optional<ResponseEntity<Map<String, Object>>> unknownQueueOrKind(String queue, Optional<String> kind) {
+        if (sources.consumer(queue).isEmpty()) {
+            return Optional.of(refused(HttpStatus.NOT_FOUND, "no consumer of queue '" + queue + "' here"));
+        }
+        if (kind.isPresent() && !DeadLetterQueue.KINDS.contains(kind.get())) {
+            return Optional.of(refused(HttpStatus.BAD_REQUEST, "unknown kind '" + kind.get() + "': one of "
+                    + DeadLetterQueue.KINDS));
+        }
+        return Optional.empty();
     }
 
     private boolean mayAct(HttpServletRequest request) {
