@@ -95,6 +95,7 @@ final class DemoRun {
                 Thread.sleep(100);
             }
             if (consolePort.isPresent()) {   // the result first, then the console over what is still running
+                progress.close();   // its lines would follow the result
                 w.journal.tally("run", counts);
                 int code = report(ops, good, counts, started, consumed, consistent);
                 serveConsole(consumer, feeder, meters);

@@ -53,6 +53,8 @@ final class ConsoleController {
     private static final int MAX_LETTERS = 1000;
     private static final JsonWriterSettings JSON = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED)
             .indent(true).build();
+    /** How a version's operation is shown: as the message that carries it. */
+    private static final dev.orderless.message.Envelope ENVELOPE = dev.orderless.message.Envelope.ofDefaults();
     /** Without compaction no tombstone is ever dropped, so no letter is too old to replay. */
     private static final Duration NO_COMPACTION = Duration.ofDays(365L * 10_000);
 
@@ -315,7 +317,7 @@ final class ConsoleController {
                 Map<String, Object> after = EntityStates.describe(version.after());
                 Map<String, Object> v = new LinkedHashMap<>();
                 v.put("seq", version.seq());
-                v.put("op", version.op().toString());
+                v.put("op", new String(ENVELOPE.encode(version.op()), java.nio.charset.StandardCharsets.UTF_8));
                 // what applying it in seq order did, told from the states either side of it: an operation a later
                 // one overtook (a re-add below a removal's seq, an older name) changes nothing
                 v.put("outcome", after.equals(before) ? "no effect (superseded)" : "changed the state");

@@ -15,13 +15,29 @@ final class EntityStates {
     private EntityStates() {
     }
 
-    /** Field name to what it holds, as JSON text for values: the page shows text, never markup. */
+    /** A string, number or boolean as itself; anything else (a document, an array, a date) as its JSON text. */
+    private static Object plain(org.bson.BsonValue value) {
+        if (value.isString()) {
+            return value.asString().getValue();
+        }
+        if (value.isInt32() || value.isInt64()) {
+            return value.asNumber().longValue();
+        }
+        if (value.isDouble()) {
+            return value.asDouble().getValue();
+        }
+        if (value.isBoolean()) {
+            return value.asBoolean().getValue();
+        }
+        String wrapped = new BsonDocument("v", value).toJson(JSON);   // {"v": <the value>}
+        return wrapped.substring("{\"v\": ".length(), wrapped.length() - 1);
+    }
+
+    /** Field name to what it holds: sets as their live elements, registers and counters as their values. */
     static Map<String, Object> describe(EntityState state) {
         Map<String, Object> fields = new LinkedHashMap<>();
         state.live().forEach((field, elements) -> fields.put(field, new TreeMap<>(elements).keySet()));
-        state.registers().forEach((field, register) ->
-                fields.put(field, new BsonDocument("v", register.value()).toJson(JSON).replaceFirst("^\\{\"v\": ", "")
-                        .replaceFirst("}$", "")));
+        state.registers().forEach((field, register) -> fields.put(field, plain(register.value())));
         state.counters().forEach(fields::put);
         return fields;
     }
