@@ -125,14 +125,11 @@ final class DemoBoot {
      * {@code users}. Publish to it with {@code publish}; it runs until the context is closed.
      */
     static ConfigurableApplicationContext console(Wiring w, MeterRegistry meters, int port, ConsoleUsers users) {
-        Map<String, Object> properties = common(w);
+        Map<String, Object> properties = consoleProperties(w, port);
         properties.put("orderless.consumer.queue", w.options.queue());
         properties.put("orderless.consumer.dead-letter-queue", w.options.deadLetterQueue());
         properties.put("orderless.consumer.concurrency", w.options.consumers());
         properties.put("orderless.history.enabled", "true");   // an entity's versions, on its page
-        properties.put("orderless.console.enabled", "true");
-        properties.put("server.port", port);
-        properties.put("server.address", "127.0.0.1");   // the demo's console is for this machine only
         return run(new SpringApplicationBuilder(App.class, Rosters.class, ConsoleSecurity.class)
                 .initializers(context -> context.getBeanFactory().registerSingleton("consoleUsers", users.manager())),
                 properties, w, meters, true, WebApplicationType.SERVLET);
@@ -144,16 +141,22 @@ final class DemoBoot {
      */
     static ConfigurableApplicationContext console(Wiring w, dev.orderless.console.ConsoleSources sources, int port,
                                                   ConsoleUsers users) {
-        Map<String, Object> properties = common(w);
-        properties.put("orderless.console.enabled", "true");
-        properties.put("server.port", port);
-        properties.put("server.address", "127.0.0.1");
+        Map<String, Object> properties = consoleProperties(w, port);
         // the run's consumers are its own: no AMQP connection factory of Boot's
         properties.put("spring.autoconfigure.exclude", "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration");
         return run(new SpringApplicationBuilder(App.class, ConsoleSecurity.class).initializers(context -> {
             context.getBeanFactory().registerSingleton("consoleUsers", users.manager());
             context.getBeanFactory().registerSingleton("consoleSources", sources);
         }), properties, w, meters(), false, WebApplicationType.SERVLET);
+    }
+
+    /** The demo's properties with the console on, on {@code 127.0.0.1:port}: the demo's console is for this machine only. */
+    private static Map<String, Object> consoleProperties(Wiring w, int port) {
+        Map<String, Object> properties = common(w);
+        properties.put("orderless.console.enabled", "true");
+        properties.put("server.port", port);
+        properties.put("server.address", "127.0.0.1");
+        return properties;
     }
 
     /** Where a console application's page is. */

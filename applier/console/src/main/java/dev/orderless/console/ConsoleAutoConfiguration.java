@@ -80,12 +80,9 @@ public class ConsoleAutoConfiguration {
 
     /** The Boot consumer, with its dead letters on the publisher connection as its endpoint reads them. */
     private static ConsoleSources.Consumer consumer(OrderlessConsumer consumer, ConnectionFactory connectionFactory) {
-        ConnectionFactory publishing = connectionFactory.getPublisherConnectionFactory();
-        ConnectionFactory letters = publishing != null ? publishing : connectionFactory;
         // consuming, not merely started: a consumer waiting for a broker that does not answer is not running
         return new ConsoleSources.Consumer(consumer.options().queue(), consumer::isConsuming, consumer::holding,
-                consumer::waitingFor, dev.orderless.amqp.DeadLetterQueue.of(letters, consumer.options().queue(),
-                consumer.options().deadLetterQueue()));
+                consumer::waitingFor, ConsoleSources.Consumer.deadLettersOf(consumer.options(), connectionFactory));
     }
 
     /** The outbox relay's figures, where the application has the producer artifact and a relay. */

@@ -115,11 +115,20 @@ public record ConsoleSources(MongoCollection<BsonDocument> entities, CollectionS
          * @return the consumer as the console sees it
          */
         public static Consumer of(OperationConsumer consumer, ConnectionFactory connectionFactory) {
-            ConnectionFactory publishing = connectionFactory.getPublisherConnectionFactory();
-            ConnectionFactory letters = publishing != null ? publishing : connectionFactory;
             return new Consumer(consumer.options().queue(), consumer::isRunning, consumer::holding,
-                    consumer::waitingFor, DeadLetterQueue.of(letters, consumer.options().queue(),
-                    consumer.options().deadLetterQueue()));
+                    consumer::waitingFor, deadLettersOf(consumer.options(), connectionFactory));
+        }
+
+        /**
+         * The dead letters of the consumer with {@code options}, on the publisher connection where the factory has
+         * one, as the consumer's dead-letter publisher and the Actuator endpoint use: a blocked broker cannot stall
+         * the consumer's acks through them.
+         */
+        static DeadLetterQueue deadLettersOf(dev.orderless.amqp.ConsumerOptions options,
+                                             ConnectionFactory connectionFactory) {
+            ConnectionFactory publishing = connectionFactory.getPublisherConnectionFactory();
+            return DeadLetterQueue.of(publishing != null ? publishing : connectionFactory, options.queue(),
+                    options.deadLetterQueue());
         }
     }
 
