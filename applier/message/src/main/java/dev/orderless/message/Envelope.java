@@ -33,7 +33,12 @@ import org.bson.BsonValue;
  * {"entity":"student-17","seq":1044,"op":"assign","field":"name","value":"Ada"}
  * {"entity":"student-17","seq":1045,"op":"delete","meta":{"trace":"4bf92f35"}}
  * {"v":2,"entity":"student-17","seq":1046,"op":"increment","field":"credits","delta":4}
+ * {"v":3,"entity":"order-9","seq":3,"op":"assign","field":"placedAt","value":{"$date":"2026-11-29T10:15:00Z"}}
  * </pre>
+ *
+ * Values ({@code value}, {@code attrs}) are MongoDB Extended JSON ({@link ExtendedJson}): each is stored with the
+ * BSON type it was sent with, a 64-bit integer, a decimal, a date, an ObjectId or binary data included; plain JSON
+ * reads as before (a whole number as an Int32 where it fits, else an Int64; a number with a point as a Double).
  *
  * Its rules, so that producers can evolve before their consumers (docs/guide/wiring.md says them for producers):
  * <ol>
@@ -48,7 +53,9 @@ import org.bson.BsonValue;
  *   <li>{@value #VERSION_MEMBER}, if present, names the envelope version, a positive whole number (anything else is
  *       bad input); absent means 1. A version this consumer does not read is refused as {@link UnsupportedEnvelopeException} (replayable once it does).
  *   <li>Any other member is ignored by default ({@link UnknownMembers#IGNORE}): counted in
- *       {@code orderless.envelope.ignored_members} (with {@link #withMeters}) and logged once per name at WARN, so a
+ *       {@code orderless.envelope.ignored_members} (with {@link #withMeters}), tagged {@code member} with its name
+ *       (the first {@value #NAMES_TAGGED} names; {@value #OTHER_MEMBERS} after them, so that a producer cannot make
+ *       meters without end), and logged once per name at WARN, so a
  *       producer that adds one does not dead-letter everything it sends. {@link UnknownMembers#REFUSE} (a strict
  *       consumer) refuses it as {@link UnsupportedEnvelopeException}, once the operation's own members were read
  *       (a misspelt one is bad input first: no upgrade of the consumer would make it replayable).
@@ -67,11 +74,14 @@ public final class Envelope implements OperationDecoder {
      */
     public static final int DEFAULT_MAX_BYTES = 256 * 1024;
     /**
-     * The newest version of the envelope this class reads: 2, which adds {@code increment}. It reads 1 too, and
-     * writes 2 only for an increment, so that a consumer that reads only 1 refuses it replayably
-     * ({@code unsupported_envelope}) instead of as an unknown op, and reads every other message as before.
+     * The newest version of the envelope this class reads: 3. Version 2 added {@code increment}; version 3, values
+     * with their BSON types in Extended JSON wrappers ({@code {"$numberLong": "5"}}, {@code {"$date": ...}}), and
+     * a seq or delta given as {@code {"$numberLong": "..."}} (for producers whose numbers are doubles). It reads
+     * every version, and writes the lowest one that says the operation: 3 only for a value that plain JSON cannot
+     * type, 2 only for an increment, else 1; so a consumer that reads only an older version refuses what it cannot
+     * read replayably ({@code unsupported_envelope}) and reads every other message as before.
      */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
     /** The member for the producers' own metadata: any JSON, carried and never read. */
     public static final String META = "meta";
     /** The optional member naming the envelope's version; absent means 1. */
@@ -94,26 +104,32 @@ public final class Envelope implements OperationDecoder {
     private static final Pattern DUPLICATE = Pattern.compile("Duplicate field '(.*?)'");
     /** Names logged at most once each, and at most this many: a producer cannot fill the log with names. */
     private static final int NAMES_LOGGED = 32;
+    /** Names given a meter tag of their own, at most: a producer cannot make meters without end. */
+    static final int NAMES_TAGGED = 32;
+    /** The {@code member} tag of an ignored member counted after the first {@link #NAMES_TAGGED} names. */
+    static final String OTHER_MEMBERS = "(other)";
+    private static final String IGNORED_METER = "orderless.envelope.ignored_members";
 
     private final ObjectMapper json = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
     private final ObjectMapper lenient = new ObjectMapper();
     private final UnknownMembers unknownMembers;
-    private final Optional<Counter> ignored;
+    private final Optional<MeterRegistry> meters;
     private final Set<String> logged = ConcurrentHashMap.newKeySet();
+    private final Set<String> tagged = ConcurrentHashMap.newKeySet();
 
     /** The envelope with its defaults: unknown members ignored, counted nowhere. */
     public Envelope() {
         this(UnknownMembers.IGNORE, Optional.empty());
     }
 
-    private Envelope(UnknownMembers unknownMembers, Optional<Counter> ignored) {
+    private Envelope(UnknownMembers unknownMembers, Optional<MeterRegistry> meters) {
         if (unknownMembers == null) {
             throw new IllegalArgumentException("envelope: unknownMembers must be IGNORE or REFUSE, was null");
         }
         this.unknownMembers = unknownMembers;
-        this.ignored = ignored;
+        this.meters = meters;
     }
 
     /** The envelope with its defaults: unknown members ignored. */
@@ -123,7 +139,7 @@ public final class Envelope implements OperationDecoder {
 
     /** This envelope, doing {@code policy} with a member its version does not define. */
     public Envelope withUnknownMembers(UnknownMembers policy) {
-        return new Envelope(policy, ignored);
+        return new Envelope(policy, meters);
     }
 
     /** This envelope, counting the members it ignores in {@code orderless.envelope.ignored_members} of {@code meters}. */
@@ -131,9 +147,7 @@ public final class Envelope implements OperationDecoder {
         if (meters == null) {
             throw new IllegalArgumentException("envelope: meters must not be null");
         }
-        return new Envelope(unknownMembers, Optional.of(Counter.builder("orderless.envelope.ignored_members")
-                .description("members of incoming messages that the envelope does not define, ignored")
-                .register(meters)));
+        return new Envelope(unknownMembers, Optional.of(meters));
     }
 
     public UnknownMembers unknownMembers() {
@@ -212,8 +226,8 @@ public final class Envelope implements OperationDecoder {
         if (entity != null && entity.isTextual()) {
             parts.add("entity '" + clip(entity.asText()) + "'");
         }
-        if (seq != null && seq.isIntegralNumber() && seq.canConvertToLong()) {
-            parts.add("seq " + seq.longValue());
+        if (seq != null) {
+            wholeNumber(seq).ifPresent(number -> parts.add("seq " + number));
         }
         return parts.isEmpty() ? "" : " (" + String.join(", ", parts) + ")";
     }
@@ -258,13 +272,23 @@ public final class Envelope implements OperationDecoder {
                     + VERSION + " has " + String.join(", ", MEMBERS) + ", " + META + " and " + VERSION_MEMBER
                     + "; this consumer refuses others)");
         }
-        ignored.ifPresent(counter -> counter.increment(unknown.size()));
+        meters.ifPresent(registry -> unknown.forEach(name -> ignoredMeter(registry, name).increment()));
         for (String name : unknown) {
             if (logged.size() < NAMES_LOGGED && logged.add(name)) {
                 log.warn("a message carries the member '{}', which envelope {} does not define: ignored (this is"
                         + " said once per name; a producer's own metadata belongs under '{}')", clip(name), VERSION, META);
             }
         }
+    }
+
+    /** The counter of ignored members named {@code name}: tagged with it, or with {@link #OTHER_MEMBERS} past the cap. */
+    private Counter ignoredMeter(MeterRegistry registry, String name) {
+        String member = clip(name);
+        boolean own = tagged.contains(member) || (tagged.size() < NAMES_TAGGED && tagged.add(member));
+        return Counter.builder(IGNORED_METER)
+                .description("members of incoming messages that the envelope does not define, ignored, by name")
+                .tag("member", own ? member : OTHER_MEMBERS)
+                .register(registry);
     }
 
     private static Operation operation(JsonNode root, List<String> unknown) {
@@ -281,7 +305,9 @@ public final class Envelope implements OperationDecoder {
                 if (!root.has("value")) {
                     throw new InvalidInputException("assign without 'value'" + besides(unknown));
                 }
-                return Operation.assign(entity, seq, text(root, "field", unknown), JsonBson.toBson(root.get("value")));
+                String field = text(root, "field", unknown);
+                return Operation.assign(entity, seq, field, ExtendedJson.read(root.get("value"),
+                        "the value of '" + clip(field) + "'"));
             case "increment":
                 return Operation.increment(entity, seq, text(root, "field", unknown), delta(root, unknown));
             case "delete":
@@ -292,32 +318,67 @@ public final class Envelope implements OperationDecoder {
         }
     }
 
-    /** The canonical JSON of {@code op}, as UTF-8 bytes. */
+    /**
+     * The canonical JSON of {@code op}, as UTF-8 bytes, in the lowest version that says it (see {@link #VERSION}).
+     *
+     * @param op the operation
+     * @return its envelope
+     * @throws InvalidInputException if a value or attribute holds a BSON type the envelope does not carry (a
+     *                               timestamp, code, a pattern...), naming the type, the field and the operation
+     */
     public byte[] encode(Operation op) {
-        ObjectNode root = json.createObjectNode();
-        root.put("entity", op.entity());
-        root.put("seq", op.seq());
+        ObjectNode body = json.createObjectNode();
+        int version = 1;
         if (op instanceof Operation.Add add) {
-            root.put("op", "add").put("field", add.field()).put("element", add.element());
+            body.put("op", "add").put("field", add.field()).put("element", add.element());
             if (!add.attrs().isEmpty()) {
-                root.set("attrs", JsonBson.toJson(add.attrs()));
+                body.set("attrs", written(add.attrs(), "the attributes of '" + clip(add.element()) + "' in '"
+                        + clip(add.field()) + "'", op));
+                version = ExtendedJson.needsTypes(add.attrs()) ? 3 : version;
             }
         } else if (op instanceof Operation.Remove remove) {
-            root.put("op", "remove").put("field", remove.field()).put("element", remove.element());
+            body.put("op", "remove").put("field", remove.field()).put("element", remove.element());
         } else if (op instanceof Operation.Assign assign) {
-            root.put("op", "assign").put("field", assign.field()).set("value", JsonBson.toJson(assign.value()));
+            body.put("op", "assign").put("field", assign.field()).set("value", written(assign.value(),
+                    "the value of '" + clip(assign.field()) + "'", op));
+            version = ExtendedJson.needsTypes(assign.value()) ? 3 : version;
         } else if (op instanceof Operation.Increment increment) {
-            // version 2, first: a consumer that reads only version 1 refuses it replayably
-            ObjectNode versioned = json.createObjectNode().put(VERSION_MEMBER, 2);
-            versioned.setAll(root);
-            root = versioned.put("op", "increment").put("field", increment.field()).put("delta", increment.delta());
+            body.put("op", "increment").put("field", increment.field()).put("delta", increment.delta());
+            version = 2;
         } else {
-            root.put("op", "delete");
+            body.put("op", "delete");
         }
+        // the version first: a consumer that reads only an older one refuses the message replayably
+        ObjectNode root = json.createObjectNode();
+        if (version > 1) {
+            root.put(VERSION_MEMBER, version);
+        }
+        root.put("entity", op.entity());
+        root.put("seq", op.seq());
+        root.setAll(body);
         try {
             return json.writeValueAsBytes(root);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot write JSON for " + op, e);
+        }
+    }
+
+    /**
+     * {@code value} as Extended JSON, read into a tree so that the envelope is written compactly; refused with the
+     * operation named at the end, as a consumer names it.
+     */
+    private JsonNode written(BsonValue value, String what, Operation op) {
+        String text;
+        try {
+            text = ExtendedJson.write(value, what);
+        } catch (InvalidInputException e) {
+            throw new InvalidInputException(e.getMessage() + " (entity '" + clip(op.entity()) + "', seq " + op.seq()
+                    + ")");
+        }
+        try {
+            return json.readTree(text);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("the driver wrote Extended JSON that is not JSON: " + clip(text), e);
         }
     }
 
@@ -342,10 +403,8 @@ public final class Envelope implements OperationDecoder {
         if (node == null || node.isNull()) {
             throw new InvalidInputException("missing 'seq'" + besides(unknown));
         }
-        if (!node.isIntegralNumber() || !node.canConvertToLong()) {
-            throw new InvalidInputException("'seq' must be a whole number, was " + clip(node.toString()));
-        }
-        long seq = node.longValue();
+        long seq = wholeNumber(node).orElseThrow(() -> new InvalidInputException("'seq' must be a whole number, was "
+                + clip(node.toString())));
         if (seq <= 0) {
             throw new InvalidInputException("'seq' must be positive, was " + seq);
         }
@@ -357,10 +416,31 @@ public final class Envelope implements OperationDecoder {
         if (node == null || node.isNull()) {
             throw new InvalidInputException("increment without 'delta'" + besides(unknown));
         }
-        if (!node.isIntegralNumber() || !node.canConvertToLong()) {
-            throw new InvalidInputException("'delta' must be a whole number (a 64-bit one), was " + clip(node.toString()));
+        return wholeNumber(node).orElseThrow(() -> new InvalidInputException("'delta' must be a whole number (a 64-bit"
+                + " one), was " + clip(node.toString())));
+    }
+
+    /**
+     * A 64-bit whole number: a plain JSON one, or (version 3) its Extended JSON form {@code {"$numberLong": "..."}}
+     * or {@code {"$numberInt": "..."}}, which a producer whose numbers are doubles (JavaScript) writes for a seq past
+     * 2^53.
+     */
+    private static Optional<Long> wholeNumber(JsonNode node) {
+        if (node.isIntegralNumber()) {
+            return node.canConvertToLong() ? Optional.of(node.longValue()) : Optional.empty();
         }
-        return node.longValue();
+        if (node.isObject() && node.size() == 1) {
+            JsonNode digits = node.has("$numberLong") ? node.get("$numberLong") : node.get("$numberInt");
+            if (digits != null && digits.isTextual()) {
+                try {
+                    long value = Long.parseLong(digits.asText());
+                    return node.has("$numberInt") && value != (int) value ? Optional.empty() : Optional.of(value);
+                } catch (NumberFormatException e) {
+                    return Optional.empty();
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     /** A misspelt member reads as missing: name the members the message has that the envelope does not define. */
@@ -387,8 +467,12 @@ public final class Envelope implements OperationDecoder {
         if (!node.isObject()) {
             throw new InvalidInputException("'attrs' must be an object");
         }
-        BsonValue value = JsonBson.toBson(node);
-        return value.asDocument();
+        BsonValue attrs = ExtendedJson.read(node, "'attrs'");
+        if (!attrs.isDocument()) {
+            throw new InvalidInputException("'attrs' must be an object of attributes, was a BSON "
+                    + attrs.getBsonType().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '));
+        }
+        return attrs.asDocument();
     }
 
     /** {@code Attrs}, {@code atrs}, {@code attributes}, {@code attr}: one that most likely meant {@code attrs}. */

@@ -37,8 +37,8 @@ class PoisonMessagesTest {
         p.put("{\"seq\":7,\"op\":\"delete\"}", "missing 'entity'");
         p.put("{\"entity\":\"p1\",\"seq\":7,\"op\":\"upsert\"}", "unknown op 'upsert'");
         p.put("{\"entity\":\"p1\",\"sequence\":7,\"op\":\"delete\"}",
-                "missing 'seq' (it has 'sequence', which envelope 2 does not define) (entity 'p1')");
-        p.put("{\"entity\":\"p1\",\"seq\":7,\"op\":\"delete\",\"v\":3}", "envelope version 3 is not one this consumer reads");
+                "missing 'seq' (it has 'sequence', which envelope 3 does not define) (entity 'p1')");
+        p.put("{\"entity\":\"p1\",\"seq\":7,\"op\":\"delete\",\"v\":4}", "envelope version 4 is not one this consumer reads");
         p.put("{\"entity\":\"p1\",\"seq\":7,\"op\":\"add\",\"field\":\"hobbies\",\"element\":\"x\"}",
                 "field 'hobbies' is not a declared set field");
         p.put("{\"entity\":\"p1\",\"seq\":7,\"op\":\"assign\",\"field\":\"$set\",\"value\":1}", "'$set' starts with '$'");

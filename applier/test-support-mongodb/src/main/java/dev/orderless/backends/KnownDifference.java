@@ -45,5 +45,11 @@ public enum KnownDifference {
      * (ImmutableField) as that op's own error and inserts nothing, which is what would let one bulk write tell each
      * plain update's outcome (issue 41): not usable while tests run on this backend.
      */
-    UPSERT_MAY_CHANGE_ITS_ID
+    UPSERT_MAY_CHANGE_ITS_ID,
+    /**
+     * Binary data is stored only as generic binary (subtype 0) or a UUID (subtypes 3 and 4): a user-defined subtype
+     * (128 and up) reads back as generic, and any other subtype (MD5, encrypted, column, sensitive, vector, function)
+     * is refused by closing the connection. Values that hold one cannot be stored on this backend.
+     */
+    BINARY_SUBTYPES_LIMITED
 }

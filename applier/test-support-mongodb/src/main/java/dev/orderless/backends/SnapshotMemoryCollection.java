@@ -27,13 +27,20 @@ import java.util.List;
  *   <li>A query that the collection's own write path runs (an update's, a delete's, a findAndModify's) still
  *       gets the stored documents, which that write then changes in place.
  * </ol>
- * A copy is deep: a read's result is its own, whatever a later stage does with it (mongo-java-server's
+ * And it refuses an {@code $inc} past the range of a 64-bit integer, as MongoDB does ({@link IncrementOverflow}):
+ * mongo-java-server would store the wrapped sum.
+ *
+ * <p>A copy is deep: a read's result is its own, whatever a later stage does with it (mongo-java-server's
  * {@code $addFields} writes into an embedded document of its input, which a shallow copy would share with the
  * stored document).
  */
 class SnapshotMemoryCollection extends MemoryCollection {
     /** True while this collection's own write path runs its queries; guarded by the collection's lock. */
     private boolean writing;
+    /** The update running now, whose {@code $inc} is checked on what it matched ({@link IncrementOverflow}). */
+    private Document updating;
+    private Document updatingSelector;
+    private boolean updatingMany;
 
     SnapshotMemoryCollection(MongoDatabase database, String collectionName, CollectionOptions options,
                              CursorRegistry cursorRegistry) {
@@ -43,6 +50,9 @@ class SnapshotMemoryCollection extends MemoryCollection {
     @Override
     protected QueryResult createQueryResult(List<Document> matchedDocuments, int batchSize) {
         if (writing) {
+            if (updating != null) {
+                IncrementOverflow.refuse(matchedDocuments, updating, updatingSelector, updatingMany);
+            }
             return super.createQueryResult(matchedDocuments, batchSize);
         }
         List<Document> snapshots = new ArrayList<>(matchedDocuments.size());
@@ -54,10 +64,14 @@ class SnapshotMemoryCollection extends MemoryCollection {
     public synchronized Document updateDocuments(Document selector, Document updateQuery, ArrayFilters arrayFilters,
                                                  boolean isMulti, boolean isUpsert, Oplog oplog) {
         writing = true;
+        updating = updateQuery;
+        updatingSelector = selector;
+        updatingMany = isMulti;
         try {
             return super.updateDocuments(selector, updateQuery, arrayFilters, isMulti, isUpsert, oplog);
         } finally {
             writing = false;
+            updating = null;
         }
     }
 
@@ -76,10 +90,16 @@ class SnapshotMemoryCollection extends MemoryCollection {
     public synchronized Document findAndModify(Document query) {
         Document result;
         writing = true;
+        if (query.get("update") instanceof Document update && query.get("query") instanceof Document selector) {
+            updating = update;
+            updatingSelector = selector;
+            updatingMany = false;
+        }
         try {
             result = super.findAndModify(query);
         } finally {
             writing = false;
+            updating = null;
         }
         if (result.get("value") instanceof Document value) {
             result.put("value", value.cloneDeeply());

@@ -815,6 +815,91 @@ public abstract class MongoConformanceContract {
         assertThat(examined).as("documents examined by a guarded update among 5,000").isEqualTo(1);
     }
 
+    @Test
+    void an_inc_past_the_largest_long_is_refused_as_bad_value_and_changes_nothing() {
+        docs.insertOne(doc("e").append("n", new BsonInt64(Long.MAX_VALUE - 10)).append("_v", new BsonInt64(1)));
+
+        assertThatThrownBy(() -> docs.updateOne(eq("_id", "e"), combine(inc("n", 20L), inc("_v", 1L))))
+                .isInstanceOfSatisfying(MongoWriteException.class, e -> {
+                    assertThat(e.getCode()).as("BadValue").isEqualTo(2);
+                    assertThat(e.getError().getMessage()).contains("Failed to apply $inc operations to current value");
+                });
+        assertThat(docs.find(eq("_id", "e")).first()).as("nothing changed, _v included")
+                .isEqualTo(doc("e").append("n", new BsonInt64(Long.MAX_VALUE - 10)).append("_v", new BsonInt64(1)));
+    }
+
+    @Test
+    void an_inc_past_the_smallest_long_is_refused_too() {
+        docs.insertOne(doc("e").append("n", new BsonInt64(Long.MIN_VALUE + 1)));
+
+        assertThatThrownBy(() -> docs.updateOne(eq("_id", "e"), inc("n", -2L)))
+                .isInstanceOfSatisfying(MongoWriteException.class, e -> {
+                    assertThat(e.getCode()).isEqualTo(2);
+                    assertThat(e.getError().getMessage()).contains("Failed to apply $inc operations to current value");
+                });
+        assertThat(docs.find(eq("_id", "e")).first().get("n")).isEqualTo(new BsonInt64(Long.MIN_VALUE + 1));
+    }
+
+    @Test
+    void an_inc_refused_in_an_unordered_bulk_write_fails_alone() {
+        docs.insertMany(List.of(doc("big").append("n", new BsonInt64(Long.MAX_VALUE)),
+                doc("small").append("n", new BsonInt64(1))));
+
+        assertThatThrownBy(() -> docs.bulkWrite(List.of(new UpdateOneModel<>(eq("_id", "big"), inc("n", 1L)),
+                new UpdateOneModel<>(eq("_id", "small"), inc("n", 1L))), new BulkWriteOptions().ordered(false)))
+                .isInstanceOfSatisfying(MongoBulkWriteException.class, e -> {
+                    assertThat(e.getWriteErrors()).hasSize(1);
+                    assertThat(e.getWriteErrors().get(0).getIndex()).isZero();
+                    assertThat(e.getWriteErrors().get(0).getCode()).isEqualTo(2);
+                });
+        assertThat(docs.find(eq("_id", "small")).first().get("n")).isEqualTo(new BsonInt64(2));
+    }
+
+    @Test
+    void an_inc_past_the_largest_int_stores_a_long() {
+        docs.insertOne(doc("e").append("n", new org.bson.BsonInt32(Integer.MAX_VALUE)));
+
+        docs.updateOne(eq("_id", "e"), inc("n", 1));
+
+        assertThat(docs.find(eq("_id", "e")).first().get("n")).isEqualTo(new BsonInt64(Integer.MAX_VALUE + 1L));
+    }
+
+    @Test
+    void a_value_of_every_data_type_is_stored_and_read_back_with_its_type() {
+        BsonDocument typed = doc("e")
+                .append("int", new org.bson.BsonInt32(-7)).append("smallLong", new BsonInt64(2))
+                .append("negativeZero", new org.bson.BsonDouble(-0.0)).append("nan", new org.bson.BsonDouble(Double.NaN))
+                .append("infinity", new org.bson.BsonDouble(Double.NEGATIVE_INFINITY))
+                .append("decimal", new org.bson.BsonDecimal128(org.bson.types.Decimal128.parse("1.10")))
+                .append("decimalNaN", new org.bson.BsonDecimal128(org.bson.types.Decimal128.NaN))
+                .append("before1970", new BsonDateTime(-62_135_596_800_000L))
+                .append("objectId", new org.bson.BsonObjectId(new org.bson.types.ObjectId()))
+                .append("binary", new org.bson.BsonBinary(new byte[] {1, 2, 3}))
+                .append("uuid", new org.bson.BsonBinary(java.util.UUID.randomUUID(), org.bson.UuidRepresentation.STANDARD))
+                .append("nested", new BsonDocument("list", new org.bson.BsonArray(List.of(org.bson.BsonNull.VALUE,
+                        org.bson.BsonBoolean.TRUE, new BsonString("Zoë 𝄞")))));
+
+        docs.insertOne(typed);
+
+        assertThat(docs.find(eq("_id", "e")).first()).isEqualTo(typed);
+    }
+
+    @Test
+    void binary_data_of_any_subtype_is_stored_with_its_subtype() {
+        org.bson.BsonBinary userDefined = new org.bson.BsonBinary((byte) 0x80, new byte[] {1, 2});
+        org.bson.BsonBinary md5 = new org.bson.BsonBinary(org.bson.BsonBinarySubType.MD5, new byte[16]);
+        if (differs(KnownDifference.BINARY_SUBTYPES_LIMITED)) {
+            docs.insertOne(doc("user").append("b", userDefined));
+            assertThat(docs.find(eq("_id", "user")).first().get("b")).as("stored as generic binary")
+                    .isEqualTo(new org.bson.BsonBinary(new byte[] {1, 2}));
+            assertThatThrownBy(() -> docs.insertOne(doc("md5").append("b", md5))).isInstanceOf(MongoException.class);
+        } else {
+            docs.insertMany(List.of(doc("user").append("b", userDefined), doc("md5").append("b", md5)));
+            assertThat(docs.find(eq("_id", "user")).first().get("b")).isEqualTo(userDefined);
+            assertThat(docs.find(eq("_id", "md5")).first().get("b")).isEqualTo(md5);
+        }
+    }
+
     private boolean differs(KnownDifference difference) {
         boolean declared = backend.knownDifferences().contains(difference);
         if (declared) {

@@ -130,7 +130,23 @@ class EnvelopeTest {
         Operation op = counting.decode(bytes("{\"entity\":\"e\",\"seq\":7,\"op\":\"delete\",\"priority\":\"high\"}"));
 
         assertThat(op).isEqualTo(Operation.delete("e", 7));
-        assertThat(meters.counter("orderless.envelope.ignored_members").count()).isEqualTo(1);
+        assertThat(meters.get("orderless.envelope.ignored_members").tag("member", "priority").counter().count())
+                .as("counted under the member's name").isEqualTo(1);
+    }
+
+    @Test
+    void ignored_members_past_the_first_names_are_counted_under_one_tag() {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        Envelope counting = new Envelope().withMeters(meters);
+
+        for (int i = 0; i < Envelope.NAMES_TAGGED + 10; i++) {
+            counting.decode(bytes("{\"entity\":\"e\",\"seq\":7,\"op\":\"delete\",\"x" + i + "\":1}"));
+        }
+
+        assertThat(meters.get("orderless.envelope.ignored_members").counters()).as("one meter per name, then one more")
+                .hasSize(Envelope.NAMES_TAGGED + 1);
+        assertThat(meters.get("orderless.envelope.ignored_members").tag("member", Envelope.OTHER_MEMBERS).counter()
+                .count()).isEqualTo(10);
     }
 
     @Test
@@ -154,9 +170,9 @@ class EnvelopeTest {
     @Test
     void version_1_is_read_and_a_newer_version_is_refused_as_unsupported() {
         assertThat(decode("{\"v\":1,\"entity\":\"e\",\"seq\":7,\"op\":\"delete\"}")).isEqualTo(Operation.delete("e", 7));
-        assertThatThrownBy(() -> decode("{\"v\":3,\"entity\":\"e\",\"seq\":7,\"op\":\"delete\"}"))
+        assertThatThrownBy(() -> decode("{\"v\":4,\"entity\":\"e\",\"seq\":7,\"op\":\"delete\"}"))
                 .isInstanceOf(UnsupportedEnvelopeException.class)
-                .hasMessage("envelope version 3 is not one this consumer reads (it reads 1 to 2): upgrade it, then replay"
+                .hasMessage("envelope version 4 is not one this consumer reads (it reads 1 to 3): upgrade it, then replay"
                         + " (entity 'e', seq 7)");
         assertThatThrownBy(() -> decode("{\"v\":\"1\",\"entity\":\"e\",\"seq\":7,\"op\":\"delete\"}"))
                 .isInstanceOf(InvalidInputException.class).isNotInstanceOf(UnsupportedEnvelopeException.class)
@@ -233,7 +249,7 @@ class EnvelopeTest {
     void a_misspelt_required_member_is_refused_by_name_with_the_member_the_message_has_instead() {
         assertThatThrownBy(() -> decode("{\"entity\":\"e\",\"sequence\":7,\"op\":\"delete\"}"))
                 .isInstanceOf(InvalidInputException.class).isNotInstanceOf(UnsupportedEnvelopeException.class)
-                .hasMessage("missing 'seq' (it has 'sequence', which envelope 2 does not define) (entity 'e')");
+                .hasMessage("missing 'seq' (it has 'sequence', which envelope 3 does not define) (entity 'e')");
     }
 
     @Test
