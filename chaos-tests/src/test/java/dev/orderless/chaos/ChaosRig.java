@@ -409,11 +409,12 @@ final class ChaosRig implements AutoCloseable {
         long creditsDiverged = 0;
         long creditsOff = 0;
         for (var student : expected.entrySet()) {
-            long sum = student.getValue().counters().getOrDefault(Enrollment.CREDITS, 0L);
-            long there = stored.containsKey(student.getKey())
-                    ? stored.get(student.getKey()).counters().getOrDefault(Enrollment.CREDITS, 0L) : 0L;
-            creditsDiverged += sum == there ? 0 : 1;
-            creditsOff += Math.abs(sum - there);
+            java.math.BigInteger sum = student.getValue().counters().getOrDefault(Enrollment.CREDITS,
+                    java.math.BigInteger.ZERO);
+            java.math.BigInteger there = stored.containsKey(student.getKey()) ? stored.get(student.getKey()).counters()
+                    .getOrDefault(Enrollment.CREDITS, java.math.BigInteger.ZERO) : java.math.BigInteger.ZERO;
+            creditsDiverged += sum.equals(there) ? 0 : 1;
+            creditsOff += sum.subtract(there).abs().longValue();
         }
         long increments = ops.stream().filter(op -> op instanceof Operation.Increment).count();
         // Dead-lettering is at least once: a consumer killed between the dead letter's confirm and the

@@ -184,7 +184,8 @@ final class DemoRun {
         out.printf("  %-15s %,d students compared with the sequential oracle: %,d diverged%n", "converged",
                 expected.size(), diverged);
         out.printf("  %-15s %,d credits in all over %,d students, each student's sum the oracle's: %s%n", "credits",
-                stored.values().stream().mapToLong(s -> s.counters().getOrDefault(Enrollment.CREDITS, 0L)).sum(),
+                stored.values().stream().map(s -> s.counters().getOrDefault(Enrollment.CREDITS, java.math.BigInteger.ZERO))
+                        .reduce(java.math.BigInteger.ZERO, java.math.BigInteger::add),
                 stored.size(), expected.entrySet().stream().allMatch(e -> stored.containsKey(e.getKey()) && java.util
                         .Objects.equals(e.getValue().counters(), stored.get(e.getKey()).counters())) ? "yes" : "NO");
         out.printf("  %-15s %s%n", "status", statuses(stored));

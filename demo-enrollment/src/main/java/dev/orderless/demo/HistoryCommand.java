@@ -110,7 +110,7 @@ final class HistoryCommand extends DemoCommand {
         Map<String, EntityState.Element> classes = state.live().getOrDefault(Enrollment.CLASSES, Map.of());
         EntityState.Register name = state.registers().get(Enrollment.NAME);
         EntityState.Register status = state.registers().get(Enrollment.STATUS);
-        Long credits = state.counters().get(Enrollment.CREDITS);
+        java.math.BigInteger credits = state.counters().get(Enrollment.CREDITS);
         return (classes.isEmpty() ? "-" : classes.keySet().stream().sorted().collect(Collectors.joining(", ")))
                 + " | " + (name == null ? "-" : text(name.value())) + " | " + (credits == null ? "-" : credits)
                 + " | " + (status == null ? "-" : text(status.value()));

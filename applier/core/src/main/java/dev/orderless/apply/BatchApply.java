@@ -226,8 +226,17 @@ final class BatchApply {
         List<Integer> bulk = new ArrayList<>();
         commands.add(bulk);
         boolean countedInBulk = false;
+        Set<String> comparedAndSet = new HashSet<>();   // entities with a compare-and-set this round
         for (int i : choice.writers()) {
             boolean counted = counted(candidates.get(i));
+            if (counted && !comparedAndSet.add(ops.get(i).entity())) {
+                // the first compare-and-set of its entity changes _v, so this one would miss: it waits for the
+                // next read instead of costing a command (a hot counter's increments, each coalescing it)
+                next.add(i);
+                next.addAll(choice.followersOf(i));
+                chosenFrom.remove(i);
+                continue;
+            }
             if (counted && countedInBulk) {
                 commands.add(List.of(i));   // a bulk result counts its matches: one per command says whose
             } else {

@@ -9,7 +9,7 @@ import static com.mongodb.client.model.Updates.unset;
 import static dev.orderless.apply.WritePlan.Step.done;
 import static dev.orderless.apply.WritePlan.Step.next;
 
-import dev.orderless.CannotApplyException;
+import java.math.BigInteger;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,12 +32,13 @@ import org.bson.conversions.Bson;
  *   <li>{@code seq < _floor}: superseded; {@code seq == _floor}: duplicate; an entry, register or increment
  *       with this very seq: a seq collision (a different operation claims it); a counter that compaction folded
  *       past this seq ({@code _incFloor.<field> > seq}): beyond the horizon, since its value holds increments
- *       on both sides of the delete and which are which is no longer known.
+ *       on both sides of the delete and which are which is no longer known. (A run of increments holding this seq
+ *       is a collision too: every seq of a run was an increment.)
  *   <li>Otherwise: {@code _floor = seq}; every live element with a lower seq becomes a tombstone with this
  *       seq (so a view fed from the document sees the removal): {@code $pull} from the live array,
  *       {@code $push} to the tombstones; every register with a lower seq is cleared; every counter keeps only
  *       its increments above seq, its value their sum (cleared if none is left); entries with a higher
- *       seq stay. Written with filter {@code {_id, _v: <read>}}; a concurrent write changes {@code _v},
+ *       seq stay, coalesced into runs ({@link CounterBook}). Written with filter {@code {_id, _v: <read>}}; a concurrent write changes {@code _v},
  *       and the loop reads again.
  * </ol>
  */
@@ -127,38 +128,30 @@ final class DeletePlan implements WritePlan {
     }
 
     /**
-     * The counter's increments above this seq, and its value as their sum; cleared if none is left (a value
-     * without increments was folded, at or below this seq, or there before orderless wrote: older either way).
+     * The counter's increments above this seq, pending and in runs (no run straddles it: it would hold this seq,
+     * which {@link #claimsSeq} calls a collision), coalesced into runs, and its value as their exact sum; cleared if
+     * none is left (a value without increments was folded, at or below this seq, or there before orderless wrote:
+     * older either way).
      */
     private void keepIncrementsAbove(BsonDocument doc, String counter, List<Bson> updates) {
-        BsonArray kept = new BsonArray();
-        long sum = 0;
-        BsonArray increments = Stored.increments(doc, counter);
-        for (BsonValue value : increments) {
-            if (value.isDocument() && Stored.seqOf(value.asDocument()) > op.seq()) {
-                kept.add(value);
-                try {
-                    sum = Math.addExact(sum, Stored.deltaOf(value.asDocument()));
-                } catch (ArithmeticException e) {
-                    // as MongoDB refuses an $inc past a long: a counter is a 64-bit sum, never a wrapped one
-                    throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: delete of '"
-                            + op.entity() + "' seq " + op.seq() + ": the increments of counter '" + counter + "' above"
-                            + " it sum past a 64-bit whole number");
-                }
-            }
-        }
-        if (kept.size() == increments.size() && !kept.isEmpty() && Stored.counter(doc, counter) == sum) {
-            return;   // every increment is above the delete, and the value is their sum already
-        }
+        CounterBook book = CounterBook.of(doc, counter);
+        List<CounterBook.Span> all = book.all();
+        List<CounterBook.Span> kept = all.stream().filter(span -> span.lo() > op.seq()).toList();
         if (kept.isEmpty()) {
-            if (doc.containsKey(counter) || !increments.isEmpty()) {
+            if (doc.containsKey(counter) || !book.isEmpty()) {
                 updates.add(unset(counter));
                 updates.add(unset(Queries.incrementsPath(counter)));
+                updates.add(unset(Queries.incrementRunsPath(counter)));
             }
             return;
         }
-        updates.add(set(counter, new BsonInt64(sum)));
-        updates.add(set(Queries.incrementsPath(counter), kept));
+        BigInteger sum = kept.stream().map(CounterBook.Span::sum).reduce(BigInteger.ZERO, BigInteger::add);
+        if (kept.size() == all.size() && CounterValues.read(doc.get(counter)).equals(Optional.of(sum))) {
+            return;   // every increment is above the delete, and the value is their sum already
+        }
+        updates.add(set(counter, CounterValues.stored(sum)));
+        updates.add(Queries.counterKept(counter, CounterBook.coalesced(kept)));
+        updates.add(unset(Queries.incrementsPath(counter)));
     }
 
     /**
@@ -194,7 +187,7 @@ final class DeletePlan implements WritePlan {
             }
         }
         return schema.registers().stream().anyMatch(r -> Stored.registerSeq(doc, r) == op.seq())
-                || schema.counters().stream().anyMatch(c -> Stored.increment(doc, c, op.seq()).isPresent())
+                || schema.counters().stream().anyMatch(c -> CounterBook.of(doc, c).holding(op.seq()).isPresent())
                 || schema.ranked().stream().anyMatch(r -> RankedAssignPlan.candidates(doc, r).stream()
                         .anyMatch(c -> Stored.seqOf(c) == op.seq()));
     }

@@ -2,6 +2,7 @@ package dev.orderless.apply;
 
 import dev.orderless.CannotApplyException;
 
+import java.math.BigInteger;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -27,12 +28,12 @@ import org.slf4j.LoggerFactory;
  * @param live       set field to element key to element
  * @param tombstones set field to element key to the seq of its removal (above the floor only)
  * @param registers  register field to its value and seq (a ranked register's: its winner's)
- * @param counters   counter field to its value (the sum of its increments above the floor), for each counter
- *                   that has one
+ * @param counters   counter field to its value (the exact sum of its increments above the floor), for each
+ *                   counter that has one (a counter with no increment above the last delete has none: read it as 0)
  */
 public record EntityState(String entity, long floor, Map<String, Map<String, Element>> live,
                           Map<String, Map<String, Long>> tombstones, Map<String, Register> registers,
-                          Map<String, Long> counters) {
+                          Map<String, BigInteger> counters) {
 
     private static final Logger log = LoggerFactory.getLogger(EntityState.class);
 
@@ -111,7 +112,8 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
     /**
      * Why {@code doc} cannot be read as an orderless state, if it cannot: a set stored otherwise than as an array of
      * entry documents each holding the set's key as a string (a value another program wrote, {@code classes:
-     * ["CS 101"]}, or one value where an array belongs), or a counter that is not a 32- or 64-bit integer.
+     * ["CS 101"]}, or one value where an array belongs), or a counter that is not a whole number (a 32- or 64-bit
+     * integer, or a {@code Decimal128} holding one, as {@link CounterValues} stores a sum past a long).
      *
      * @param doc    a stored entity document
      * @param schema the schema of its collection
@@ -143,7 +145,7 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
         }
         for (String counter : schema.counters()) {
             BsonValue value = doc.get(counter);
-            if (value != null && !value.isInt32() && !value.isInt64()) {
+            if (value != null && CounterValues.read(value).isEmpty()) {
                 return Optional.of("counter '" + counter + "' is a " + type(value) + ", not a whole number");
             }
         }
@@ -213,11 +215,9 @@ public record EntityState(String entity, long floor, Map<String, Map<String, Ele
         if (!duplicates.isEmpty()) {
             log.error(DuplicateEntries.describe("a document", entity, duplicates));
         }
-        Map<String, Long> counters = new TreeMap<>();
+        Map<String, BigInteger> counters = new TreeMap<>();
         for (String counter : schema.counters()) {
-            if (doc.get(counter) != null && doc.get(counter).isNumber()) {
-                counters.put(counter, Stored.counter(doc, counter));
-            }
+            CounterValues.read(doc.get(counter)).ifPresent(value -> counters.put(counter, value));
         }
         return new EntityState(entity, Stored.floor(doc), live, tombstones, registers, counters);
     }

@@ -16,6 +16,7 @@ import static com.mongodb.client.model.Updates.pullByFilter;
 import static com.mongodb.client.model.Updates.push;
 import static com.mongodb.client.model.Updates.set;
 import static com.mongodb.client.model.Updates.setOnInsert;
+import static com.mongodb.client.model.Updates.unset;
 import static dev.orderless.apply.StoredFields.ENTRY_SEQ;
 import static dev.orderless.apply.StoredFields.FLOOR;
 import static dev.orderless.apply.StoredFields.GC_FLOOR;
@@ -240,15 +241,32 @@ final class Queries {
     }
 
     /**
-     * Counter {@code field} has no increment with this seq and folded none at or above it. Upserts: a
-     * {@code $ne} on a path is not copied into an inserted document.
+     * Counter {@code field} can take this increment blind ({@link IncrementPlan}): no increment with this seq, pending
+     * or in a run, none folded at or above it, room among the pending increments ({@link CounterBook#PENDING_MAX}),
+     * and a value that MongoDB's {@code $inc} adds to exactly: absent or a 32- or 64-bit integer whose sum with the
+     * delta stays a long (MongoDB refuses an {@code $inc} past one). Upserts: a {@code $ne}, {@code $not} or
+     * {@code $exists: false} on a path is not copied into an inserted document.
      */
-    static Bson incrementFilter(String entity, long seq, String field) {
+    static Bson incrementFilter(String entity, long seq, String field, long delta) {
         return and(byId(entity),
                 floorBelow(seq),
                 new BsonDocument(field, new BsonDocument("$not", new BsonDocument("$type", NOT_WHOLE_NUMBERS))),
+                sumStaysALong(field, delta),
                 ne(incrementsPath(field) + "." + ENTRY_SEQ, seq),
-                not(gte(incrementFloorPath(field), seq)));
+                not(elemMatch(incrementRunsPath(field), and(lte(ENTRY_SEQ, seq), gte(StoredFields.ENTRY_HI, seq)))),
+                not(gte(incrementFloorPath(field), seq)),
+                exists(incrementsPath(field) + "." + (CounterBook.PENDING_MAX - 1), false));
+    }
+
+    /** The value (missing counts as 0) plus {@code delta} stays within a long. */
+    private static Bson sumStaysALong(String field, long delta) {
+        if (delta > 0) {
+            return not(Filters.gt(field, Long.MAX_VALUE - delta));
+        }
+        if (delta < 0) {
+            return not(lt(field, Long.MIN_VALUE - delta));
+        }
+        return new BsonDocument();
     }
 
     /** Adds delta to the value and records the increment beside it, in one update: at most once per seq. */
@@ -261,6 +279,19 @@ final class Queries {
                 inc(VERSION, 1L),
                 setOnInsert(FLOOR, 0L),
                 setOnInsert(GC_FLOOR, 0L));
+    }
+
+    /** Counter {@code field}'s runs set to {@code runs}, or removed if there are none. */
+    static Bson counterKept(String field, org.bson.BsonArray runs) {
+        return runs.isEmpty() ? unset(incrementRunsPath(field)) : set(incrementRunsPath(field), runs);
+    }
+
+    /**
+     * Counter {@code field} rewritten whole, under a compare-and-set: its exact value and its increments as
+     * {@code runs}, none pending (see {@link CounterBook}).
+     */
+    static Bson counterRewrite(String field, BsonValue value, org.bson.BsonArray runs) {
+        return combine(set(field, value), counterKept(field, runs), unset(incrementsPath(field)), inc(VERSION, 1L));
     }
 
     /**
@@ -304,6 +335,10 @@ final class Queries {
         return StoredFields.INCREMENTS + "." + field;
     }
 
+    static String incrementRunsPath(String field) {
+        return StoredFields.INCREMENT_RUNS + "." + field;
+    }
+
     static String incrementFloorPath(String field) {
         return StoredFields.INCREMENT_FLOOR + "." + field;
     }
@@ -312,9 +347,10 @@ final class Queries {
         return REGISTER_SEQS + "." + field;
     }
 
-    /** Documents holding an increment of {@code counter} recorded before {@code cutoffMillis}. */
+    /** Documents holding an increment of {@code counter} (pending or in a run) recorded before {@code cutoffMillis}. */
     static Bson incrementsBefore(String counter, long cutoffMillis) {
-        return elemMatch(incrementsPath(counter), lt(StoredFields.ENTRY_AT, new org.bson.BsonDateTime(cutoffMillis)));
+        Bson old = lt(StoredFields.ENTRY_AT, new org.bson.BsonDateTime(cutoffMillis));
+        return or(elemMatch(incrementsPath(counter), old), elemMatch(incrementRunsPath(counter), old));
     }
 
     /** Documents holding a tombstone in {@code set} written before {@code cutoffMillis}. */

@@ -84,31 +84,6 @@ final class Stored {
         return floors != null && floors.isDocument() ? number(floors.asDocument(), field) : 0L;
     }
 
-    /** Counter {@code field}'s increments not folded yet ({@code {seq, d, at}}); empty if none. */
-    static BsonArray increments(BsonDocument doc, String field) {
-        BsonValue all = doc.get(StoredFields.INCREMENTS);
-        return all != null && all.isDocument() ? array(all.asDocument(), field) : new BsonArray();
-    }
-
-    /** Counter {@code field}'s increment with this seq, if it has one. */
-    static Optional<BsonDocument> increment(BsonDocument doc, String field, long seq) {
-        for (BsonValue value : increments(doc, field)) {
-            if (value.isDocument() && seqOf(value.asDocument()) == seq) {
-                return Optional.of(value.asDocument());
-            }
-        }
-        return Optional.empty();
-    }
-
-    static long deltaOf(BsonDocument increment) {
-        return number(increment, StoredFields.ENTRY_DELTA);
-    }
-
-    /** Counter {@code field}'s value: a number there, else 0. */
-    static long counter(BsonDocument doc, String field) {
-        return number(doc, field);
-    }
-
     /** The entries of array {@code field}; empty if missing or not an array. */
     static BsonArray array(BsonDocument doc, String field) {
         BsonValue value = doc.get(field);

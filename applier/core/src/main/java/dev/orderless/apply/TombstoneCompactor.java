@@ -6,6 +6,7 @@ import static com.mongodb.client.model.Projections.include;
 import static com.mongodb.client.model.Updates.combine;
 import static com.mongodb.client.model.Updates.inc;
 import static com.mongodb.client.model.Updates.set;
+import static com.mongodb.client.model.Updates.unset;
 
 import com.mongodb.ReadConcern;
 import com.mongodb.ReadPreference;
@@ -42,8 +43,9 @@ import org.slf4j.LoggerFactory;
  *       filter {@code {_id, _v: <read>}}; if a concurrent write moved {@code _v}, start again.
  * </ol>
  * Counters are folded the same way, by a seq prefix: a counter's increments recorded before {@code now - grace},
- * from its lowest seq up to the first one that is younger, leave {@code _inc.<field>} and raise
- * {@code _incFloor.<field>} to the highest of them; their deltas are in the value already. An increment at or below
+ * from its lowest seq up to the first one that is younger (a run of them by its newest), leave {@code _inc.<field>}
+ * and {@code _incRuns.<field>} and raise {@code _incFloor.<field>} to the highest of them; their deltas are in the
+ * value already, and the others stay, coalesced into runs. An increment at or below
  * that floor arriving later cannot be told from one already counted, and is refused as beyond the horizon; a delete
  * above it stays exact, one below it is refused the same way.
  *
@@ -256,36 +258,28 @@ public final class TombstoneCompactor {
     }
 
     /**
-     * Folds counter {@code counter}'s increments recorded before the cutoff, by a seq prefix (steps above): adds
-     * their updates and returns how many it folded.
+     * Folds counter {@code counter}'s increments recorded before the cutoff, by a seq prefix (steps above): pending
+     * ones and runs alike (a run by its newest increment), the rest coalesced into runs ({@link CounterBook}); adds
+     * their updates and returns how many increments it folded.
      */
     private static long foldIncrements(BsonDocument doc, String counter, long cutoff, List<Bson> updates) {
-        List<BsonDocument> bySeq = new ArrayList<>();
-        BsonArray increments = Stored.increments(doc, counter);
-        for (BsonValue value : increments) {
-            if (value.isDocument()) {
-                bySeq.add(value.asDocument());
-            }
-        }
-        bySeq.sort(java.util.Comparator.comparingLong(Stored::seqOf));
+        List<CounterBook.Span> spans = CounterBook.of(doc, counter).all();
         long horizon = Stored.incrementFloor(doc, counter);
         int folded = 0;
-        while (folded < bySeq.size() && writtenBefore(bySeq.get(folded), cutoff)) {
-            horizon = Math.max(horizon, Stored.seqOf(bySeq.get(folded)));
+        long increments = 0;
+        while (folded < spans.size() && spans.get(folded).atMillis() < cutoff) {
+            CounterBook.Span span = spans.get(folded);
+            horizon = Math.max(horizon, span.hi());
+            increments += span.hi() - span.lo() + 1;
             folded++;
         }
         if (folded == 0) {
             return 0;
         }
-        BsonArray kept = new BsonArray();
-        for (BsonValue value : increments) {
-            if (!value.isDocument() || Stored.seqOf(value.asDocument()) > horizon) {
-                kept.add(value);
-            }
-        }
-        updates.add(set(Queries.incrementsPath(counter), kept));
+        updates.add(Queries.counterKept(counter, CounterBook.coalesced(spans.subList(folded, spans.size()))));
+        updates.add(unset(Queries.incrementsPath(counter)));
         updates.add(set(Queries.incrementFloorPath(counter), horizon));
-        return folded;
+        return increments;
     }
 
     private Instant cutoff() {

@@ -3,6 +3,7 @@ package dev.orderless.history;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.Operation;
 import dev.orderless.apply.RankedField;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -54,14 +55,14 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
      * an increment at or below it delivered again was counted there once or refused as beyond its horizon; false
      * where retention folded without the live document (the history does not know it, {@link History#of}).
      */
-    record Counted(boolean folded, long upTo, long base, SortedMap<Long, Long> listed, boolean asLive) {
-        static final Counted NONE = new Counted(false, 0, 0, new TreeMap<>());
+    record Counted(boolean folded, long upTo, BigInteger base, SortedMap<Long, Long> listed, boolean asLive) {
+        static final Counted NONE = new Counted(false, 0, BigInteger.ZERO, new TreeMap<>());
 
         Counted {
             listed = Collections.unmodifiableSortedMap(new TreeMap<>(listed));
         }
 
-        Counted(boolean folded, long upTo, long base, SortedMap<Long, Long> listed) {
+        Counted(boolean folded, long upTo, BigInteger base, SortedMap<Long, Long> listed) {
             this(folded, upTo, base, listed, true);
         }
 
@@ -69,10 +70,11 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
             return folded || !listed.isEmpty();
         }
 
-        long value() {
-            long sum = folded ? base : 0;
+        /** The exact sum, as the live applier keeps it ({@link dev.orderless.apply.CounterValues}). */
+        BigInteger value() {
+            BigInteger sum = folded ? base : BigInteger.ZERO;
             for (long delta : listed.values()) {
-                sum = Math.addExact(sum, delta);
+                sum = sum.add(BigInteger.valueOf(delta));
             }
             return sum;
         }
@@ -92,8 +94,8 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
     }
 
     /** Each counter's value, for those with one. */
-    Map<String, Long> values() {
-        Map<String, Long> values = new TreeMap<>();
+    Map<String, BigInteger> values() {
+        Map<String, BigInteger> values = new TreeMap<>();
         counters.forEach((field, c) -> {
             if (c.present()) {
                 values.put(field, c.value());
@@ -134,7 +136,7 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
                     // a delete below a fold is the state's own (its increments are above it): a merged one there
                     // is left unjudged (Loaded)
                     boolean folded = c.folded() && c.upTo() > delete.seq();
-                    return new Counted(folded, folded ? c.upTo() : 0, folded ? c.base() : 0,
+                    return new Counted(folded, folded ? c.upTo() : 0, folded ? c.base() : BigInteger.ZERO,
                             new TreeMap<>(c.listed().tailMap(delete.seq() + 1)), !folded || c.asLive());
                 });
                 nextRanked.clear();
@@ -157,9 +159,9 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
                 return;
             }
             SortedMap<Long, Long> moved = c.listed().headMap(cut + 1);
-            long base = c.folded() ? c.base() : 0;
+            BigInteger base = c.folded() ? c.base() : BigInteger.ZERO;
             for (long delta : moved.values()) {
-                base = Math.addExact(base, delta);
+                base = base.add(BigInteger.valueOf(delta));
             }
             next.put(field, new Counted(true, Math.max(c.upTo(), moved.lastKey()), base,
                     c.listed().tailMap(cut + 1), (!c.folded() || c.asLive()) && asLive));
@@ -198,7 +200,7 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
         List<Operation> ops = new ArrayList<>();
         counters.forEach((field, c) -> {
             if (withFolds && c.folded() && c.upTo() > 0) {
-                ops.add(Operation.increment(entity, c.upTo(), field, c.base()));
+                ops.add(Operation.increment(entity, c.upTo(), field, c.base().longValueExact()));   // see foldPastALong
             }
             c.listed().forEach((seq, delta) -> ops.add(Operation.increment(entity, seq, field, delta)));
         });
@@ -233,6 +235,21 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
         candidates.addAll(next.getOrDefault(field, List.of()));
         next.put(field, candidates);
         return new Ledger(counters, next);
+    }
+
+    /**
+     * A counter whose folded sum does not fit the one increment that stands for it in a rebuild ({@link #standing}),
+     * if any: out of reach of a real counter (a sum past a long folded before its last increment).
+     */
+    Optional<String> foldPastALong() {
+        for (var counter : counters.entrySet()) {
+            Counted c = counter.getValue();
+            if (c.folded() && c.upTo() > 0 && c.base().bitLength() > 63) {
+                return Optional.of("counter '" + counter.getKey() + "' holds a folded sum " + c.base() + " past a 64-bit"
+                        + " integer, which no one increment can stand for");
+            }
+        }
+        return Optional.empty();
     }
 
     /** What no operation can stand for: a counter's sum or a ranked value written before orderless, if any. */

@@ -1,19 +1,22 @@
 package dev.orderless.history;
 
 import dev.orderless.apply.CollectionSchema;
+import dev.orderless.apply.CounterValues;
 import dev.orderless.apply.SetField;
 import dev.orderless.apply.StoredFields;
+import java.math.BigInteger;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
 /**
  * What a live entity document shows of the operations applied to it: the seq of every surviving effect (each
  * register's last assignment, each live element and tombstone, each counter's increments not folded and the seq
- * up to which compaction folded them, each ranked register's candidates, the last delete's {@code _floor}, and the
+ * up to which compaction folded them (or the highest of its runs: see {@link #ledger}), each ranked register's candidates, the last delete's {@code _floor}, and the
  * {@code _gcFloor} compaction left), each with where it shows. The highest of them is the highest seq ever
  * applied to the document: an applied operation's effect is overwritten only by one with a higher seq.
  */
@@ -37,8 +40,13 @@ final class LiveDocument {
         for (String counter : schema.counters()) {
             put(seqs, incrementFloors(doc).getOrDefault(counter, 0L), "the increments of counter '" + counter
                     + "' compaction folded");
-            increments(doc, counter).forEach((seq, delta) -> put(seqs, seq, "an increment of counter '" + counter
-                    + "'"));
+            long runsTop = runsTop(doc, counter);
+            put(seqs, runsTop, "the increments of counter '" + counter + "' coalesced into runs");
+            increments(doc, counter).forEach((seq, delta) -> {
+                if (seq > runsTop) {   // those below are in the fold the runs stand for (ledger)
+                    put(seqs, seq, "an increment of counter '" + counter + "'");
+                }
+            });
         }
         schema.ranked().forEach(ranked -> candidates(doc, ranked.field()).forEach(candidate -> put(seqs,
                 candidate.seq(), "an assignment of ranked register '" + ranked.field() + "'")));
@@ -65,16 +73,26 @@ final class LiveDocument {
         Map<String, Long> incFloors = incrementFloors(doc);
         Map<String, Ledger.Counted> counters = new TreeMap<>();
         for (String counter : schema.counters()) {
-            BsonValue value = doc.get(counter);
+            java.util.Optional<BigInteger> value = CounterValues.read(doc.get(counter));
             java.util.SortedMap<Long, Long> listed = increments(doc, counter);
-            long sum = listed.values().stream().mapToLong(Long::longValue).sum();
             long upTo = incFloors.getOrDefault(counter, 0L);
-            if (upTo > floor && value != null && value.isNumber()) {
-                counters.put(counter, new Ledger.Counted(true, upTo, value.asNumber().longValue() - sum, listed));
-            } else if (value != null && value.isNumber() && (listed.isEmpty() || value.asNumber().longValue() != sum)) {
-                counters.put(counter, new Ledger.Counted(true, 0, value.asNumber().longValue() - sum, listed));
+            long runsTop = runsTop(doc, counter);
+            boolean asLive = true;
+            if (runsTop > upTo) {
+                // a run's seqs were counted but their deltas are no longer known apart: the history takes the runs
+                // as a fold up to the highest of them; the live applier would still count an increment in a gap
+                // below it, so such a fold is the live document's own only where there is no gap
+                asLive = !gapsBelow(doc, counter, upTo, runsTop, listed);
+                upTo = runsTop;
+                listed = new TreeMap<>(listed.tailMap(runsTop + 1));
+            }
+            BigInteger sum = listed.values().stream().map(BigInteger::valueOf).reduce(BigInteger.ZERO, BigInteger::add);
+            if (upTo > floor && value.isPresent()) {
+                counters.put(counter, new Ledger.Counted(true, upTo, value.get().subtract(sum), listed, asLive));
+            } else if (value.isPresent() && (listed.isEmpty() || !value.get().equals(sum))) {
+                counters.put(counter, new Ledger.Counted(true, 0, value.get().subtract(sum), listed));
             } else if (!listed.isEmpty()) {
-                counters.put(counter, new Ledger.Counted(false, 0, 0, listed));
+                counters.put(counter, new Ledger.Counted(false, 0, BigInteger.ZERO, listed));
             }
         }
         Map<String, List<Ledger.Candidate>> ranked = new TreeMap<>();
@@ -102,6 +120,37 @@ final class LiveDocument {
             });
         }
         return floors;
+    }
+
+    /** The highest seq of counter {@code counter}'s runs ({@code _incRuns}); 0 if it has none. */
+    private static long runsTop(BsonDocument doc, String counter) {
+        long top = 0;
+        for (BsonValue run : entries(doc, StoredFields.INCREMENT_RUNS, counter)) {
+            if (run.isDocument()) {
+                top = Math.max(top, number(run.asDocument().get(StoredFields.ENTRY_HI)));
+            }
+        }
+        return top;
+    }
+
+    /** True if some seq above {@code from} and up to {@code to} is neither in a run nor a pending increment. */
+    private static boolean gapsBelow(BsonDocument doc, String counter, long from, long to,
+                                     java.util.SortedMap<Long, Long> pending) {
+        long covered = pending.subMap(from + 1, to + 1).size();
+        for (BsonValue run : entries(doc, StoredFields.INCREMENT_RUNS, counter)) {
+            if (run.isDocument()) {
+                long lo = Math.max(from + 1, number(run.asDocument().get(StoredFields.ENTRY_SEQ)));
+                long hi = Math.min(to, number(run.asDocument().get(StoredFields.ENTRY_HI)));
+                covered += Math.max(0, hi - lo + 1);
+            }
+        }
+        return covered < to - from;
+    }
+
+    private static BsonArray entries(BsonDocument doc, String bookkeeping, String counter) {
+        BsonValue all = doc.get(bookkeeping);
+        BsonValue entries = all != null && all.isDocument() ? all.asDocument().get(counter) : null;
+        return entries != null && entries.isArray() ? entries.asArray() : new BsonArray();
     }
 
     private static java.util.SortedMap<Long, Long> increments(BsonDocument doc, String counter) {

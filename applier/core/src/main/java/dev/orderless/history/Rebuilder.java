@@ -114,6 +114,7 @@ final class Rebuilder {
             return loaded.unreadable();
         }
         Optional<String> beforeOrderless = loaded.ledger().writtenBeforeOrderless()
+                .or(() -> loaded.ledger().foldPastALong())
                 .or(() -> loaded.folded().registers().entrySet().stream().filter(r -> r.getValue().seq() == 0)
                         .findFirst().map(r -> "register '" + r.getKey() + "' holds a value written before orderless"))
                 .map(what -> "'" + loaded.entity() + "': " + what + ", which no operation stands for: a rebuild"

@@ -169,7 +169,7 @@ final class Records {
                         .append(DELTA, new BsonInt64(delta))));
                 BsonDocument counter = new BsonDocument(UP_TO, new BsonInt64(c.upTo()));
                 if (c.folded()) {
-                    counter.append(SUM, new BsonInt64(c.base()));
+                    counter.append(SUM, dev.orderless.apply.CounterValues.stored(c.base()));
                 }
                 if (!c.asLive()) {
                     counter.append(AS_LIVE, org.bson.BsonBoolean.FALSE);
@@ -309,7 +309,8 @@ final class Records {
                 c.getArray(INCREMENTS).forEach(entry -> listed.put(entry.asDocument().getNumber(SEQ).longValue(),
                         entry.asDocument().getNumber(DELTA).longValue()));
                 counters.put(field, new Ledger.Counted(c.containsKey(SUM), c.getNumber(UP_TO).longValue(),
-                        c.containsKey(SUM) ? c.getNumber(SUM).longValue() : 0, listed,
+                        c.containsKey(SUM) ? dev.orderless.apply.CounterValues.read(c.get(SUM)).orElseThrow()
+                                : java.math.BigInteger.ZERO, listed,
                         c.getBoolean(AS_LIVE, org.bson.BsonBoolean.TRUE).getValue()));
             });
             Map<String, List<Ledger.Candidate>> ranked = new HashMap<>();

@@ -107,7 +107,7 @@ public final class ReferenceModel {
         for (var entry : expected.entrySet()) {
             java.util.Set<Long> there = witnesses(stored.get(entry.getKey()));
             missing += witnesses(entry.getValue()).stream().filter(seq -> !there.contains(seq)).count();
-            Map<String, Long> storedCounters = stored.get(entry.getKey()) == null ? Map.of()
+            Map<String, java.math.BigInteger> storedCounters = stored.get(entry.getKey()) == null ? Map.of()
                     : stored.get(entry.getKey()).counters();
             missing += entry.getValue().counters().entrySet().stream()
                     .filter(counter -> !counter.getValue().equals(storedCounters.get(counter.getKey()))).count();
@@ -154,7 +154,7 @@ public final class ReferenceModel {
         final Map<String, Map<String, EntityState.Element>> live = new HashMap<>();
         final Map<String, Map<String, Long>> tombstones = new HashMap<>();
         final Map<String, EntityState.Register> registers = new HashMap<>();
-        final Map<String, Long> counters = new HashMap<>();
+        final Map<String, java.math.BigInteger> counters = new HashMap<>();
 
         Entity() {
         }
@@ -182,7 +182,9 @@ public final class ReferenceModel {
                     registers.put(assign.field(), new EntityState.Register(assign.seq(), assign.value()));
                 }
             } else if (op instanceof Operation.Increment increment) {
-                counters.merge(increment.field(), increment.delta(), Long::sum);
+                // the exact sum, as the applier keeps it: never wrapped, whatever the order
+                counters.merge(increment.field(), java.math.BigInteger.valueOf(increment.delta()),
+                        java.math.BigInteger::add);
             } else {
                 floor = op.seq();
                 schema.sets().forEach(set -> {

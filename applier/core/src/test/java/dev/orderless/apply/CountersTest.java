@@ -12,6 +12,7 @@ import dev.orderless.UnknownFieldException;
 import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.testing.ManualClock;
 import dev.orderless.testing.MongoExtension;
+import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -73,7 +74,7 @@ class CountersTest {
         applier.apply(credits(1, 5));
 
         assertThat(applier.apply(credits(1, 6))).isEqualTo(Outcome.SEQ_COLLISION);
-        assertThat(state().counters()).isEqualTo(Map.of("credits", 5L));
+        assertThat(state().counters()).isEqualTo(Map.of("credits", BigInteger.valueOf(5L)));
     }
 
     @Test
@@ -85,7 +86,7 @@ class CountersTest {
             order.forEach(applier::apply);
 
             assertThat(state()).as("in the order %s", order).isEqualTo(ORACLE.replay(history).get("s1"));
-            assertThat(state().counters()).isEqualTo(Map.of("credits", 6L));
+            assertThat(state().counters()).isEqualTo(Map.of("credits", BigInteger.valueOf(6L)));
         }
         assertThat(applier.apply(credits(2, 3))).as("below the delete").isEqualTo(Outcome.SUPERSEDED);
     }
@@ -117,8 +118,12 @@ class CountersTest {
         assertThat(compactor.compactAll().incrementsFolded()).isEqualTo(1);
         BsonDocument stored = students.find(eq("_id", "s1")).first();
         assertThat(stored.getDocument("_incFloor").getInt64("credits").getValue()).isEqualTo(1);
-        assertThat(stored.getDocument("_inc").getArray("credits")).hasSize(2);
-        assertThat(state().counters()).isEqualTo(Map.of("credits", 11L));
+        assertThat(stored.getDocument("_inc")).as("the rest coalesced into one run of 2 and 3").doesNotContainKey("credits");
+        BsonDocument run = stored.getDocument("_incRuns").getArray("credits").get(0).asDocument();
+        assertThat(run.getInt64("seq").getValue()).isEqualTo(2);
+        assertThat(run.getInt64("hi").getValue()).isEqualTo(3);
+        assertThat(run.getInt64("d").getValue()).isEqualTo(6);
+        assertThat(state().counters()).isEqualTo(Map.of("credits", BigInteger.valueOf(11L)));
     }
 
     @Test
@@ -131,7 +136,7 @@ class CountersTest {
                 .isEqualTo(Outcome.BEYOND_HORIZON);
         assertThat(applier.apply(credits(3, 1))).isEqualTo(Outcome.BEYOND_HORIZON);
         assertThat(applier.apply(credits(6, 1))).isEqualTo(Outcome.APPLIED);
-        assertThat(state().counters()).isEqualTo(Map.of("credits", 2L));
+        assertThat(state().counters()).isEqualTo(Map.of("credits", BigInteger.valueOf(2L)));
     }
 
     @Test
@@ -144,7 +149,7 @@ class CountersTest {
 
         assertThat(applier.apply(Operation.delete("s1", 3))).isEqualTo(Outcome.BEYOND_HORIZON);
         assertThat(applier.apply(Operation.delete("s1", 5))).isEqualTo(Outcome.APPLIED);
-        assertThat(state().counters()).isEqualTo(Map.of("credits", 2L));
+        assertThat(state().counters()).isEqualTo(Map.of("credits", BigInteger.valueOf(2L)));
     }
 
     @Test
@@ -162,7 +167,7 @@ class CountersTest {
             }
             assertThat(size).as("round %d", round).isLessThanOrEqualTo(before + 16);
         }
-        assertThat(state().counters()).isEqualTo(Map.of("credits", 1000L));
+        assertThat(state().counters()).isEqualTo(Map.of("credits", BigInteger.valueOf(1000L)));
     }
 
     @Test
@@ -184,14 +189,17 @@ class CountersTest {
     }
 
     @Test
-    void a_delete_whose_kept_increments_sum_past_a_long_is_refused_not_wrapped() {
+    void a_delete_whose_kept_increments_sum_past_a_long_keeps_their_exact_sum_as_a_decimal() {
         applier.apply(credits(1, -5));
         applier.apply(credits(10, Long.MAX_VALUE));
         applier.apply(credits(11, 3));   // MAX - 2 so far: no $inc passed a long
 
-        assertThatThrownBy(() -> applier.apply(Operation.delete("s1", 5))).isInstanceOf(CannotApplyException.class)
-                .hasMessageContaining("sum past a 64-bit whole number");
-        assertThat(state().counters()).isEqualTo(Map.of("credits", Long.MAX_VALUE - 2));
+        assertThat(applier.apply(Operation.delete("s1", 5))).isEqualTo(Outcome.APPLIED);
+
+        BigInteger exact = BigInteger.valueOf(Long.MAX_VALUE).add(BigInteger.valueOf(3));
+        assertThat(state().counters()).isEqualTo(Map.of("credits", exact));
+        assertThat(students.find().first().get("credits"))
+                .isEqualTo(new org.bson.BsonDecimal128(new org.bson.types.Decimal128(new java.math.BigDecimal(exact))));
     }
 
     @Test
