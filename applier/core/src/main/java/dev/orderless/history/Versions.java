@@ -21,10 +21,10 @@ import java.util.Optional;
  * @param baseline the folded state was taken from the live document by the baseline: the entity had operations
  *                 before the history was on, and its states are known from the horizon on only
  * @param unknowable why the history cannot vouch that these are the entity's versions, if it cannot (as a read of
- *                 it would say): the baseline has not taken it in yet and is not complete, or could not read its
- *                 live document, or the live document holds state no record accounts for (applied before the
- *                 history was on, or by a consumer that does not record). Empty for a history that does not know
- *                 its live collection: it cannot check
+ *                 it would say): the history does not know its live collection or its start was never decided, the
+ *                 baseline has not taken it in yet and is not complete, or could not read its live document, or the
+ *                 live document holds state no record accounts for (applied before the history was on, or by a
+ *                 consumer that does not record)
  */
 public record Versions(String entity, long horizon, EntityState folded, List<Version> versions, List<Operation> late,
                        boolean baseline, Optional<String> unknowable) {

@@ -50,7 +50,8 @@ class HistoryPropertiesTest {
     @Test
     void the_state_as_of_every_seq_is_the_oracles_and_the_last_is_the_live_document(MongoDatabase db) {
         MongoCollection<BsonDocument> live = db.getCollection("histories", BsonDocument.class);
-        History history = History.of(db.getCollection("histories_history", BsonDocument.class), Histories.ALL_TYPES);
+        History history = HistoryTest.fromTheStart(db.getCollection("histories_history", BsonDocument.class), live,
+                Histories.ALL_TYPES, HistoryOptions.ofDefaults());
         RecordingApplier recording = history.recording(GuardedApplier.create(live, Histories.ALL_TYPES));
         PropertyCheck.forAll("recorded then applied: 10..60 ops + 20% duplicates, batches of 1..20, 8 threads", 40,
                 random -> Histories.stepsOfAllTypes(random, 10, 60, 3)).check((steps, trySeed) -> {
