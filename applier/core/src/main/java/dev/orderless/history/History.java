@@ -344,8 +344,8 @@ public final class History {
     }
 
     /**
-     * Every recorded operation of {@code entity}, oldest first, each with the state after it: one state per
-     * version, so memory grows with versions times the state's size; {@link #changes} reads a range.
+     * Every recorded operation of {@code entity}, oldest first, each with the states before and after it: one state
+     * per version, so memory grows with versions times the state's size; {@link #changes} reads a range.
      *
      * @param entity the entity's {@code _id}
      * @return its folded state, its versions above the horizon and the operations apart from them, and why the
@@ -361,8 +361,9 @@ public final class History {
         EntityState state = loaded.folded();
         for (BsonDocument record : loaded.above()) {
             Operation op = Records.operationOf(record);
-            state = model.continueFrom(state, List.of(op));
-            versions.add(new Version(op, Records.atOf(record), state));
+            EntityState before = state;
+            state = model.continueFrom(before, List.of(op));
+            versions.add(new Version(op, Records.atOf(record), before, state));
         }
         List<Operation> apart = new ArrayList<>();
         loaded.late().forEach(record -> apart.add(Records.operationOf(record)));
@@ -421,8 +422,8 @@ public final class History {
 
     /**
      * The recorded operations of {@code entity} with {@code fromSeq < seq <= toSeq}, in seq order, each with the
-     * state after it: what took the entity from {@code asOf(fromSeq)} to {@code asOf(toSeq)}. Unknowable where
-     * {@code asOf(fromSeq)} is.
+     * states before and after it: what took the entity from {@code asOf(fromSeq)} to {@code asOf(toSeq)}. Unknowable
+     * where {@code asOf(fromSeq)} is.
      *
      * @param entity  the entity's {@code _id}
      * @param fromSeq the seq the changes start after (excluded)
@@ -455,8 +456,9 @@ public final class History {
         List<Version> changes = new ArrayList<>();
         for (BsonDocument record : within) {
             Operation op = Records.operationOf(record);
-            state = model.continueFrom(state, List.of(op));
-            changes.add(new Version(op, Records.atOf(record), state));
+            EntityState previous = state;
+            state = model.continueFrom(previous, List.of(op));
+            changes.add(new Version(op, Records.atOf(record), previous, state));
         }
         return new Read.Known<>(changes);
     }

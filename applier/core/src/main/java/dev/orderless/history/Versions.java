@@ -13,7 +13,7 @@ import java.util.Optional;
  *                 there is no folded state
  * @param folded   the state as of {@code horizon} (empty at 0): folded by retention, or taken from the live
  *                 document by the baseline ({@code baseline}), with the records at or below the horizon merged
- * @param versions every recorded operation above the horizon, in seq order, each with the state after it
+ * @param versions every recorded operation above the horizon, in seq order, each with the states either side of it
  * @param late     operations recorded at or below the horizon that the states above do not include (empty
  *                 normally): below a retention horizon after it was folded (they arrived later than the retention
  *                 period allowed), or an add or remove below the compaction floor the live document had when the
