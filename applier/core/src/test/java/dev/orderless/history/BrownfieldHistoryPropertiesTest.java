@@ -112,21 +112,12 @@ class BrownfieldHistoryPropertiesTest {
                     RecordingApplier recording = history.recording(applier);
                     List<Operation> ops = Histories.operations(steps, name + "-");
                     Random random = new Random(trySeed);
-
-                    List<Operation> before = new ArrayList<>();
-                    List<Operation> after = new ArrayList<>();
-                    split(ops, random, before, after);
-                    List<Runnable> withoutHistory = new ArrayList<>();
-                    batches(Histories.delivery(before, 0.2, random), random).forEach(batch ->
-                            withoutHistory.add(() -> applyAll(applier::applyAll, batch)));
-                    run(withoutHistory);
+                    Consumed consumed = consumedWithoutTheHistory(ops, random, applier);
 
                     Deliveries delivered = new Deliveries();
-                    delivered.started.addAll(before);
-                    delivered.finished.addAll(before);
-                    List<Operation> rest = new ArrayList<>(after);
-                    before.stream().filter(op -> random.nextDouble() < 0.3).forEach(rest::add);   // redeliveries
-                    List<List<Operation>> batches = batches(Histories.delivery(rest, 0.2, random), random);
+                    delivered.started.addAll(consumed.before());
+                    delivered.finished.addAll(consumed.before());
+                    List<List<Operation>> batches = batches(Histories.delivery(consumed.rest(), 0.2, random), random);
                     int half = random.nextInt(batches.size() + 1);
 
                     // the documented step: decided before the consumers, then the leased passes beside them
@@ -186,18 +177,10 @@ class BrownfieldHistoryPropertiesTest {
                     History undecided = History.of(records, Histories.ALL_TYPES).withLive(live);
                     List<Operation> ops = Histories.operations(steps, name + "-");
                     Random random = new Random(trySeed);
-                    List<Operation> before = new ArrayList<>();
-                    List<Operation> after = new ArrayList<>();
-                    split(ops, random, before, after);
-                    List<Runnable> deliveries = new ArrayList<>();
-                    batches(Histories.delivery(before, 0.2, random), random).forEach(batch ->
-                            deliveries.add(() -> applyAll(applier::applyAll, batch)));
-                    run(deliveries);
-                    List<Operation> rest = new ArrayList<>(after);
-                    before.stream().filter(op -> random.nextDouble() < 0.3).forEach(rest::add);   // redeliveries
+                    Consumed consumed = consumedWithoutTheHistory(ops, random, applier);
                     RecordingApplier recording = recordsAlone.recording(applier);
-                    deliveries.clear();
-                    batches(Histories.delivery(rest, 0.2, random), random).forEach(batch ->
+                    List<Runnable> deliveries = new ArrayList<>();
+                    batches(Histories.delivery(consumed.rest(), 0.2, random), random).forEach(batch ->
                             deliveries.add(() -> applyAll(recording::applyAll, batch)));
                     run(deliveries);
 
@@ -289,6 +272,28 @@ class BrownfieldHistoryPropertiesTest {
                 }
             }
         }
+    }
+
+    /** What was consumed before the history was on, and what its consumers deliver once it is on. */
+    private record Consumed(List<Operation> before, List<Operation> rest) {
+    }
+
+    /**
+     * Applies part of {@code ops} without the history ({@link #split}), in batches with duplicates from eight threads;
+     * the rest, with redeliveries of about 3 in 10 of that part, is what the consumers deliver once the history is on.
+     */
+    private static Consumed consumedWithoutTheHistory(List<Operation> ops, Random random, GuardedApplier applier)
+            throws Exception {
+        List<Operation> before = new ArrayList<>();
+        List<Operation> after = new ArrayList<>();
+        split(ops, random, before, after);
+        List<Runnable> withoutHistory = new ArrayList<>();
+        batches(Histories.delivery(before, 0.2, random), random).forEach(batch ->
+                withoutHistory.add(() -> applyAll(applier::applyAll, batch)));
+        run(withoutHistory);
+        List<Operation> rest = new ArrayList<>(after);
+        before.stream().filter(op -> random.nextDouble() < 0.3).forEach(rest::add);   // redeliveries
+        return new Consumed(before, rest);
     }
 
     /**
