@@ -263,6 +263,14 @@ final class ChaosRig implements AutoCloseable {
      * proxy of its own.
      */
     Consumer startRecordingConsumer(int threads) {
+        if (!recording) {   // decided before the first consumer that records starts, as history.md says
+            dev.orderless.history.HistoryBaseline.Begun begun = history().beginBaseline(
+                    dev.orderless.history.HistoryBaseline.Start.DETECT);
+            if (begun != dev.orderless.history.HistoryBaseline.Begun.COMPLETE) {
+                throw new AssertionError("the students' history starts " + begun + ": a scenario that records starts"
+                        + " its recording consumers on an empty collection");
+            }
+        }
         recording = true;
         String[] target = new ConnectionString(mongoUri).getHosts().get(0).split(":");
         TcpProxy mongo = TcpProxy.start(target[0], target.length > 1 ? Integer.parseInt(target[1]) : 27017);
@@ -290,10 +298,10 @@ final class ChaosRig implements AutoCloseable {
         return started;
     }
 
-    /** The students' history, read directly. */
+    /** The students' history, read directly, checking its reads against the students. */
     History history() {
         return History.of(direct.getCollection(History.collectionName(Enrollment.STUDENTS), BsonDocument.class),
-                Enrollment.STUDENT_SCHEMA);
+                Enrollment.STUDENT_SCHEMA).withLive(students);
     }
 
     /** Kills a consumer instance abruptly: its connections die first, as if its process had crashed. */

@@ -271,12 +271,14 @@ final class Wiring implements AutoCloseable {
     }
 
     /**
-     * The history's baseline, as {@code consume --history} runs it through Spring Boot: the students already in
-     * MongoDB taken into the history, once across processes ({@code run} starts from an empty collection, so
+     * The history's baseline, as {@code consume --history} runs it through Spring Boot with
+     * {@code orderless.history.baseline.enabled=true}: decided before the consumer starts, then the students already
+     * in MongoDB taken into the history, once across processes ({@code run} starts from an empty collection, so
      * at once). A pass another process is running is that one's: reads of the students it has not reached say
      * they cannot tell until it has.
      */
     private void baseline(History history) {
+        history.beginBaseline(HistoryBaseline.Start.RUN);
         HistoryBaseline baseline = HistoryBaseline.create(history,
                 MongoLeaseProvider.create(db.getCollection("leases", BsonDocument.class), LeaseOptions.ofDefaults()),
                 "demo " + ManagementFactory.getRuntimeMXBean().getName(), Duration.ofMinutes(1));

@@ -312,19 +312,16 @@ final class ConsoleController {
         sources.history().ifPresent(history -> {
             Versions versions = history.versions(id);
             List<Map<String, Object>> list = new ArrayList<>();
-            Map<String, Object> before = EntityStates.describe(versions.folded());
             for (Version version : versions.versions()) {
-                Map<String, Object> after = EntityStates.describe(version.after());
                 Map<String, Object> v = new LinkedHashMap<>();
                 v.put("seq", version.seq());
                 v.put("op", new String(ENVELOPE.encode(version.op()), java.nio.charset.StandardCharsets.UTF_8));
-                // what applying it in seq order did, told from the states either side of it: an operation a later
-                // one overtook (a re-add below a removal's seq, an older name) changes nothing
-                v.put("outcome", after.equals(before) ? "no effect (superseded)" : "changed the state");
+                // what applying it in seq order did, as the live document holds it (a re-add with new attributes
+                // is a change; an operation a later one overtook changes nothing): Version.changed
+                v.put("outcome", version.changed() ? "changed the state" : "no effect (superseded)");
                 v.put("recordedAt", version.recordedAt().toString());
-                v.put("state", after);
+                v.put("state", EntityStates.describe(version.after(), sources.schema()));
                 list.add(v);
-                before = after;
             }
             entity.put("versions", list);
             entity.put("horizon", versions.horizon());
@@ -346,7 +343,7 @@ final class ConsoleController {
         answer.put("id", id);
         answer.put("seq", seq);
         if (read instanceof Read.Known<dev.orderless.apply.EntityState> known) {
-            answer.put("state", EntityStates.describe(known.answer()));
+            answer.put("state", EntityStates.describe(known.answer(), sources.schema()));
         } else if (read instanceof Read.Unknowable<dev.orderless.apply.EntityState> unknowable) {
             answer.put("unknowable", unknowable.reason());
         }

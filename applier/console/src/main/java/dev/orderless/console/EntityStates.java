@@ -1,14 +1,21 @@
 package dev.orderless.console;
 
+import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.EntityState;
+import dev.orderless.apply.SetField;
+import dev.orderless.apply.StoredFields;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.bson.BsonDocument;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
 
-/** An entity's state as the console shows it: each set's live elements, each register's value, each counter. */
+/**
+ * An entity's state as the console shows it: each set's live entries as the live document holds them (the element's
+ * key, the seq that wrote it, its attributes), each register's value, each counter.
+ */
 final class EntityStates {
     private static final JsonWriterSettings JSON = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
 
@@ -33,10 +40,26 @@ final class EntityStates {
         return wrapped.substring("{\"v\": ".length(), wrapped.length() - 1);
     }
 
-    /** Field name to what it holds: sets as their live elements, registers and counters as their values. */
-    static Map<String, Object> describe(EntityState state) {
+    /**
+     * Field name to what it holds: a set as its live entries in element order, each {@code {<key>: element, seq: n,
+     * <attribute>: value...}} as in the live document (without the time of the write, which the history does not
+     * keep), so that an attribute's value at each seq shows; registers and counters as their values.
+     */
+    static Map<String, Object> describe(EntityState state, CollectionSchema schema) {
         Map<String, Object> fields = new LinkedHashMap<>();
-        state.live().forEach((field, elements) -> fields.put(field, new TreeMap<>(elements).keySet()));
+        state.live().forEach((field, elements) -> {
+            String key = schema.sets().stream().filter(set -> set.field().equals(field)).map(SetField::key)
+                    .findFirst().orElse("element");
+            List<Map<String, Object>> entries = new ArrayList<>();
+            elements.forEach((element, live) -> {
+                Map<String, Object> entry = new LinkedHashMap<>();
+                entry.put(key, element);
+                entry.put(StoredFields.ENTRY_SEQ, live.seq());
+                live.attrs().forEach((name, value) -> entry.put(name, plain(value)));
+                entries.add(entry);
+            });
+            fields.put(field, entries);
+        });
         state.registers().forEach((field, register) -> fields.put(field, plain(register.value())));
         state.counters().forEach(fields::put);
         return fields;

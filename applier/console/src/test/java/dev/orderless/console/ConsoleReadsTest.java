@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoClient;
 import dev.orderless.apply.CollectionSchema;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.apply.Operation;
+import dev.orderless.apply.SetField;
+import dev.orderless.history.History;
+import dev.orderless.history.RecordingApplier;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.testing.MongoExtension;
 import java.net.ServerSocket;
@@ -15,7 +20,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.awaitility.Awaitility;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,6 +31,7 @@ import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.test.annotation.DirtiesContext;
@@ -31,16 +39,19 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * What the console reads, in an application that lets everyone read and whose broker does not answer: the consumer is
- * shown stopped (started is not consuming), any entity id can be read, and a bad parameter is refused in one line.
+ * What the console reads, in an application that lets everyone read, keeps a history and whose broker does not answer:
+ * the consumer is shown stopped (started is not consuming), any entity id can be read, an entity's versions and its
+ * state as of each seq show its set entries with their attributes, and a bad parameter is refused in one line.
  */
 @ExtendWith(MongoExtension.class)
 @DirtiesContext
 @SpringBootTest(classes = ConsoleReadsTest.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"spring.main.banner-mode=off", "orderless.collection=entities", "orderless.console.enabled=true",
-                "orderless.consumer.queue=nowhere"})
+                "orderless.consumer.queue=nowhere", "orderless.history.enabled=true"})
 class ConsoleReadsTest {
     private static final String DATABASE = MongoBackend.freshDatabaseName("console_reads");
+    private static final CollectionSchema ORDERS = CollectionSchema.builder().set(SetField.of("lines", "sku"))
+            .register("name").build();
     private static MongoBackend mongo;
     private static int closedPort;
 
@@ -74,7 +85,7 @@ class ConsoleReadsTest {
 
         @Bean
         CollectionSchema schema() {
-            return ConsoleSecurityTest.SCHEMA;
+            return ORDERS;
         }
 
         @Bean
@@ -92,7 +103,7 @@ class ConsoleReadsTest {
         Awaitility.await("the consumer says what it waits for").atMost(Duration.ofSeconds(30))
                 .until(() -> get("api/overview").body().contains("\"waitingFor\":\"the broker"));
 
-        assertThat(get("api/overview").body()).contains("\"state\":\"STOPPED\"").doesNotContain("\"state\":\"RUNNING\"");
+        assertThat(get("api/overview").body()).contains("\"queue\":\"nowhere\",\"state\":\"STOPPED\"");
     }
 
     @Test
@@ -105,6 +116,33 @@ class ConsoleReadsTest {
 
         assertThat(entity.statusCode()).isEqualTo(200);
         assertThat(entity.body()).contains("odd");
+    }
+
+    @Autowired
+    private History history;
+    @Autowired
+    private GuardedApplier applier;
+
+    @Test
+    void a_re_add_of_a_set_element_with_new_attributes_is_a_change_and_each_seq_shows_its_attributes() {
+        RecordingApplier recording = history.recording(applier);
+        recording.apply(Operation.add("order-7", 12, "lines", "sku-3", new BsonDocument("quantity", new BsonInt32(2))));
+        recording.apply(Operation.add("order-7", 14, "lines", "sku-3", new BsonDocument("quantity", new BsonInt32(5))));
+
+        BsonDocument entity = BsonDocument.parse(get("api/entity?id=order-7").body());
+        BsonArray versions = entity.getArray("versions");
+
+        assertThat(versions).extracting(v -> v.asDocument().getString("outcome").getValue())
+                .as("the live document holds seq 14's entry").containsExactly("changed the state", "changed the state");
+        assertThat(versions.get(1).asDocument().getDocument("state").getArray("lines")).containsExactly(
+                BsonDocument.parse("{sku: 'sku-3', seq: 14, quantity: 5}"));
+        for (int[] seqAndQuantity : new int[][] {{12, 2}, {13, 2}, {14, 5}}) {
+            BsonDocument asOf = BsonDocument.parse(get("api/entity/as-of?id=order-7&seq=" + seqAndQuantity[0]).body());
+            assertThat(asOf.getDocument("state").getArray("lines")).as("as of seq %d", seqAndQuantity[0])
+                    .containsExactly(new BsonDocument("sku", new BsonString("sku-3"))
+                            .append("seq", new BsonInt32(seqAndQuantity[0] < 14 ? 12 : 14))
+                            .append("quantity", new BsonInt32(seqAndQuantity[1])));
+        }
     }
 
     @Test

@@ -79,6 +79,7 @@ final class BaselineStatus {
     static void begin(History history, Instant now) {
         upsert(history, combine(setOnInsert(HOW, How.TAKEN.stored), setOnInsert(BEGUN, Date.from(now))),
                 "record that the baseline of " + history.name() + " has begun");
+        history.learnt(Vouching.Stage.UNDER_WAY);
     }
 
     /** Records the baseline complete (begun {@code how}, if it had not begun). */

@@ -67,12 +67,15 @@ import org.slf4j.LoggerFactory;
  * cannot (a register keeps only its last value).
  *
  * <p>A collection that had data before the history was turned on: its entities' records do not start from an
- * empty document, and a state computed from them alone would be wrong. Given the live collection
- * ({@link #withLive}), a read vouches for an entity only once the baseline has taken it in or is complete
- * ({@link #baselineComplete()}), and checks the entity's live document first, saying it cannot tell when it shows
- * state no record accounts for; {@link #baseline} (run once by {@link HistoryBaseline}) takes each live document
- * into the history as its entity's folded state, after which reads answer from its horizon on. Without the live
- * collection ({@link #of}), the history cannot check: it answers from its records alone.
+ * empty document, and a state computed from them alone would be wrong. So a read answers only on the safe path:
+ * the history knows its live collection ({@link #withLive}) and its start was decided ({@link #beginBaseline},
+ * before the consumers that record start); then it vouches for an entity once the baseline has taken it in or is
+ * complete ({@link #baselineComplete()}), and checks the entity's live document first, saying it cannot tell when it
+ * shows state no record accounts for; {@link #baseline} (run once by {@link HistoryBaseline}) takes each live
+ * document into the history as its entity's folded state, after which reads answer from its horizon on. Off that
+ * path ({@link #of} alone, or a start never decided) the history records, but every read says it cannot tell,
+ * naming the call to make, and a rebuild writes nothing: answered from the records alone, reads of a history
+ * turned on over existing data were wrong.
  *
  * <p>Safe to share between threads. Every MongoDB failure leaves as a {@link TransientException} (read or
  * record again) or an {@link InvalidConfigurationException}, as for the applier.
@@ -90,7 +93,7 @@ public final class History {
     private final String name;
     private final Map<Recorded, Counter> recorded = new EnumMap<>(Recorded.class);
     private volatile boolean indexed;
-    private volatile boolean baselineComplete;   // once true, it never goes back
+    private volatile Vouching.Stage stage = Vouching.Stage.UNDECIDED;   // as far as this process learnt: only forward
 
     private History(MongoCollection<BsonDocument> records, CollectionSchema schema, HistoryOptions options,
                     Optional<MongoCollection<BsonDocument>> live) {
@@ -118,11 +121,11 @@ public final class History {
     }
 
     /**
-     * The history kept in {@code records} (by convention the source collection's name + {@code "_history"}), reading
-     * its records alone: it cannot see state applied without recording (before the history was on, or by a consumer
-     * that does not record), so its answers are right only where the history has been on since the collection's
-     * first write and every consumer records. Give it the live collection ({@link #withLive}) wherever that may not
-     * hold: then its reads check, and say when they cannot tell.
+     * The history kept in {@code records} (by convention the source collection's name + {@code "_history"}): it
+     * records (what a consumer needs), but answers no read until it knows its live collection ({@link #withLive})
+     * and its start is decided ({@link #beginBaseline}): from its records alone it cannot see state applied without
+     * recording (before the history was on, or by a consumer that does not record), so each read says it cannot
+     * tell, naming the call to make, and a rebuild leaves every entity out.
      *
      * @param records the history collection; its write concern must be acknowledged (w: 1 or w: majority)
      * @param schema  the schema of the collection whose operations are recorded
@@ -147,14 +150,15 @@ public final class History {
     }
 
     /**
-     * This history, knowing the live collection it is the history of: each read then vouches for an entity only
-     * once the baseline has taken it in, or is complete ({@link #baselineComplete()}: until then any entity may hold
-     * state from before the history was on, overwritten since or not), and checks the entity's live document for
-     * state no record accounts for (written before the history was on, or by a consumer that does not record),
-     * saying it cannot tell rather than answer without it; a rebuild leaves such an entity out and says so, and
+     * This history, knowing the live collection it is the history of: what reads need. Once its start is decided
+     * ({@link #beginBaseline}: before the consumers that record start), each read vouches for an entity only once the
+     * baseline has taken it in, or is complete ({@link #baselineComplete()}: until then any entity may hold state
+     * from before the history was on, overwritten since or not), and checks the entity's live document for state no
+     * record accounts for (written before the history was on, or by a consumer that does not record), saying it
+     * cannot tell rather than answer without it; a rebuild leaves such an entity out and says so, and
      * {@link #baseline} can take the live documents into the history. Where the history has been on since the
-     * collection was empty, {@link #beginBaseline} records the baseline complete at once (the collection
-     * empty, or declared so). Recommended wherever the live collection may have had data before the history was on.
+     * collection was empty, {@link #beginBaseline} records the baseline complete at once (the collection empty, or
+     * declared so).
      *
      * @param live the collection whose operations this history records; read on the primary
      * @return a new history over the same records, schema and options; this one is unchanged
@@ -340,12 +344,13 @@ public final class History {
     }
 
     /**
-     * Every recorded operation of {@code entity}, oldest first, each with the state after it: one state per
-     * version, so memory grows with versions times the state's size; {@link #changes} reads a range.
+     * Every recorded operation of {@code entity}, oldest first, each with the states before and after it: one state
+     * per version, so memory grows with versions times the state's size; {@link #changes} reads a range.
      *
      * @param entity the entity's {@code _id}
-     * @return its folded state, its versions above the horizon and the operations apart from them, and (with
-     *         {@link #withLive}) why the history cannot vouch for them, if it cannot
+     * @return its folded state, its versions above the horizon and the operations apart from them, and why the
+     *         history cannot vouch for them, if it cannot (always where it does not know its live collection or its
+     *         start was never decided)
      * @throws TransientException if MongoDB did not answer, or retention kept folding the entity while it was read;
      *                            reading again is safe
      */
@@ -356,13 +361,14 @@ public final class History {
         EntityState state = loaded.folded();
         for (BsonDocument record : loaded.above()) {
             Operation op = Records.operationOf(record);
-            state = model.continueFrom(state, List.of(op));
-            versions.add(new Version(op, Records.atOf(record), state));
+            EntityState before = state;
+            state = model.continueFrom(before, List.of(op));
+            versions.add(new Version(op, Records.atOf(record), before, state));
         }
         List<Operation> apart = new ArrayList<>();
         loaded.late().forEach(record -> apart.add(Records.operationOf(record)));
         loaded.unjudged().forEach(record -> apart.add(Records.operationOf(record)));
-        Optional<String> unknowable = loaded.unreadable().or(() -> notTakenIn(loaded))
+        Optional<String> unknowable = loaded.unreadable().or(() -> unvouched(loaded))
                 .or(() -> unexplained(loaded, document));
         return new Versions(entity, loaded.horizon(), loaded.folded(), versions, apart, loaded.baseline().isPresent(),
                 unknowable);
@@ -373,8 +379,9 @@ public final class History {
      * meaning of the stored document (tombstones included); an entity with none is the empty state. Unknowable
      * below a retention or baseline horizon, with operations that arrived below a retention horizon after it was
      * folded, where compaction had dropped tombstones the history cannot account for and no delete has superseded
-     * them, and (with {@link #withLive}) before the baseline has taken the entity in or is complete, or when the live
-     * document holds state no record accounts for.
+     * them, where the history does not know its live collection ({@link #withLive}) or its start was never decided
+     * ({@link #beginBaseline}), before the baseline has taken the entity in or is complete, or when the live document
+     * holds state no record accounts for.
      *
      * @param entity the entity's {@code _id}
      * @param seq    the highest seq the state includes
@@ -415,8 +422,8 @@ public final class History {
 
     /**
      * The recorded operations of {@code entity} with {@code fromSeq < seq <= toSeq}, in seq order, each with the
-     * state after it: what took the entity from {@code asOf(fromSeq)} to {@code asOf(toSeq)}. Unknowable where
-     * {@code asOf(fromSeq)} is.
+     * states before and after it: what took the entity from {@code asOf(fromSeq)} to {@code asOf(toSeq)}. Unknowable
+     * where {@code asOf(fromSeq)} is.
      *
      * @param entity  the entity's {@code _id}
      * @param fromSeq the seq the changes start after (excluded)
@@ -449,8 +456,9 @@ public final class History {
         List<Version> changes = new ArrayList<>();
         for (BsonDocument record : within) {
             Operation op = Records.operationOf(record);
-            state = model.continueFrom(state, List.of(op));
-            changes.add(new Version(op, Records.atOf(record), state));
+            EntityState previous = state;
+            state = model.continueFrom(previous, List.of(op));
+            changes.add(new Version(op, Records.atOf(record), previous, state));
         }
         return new Read.Known<>(changes);
     }
@@ -619,19 +627,35 @@ public final class History {
      * @return true if the baseline is recorded complete in the history collection
      */
     public boolean baselineComplete() {
-        if (!baselineComplete && BaselineStatus.read(this).flatMap(BaselineStatus.Status::complete).isPresent()) {
-            baselineComplete = true;
+        return stage() == Vouching.Stage.COMPLETE;
+    }
+
+    /**
+     * How far the history's start has come: read from the history collection until it is complete, and remembered
+     * from then on (a stage never goes back).
+     */
+    Vouching.Stage stage() {
+        if (stage != Vouching.Stage.COMPLETE) {
+            learnt(BaselineStatus.read(this).map(status -> status.complete().isPresent() ? Vouching.Stage.COMPLETE
+                    : Vouching.Stage.UNDER_WAY).orElse(Vouching.Stage.UNDECIDED));
         }
-        return baselineComplete;
+        return stage;
+    }
+
+    /** Remembers {@code reached}, unless this process knows of a later stage already. */
+    synchronized void learnt(Vouching.Stage reached) {
+        if (reached.compareTo(stage) > 0) {
+            stage = reached;
+        }
     }
 
     void learntComplete() {
-        baselineComplete = true;
+        learnt(Vouching.Stage.COMPLETE);
     }
 
     /** True if this process already knows the baseline is complete; no round trip. */
     boolean knownComplete() {
-        return baselineComplete;
+        return stage == Vouching.Stage.COMPLETE;
     }
 
     /**
@@ -680,6 +704,7 @@ public final class History {
             return HistoryBaseline.Begun.COMPLETE;
         }
         if (status.isPresent()) {
+            learnt(Vouching.Stage.UNDER_WAY);
             return HistoryBaseline.Begun.UNDER_WAY;
         }
         if (liveEmpty && historyEmpty) {   // nothing to take in: from now on every entity is recorded from the start
@@ -714,25 +739,18 @@ public final class History {
 
     /** Why the state of {@code loaded}'s entity as of {@code seq} cannot be told, if it cannot. */
     private Optional<String> unknowable(Loaded loaded, Optional<BsonDocument> document, long seq) {
-        return loaded.unreadable().or(() -> notTakenIn(loaded)).or(() -> loaded.unknowableAt(seq))
+        return loaded.unreadable().or(() -> unvouched(loaded)).or(() -> loaded.unknowableAt(seq))
                 .or(() -> unexplained(loaded, document));
     }
 
     /**
-     * Why no state of {@code loaded}'s entity can be vouched for while the baseline is under way, if so: the history
-     * knows its live collection, the baseline has not taken the entity in, and it is not complete, so the entity may
-     * have had operations before the history was on, whose effects the live document need not show any more
-     * (overwritten by recorded operations: a rename, a remove, a delete).
+     * Why no state of {@code loaded}'s entity can be vouched for, whatever its records and live document say, if so:
+     * the history does not know its live collection, its start was never decided, or the baseline is under way and
+     * has not taken the entity in (it may have had operations before the history was on, whose effects the live
+     * document need not show any more: a rename, a remove, a delete). See {@link Vouching}.
      */
-    Optional<String> notTakenIn(Loaded loaded) {
-        if (live.isEmpty() || loaded.baseline().isPresent() || baselineComplete()) {
-            return Optional.empty();
-        }
-        return Optional.of("the history's baseline has not taken '" + loaded.entity() + "' in yet, and is not"
-                + " complete: it may have had operations before the history was on, whose effects its records cannot"
-                + " show (overwritten since, or not); its reads answer once the baseline has taken it in"
-                + " (HistoryBaseline), or is complete (on an empty collection, or declared so where the history has"
-                + " been on since the collection's first write)");
+    Optional<String> unvouched(Loaded loaded) {
+        return Vouching.unvouched(name, loaded.entity(), live.isPresent(), loaded.baseline().isPresent(), this::stage);
     }
 
     /**

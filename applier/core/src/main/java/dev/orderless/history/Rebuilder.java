@@ -25,15 +25,16 @@ import org.slf4j.LoggerFactory;
  *       wrote it, so each equals the operation it stands for; and one increment at a fold's seq for the increments
  *       folded into its sum, {@link Ledger}), then every record, late ones included (the live document received
  *       them too).
- *   <li>Except an entity whose state the history cannot vouch for: its live document holds state no record
- *       accounts for (it had operations before the history was on, and no baseline took it; only where the
- *       history knows its live collection and the document is there), or an operation of it is below the
- *       compaction floor the baseline found, on an element it had no entry for, or its latest state reads
+ *   <li>Except an entity whose state the history cannot vouch for: the history does not know its live collection
+ *       or its start was never decided, or the baseline is under way and has not taken the entity in (it may have
+ *       had operations before the history was on), or its live document holds state no record accounts for
+ *       (applied before the history was on, or by a consumer that does not record), or an operation of it is below
+ *       the compaction floor the baseline found, on an element it had no entry for, or its latest state reads
  *       Unknowable because compaction had dropped tombstones the history cannot account for (before the baseline,
  *       or after it, of an operation applied without recording) and no delete has superseded them, or the baseline
  *       could not read its live document, or it holds a value written before orderless (seq 0: no operation stands
- *       for it). Rather than write a state without what it cannot know (a removed element
- *       brought back), the rebuild leaves it out, counts it ({@link Rebuild#unrestored()}) and says why.
+ *       for it). Rather than write a state without what it cannot know (a removed element brought back), the
+ *       rebuild leaves it out, counts it ({@link Rebuild#unrestored()}) and says why.
  *   <li>Apply them with {@link GuardedApplier#applyAll} in batches of {@link HistoryOptions#rebuildBatch()}.
  *       Guarded: an operation already there is a duplicate or superseded, so a rebuild can run while consumers
  *       run, be repeated, or resume a rebuild that stopped.
@@ -110,6 +111,10 @@ final class Rebuilder {
      * operation recorded and applied in between would look unexplained: the records are read again first.
      */
     private Optional<String> unrestorable(Loaded loaded) {
+        Optional<String> unvouched = history.unvouched(loaded);
+        if (unvouched.isPresent()) {
+            return unvouched;
+        }
         if (loaded.unreadable().isPresent()) {
             return loaded.unreadable();
         }
@@ -130,10 +135,6 @@ final class Rebuilder {
                     + " increments up to and above it into their sum, without the live document: it cannot tell"
                     + " whether the sum has it or what it would have removed; give the history its live collection"
                     + " (History.withLive) so that retention folds only what the live document folded");
-        }
-        Optional<String> notTakenIn = history.notTakenIn(loaded);
-        if (notTakenIn.isPresent()) {
-            return notTakenIn;
         }
         List<BsonDocument> unjudged = loaded.unjudged().stream()
                 .filter(record -> !foldedInto(Records.operationOf(record), loaded.ledger())).toList();

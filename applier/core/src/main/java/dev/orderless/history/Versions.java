@@ -13,7 +13,7 @@ import java.util.Optional;
  *                 there is no folded state
  * @param folded   the state as of {@code horizon} (empty at 0): folded by retention, or taken from the live
  *                 document by the baseline ({@code baseline}), with the records at or below the horizon merged
- * @param versions every recorded operation above the horizon, in seq order, each with the state after it
+ * @param versions every recorded operation above the horizon, in seq order, each with the states either side of it
  * @param late     operations recorded at or below the horizon that the states above do not include (empty
  *                 normally): below a retention horizon after it was folded (they arrived later than the retention
  *                 period allowed), or an add or remove below the compaction floor the live document had when the
@@ -21,10 +21,10 @@ import java.util.Optional;
  * @param baseline the folded state was taken from the live document by the baseline: the entity had operations
  *                 before the history was on, and its states are known from the horizon on only
  * @param unknowable why the history cannot vouch that these are the entity's versions, if it cannot (as a read of
- *                 it would say): the baseline has not taken it in yet and is not complete, or could not read its
- *                 live document, or the live document holds state no record accounts for (applied before the
- *                 history was on, or by a consumer that does not record). Empty for a history that does not know
- *                 its live collection: it cannot check
+ *                 it would say): the history does not know its live collection or its start was never decided, the
+ *                 baseline has not taken it in yet and is not complete, or could not read its live document, or the
+ *                 live document holds state no record accounts for (applied before the history was on, or by a
+ *                 consumer that does not record)
  */
 public record Versions(String entity, long horizon, EntityState folded, List<Version> versions, List<Operation> late,
                        boolean baseline, Optional<String> unknowable) {

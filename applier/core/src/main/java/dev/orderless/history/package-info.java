@@ -14,6 +14,7 @@
  * records alone: {@link dev.orderless.history.HistoryBaseline} takes each live document into the history (once,
  * under a lease, beside the consumers), the state as of the highest seq the document shows, and reads answer
  * from that seq on; until then, a read of an entity whose live document holds state no record accounts for says
- * so ({@link dev.orderless.history.History#withLive}).
+ * so. Reads answer only where the history knows its live collection ({@link dev.orderless.history.History#withLive})
+ * and its start was decided ({@link dev.orderless.history.History#beginBaseline}); elsewhere each names the call.
  */
 package dev.orderless.history;

@@ -96,6 +96,7 @@ class BaselineTest {
     @Test
     void without_the_baseline_an_order_whose_live_document_predates_its_records_reads_unknowable_and_says_why() {
         beforeTheHistory().forEach(applier::apply);
+        history.beginBaseline(HistoryBaseline.Start.DETECT);   // under way: documents, and no records yet
         recording.apply(status(8, "shipped"));
 
         Read<EntityState> read = history.asOf("order-1", 8);
@@ -106,9 +107,22 @@ class BaselineTest {
     }
 
     @Test
+    void a_history_whose_start_was_never_decided_reads_unknowable_naming_the_call_to_make() {
+        beforeTheHistory().forEach(applier::apply);
+        History.of(records, ORDERS).recording(applier).apply(status(8, "shipped"));   // a consumer recorded
+
+        assertThat(history.asOf("order-1", 8)).isInstanceOfSatisfying(Read.Unknowable.class, r -> assertThat(r.reason())
+                .contains("how the history orders_history starts was never decided")
+                .contains("call History.beginBaseline(Start.DETECT) before the consumers that record start"));
+        assertThat(history.versions("order-1").unknowable()).hasValueSatisfying(reason ->
+                assertThat(reason).contains("History.beginBaseline"));
+    }
+
+    @Test
     void before_the_baseline_is_complete_items_from_before_the_history_that_a_recorded_delete_overwrote_read_unknowable() {
         applier.apply(Operation.add("order-1", 1, "items", "sku-1"));   // consumed before the history was on
         applier.apply(Operation.add("order-1", 2, "items", "sku-2"));
+        history.beginBaseline(HistoryBaseline.Start.DETECT);   // under way: documents, and no records yet
         recording.apply(Operation.delete("order-1", 5));   // the document now shows seq 5 alone, which is recorded
 
         for (long seq : new long[] {1, 2, 4, 5}) {
@@ -121,6 +135,7 @@ class BaselineTest {
     @Test
     void before_the_baseline_is_complete_a_register_renamed_since_reads_unknowable_in_changes_and_versions_too() {
         applier.apply(status(1, "placed"));   // before the history was on
+        history.beginBaseline(HistoryBaseline.Start.DETECT);
         recording.apply(status(3, "paid"));
 
         assertThat(history.asOf("order-1", 2)).as("placed at 2").isInstanceOf(Read.Unknowable.class);
@@ -160,6 +175,7 @@ class BaselineTest {
     @Test
     void before_the_baseline_is_complete_a_rebuild_leaves_out_every_entity_it_has_not_taken_in() {
         beforeTheHistory().forEach(applier::apply);
+        history.beginBaseline(HistoryBaseline.Start.DETECT);
         recording.apply(Operation.add("order-2", 1, "items", "sku-1"));
 
         Rebuild rebuild = history.rebuild(GuardedApplier.create(db.getCollection("rebuilt", BsonDocument.class), ORDERS));

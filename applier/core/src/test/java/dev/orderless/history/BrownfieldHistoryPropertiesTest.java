@@ -50,6 +50,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * pass of {@link History#baseline}; then every {@code asOf} is {@code Unknowable} or the sequential oracle's state
  * (never {@code Known} and wrong), is {@code Known} from the entity's horizon on, and equals the live document at
  * its last seq; a rebuild into a new collection is exact or says it is incomplete.
+ *
+ * <p>Without that step, over the same kind of data (issue 50: {@code History.of} alone answered reads Known and wrong,
+ * and a rebuild said complete with entities wrong): a history that does not know its live collection, and one that
+ * does but whose start was never decided, answer every read Unknowable naming the call to make, and leave every
+ * entity out of a rebuild.
  */
 @ExtendWith(MongoExtension.class)
 class BrownfieldHistoryPropertiesTest {
@@ -64,6 +69,7 @@ class BrownfieldHistoryPropertiesTest {
     private static final LongAdder BASELINED = new LongAdder();
     private static final LongAdder REBUILT_EXACT = new LongAdder();
     private static final LongAdder RETRIES = new LongAdder();
+    private static final LongAdder OFF_THE_SAFE_PATH = new LongAdder();
 
     @AfterAll
     static void printCounts() {
@@ -71,7 +77,8 @@ class BrownfieldHistoryPropertiesTest {
                 + " oracle's), " + DURING_UNKNOWABLE.sum() + " Unknowable, in " + UNDER_WAY.sum() + " tries still under way"
                 + " half-way; after it: " + KNOWN.sum() + " Known (each the oracle's), " + UNKNOWABLE.sum() + " Unknowable"
                 + " (below a baseline horizon), " + BASELINED.sum() + " entities taken by a baseline, " + REBUILT_EXACT.sum()
-                + " rebuilds exact, " + RETRIES.sum() + " ops applied again after a transient error");
+                + " rebuilds exact, " + RETRIES.sum() + " ops applied again after a transient error; without the"
+                + " baseline step: " + OFF_THE_SAFE_PATH.sum() + " reads Unknowable naming the call to make");
     }
 
     /** The operations delivered so far: started (given to a consumer) and finished (its apply returned). */
@@ -105,21 +112,12 @@ class BrownfieldHistoryPropertiesTest {
                     RecordingApplier recording = history.recording(applier);
                     List<Operation> ops = Histories.operations(steps, name + "-");
                     Random random = new Random(trySeed);
-
-                    List<Operation> before = new ArrayList<>();
-                    List<Operation> after = new ArrayList<>();
-                    split(ops, random, before, after);
-                    List<Runnable> withoutHistory = new ArrayList<>();
-                    batches(Histories.delivery(before, 0.2, random), random).forEach(batch ->
-                            withoutHistory.add(() -> applyAll(applier::applyAll, batch)));
-                    run(withoutHistory);
+                    Consumed consumed = consumedWithoutTheHistory(ops, random, applier);
 
                     Deliveries delivered = new Deliveries();
-                    delivered.started.addAll(before);
-                    delivered.finished.addAll(before);
-                    List<Operation> rest = new ArrayList<>(after);
-                    before.stream().filter(op -> random.nextDouble() < 0.3).forEach(rest::add);   // redeliveries
-                    List<List<Operation>> batches = batches(Histories.delivery(rest, 0.2, random), random);
+                    delivered.started.addAll(consumed.before());
+                    delivered.finished.addAll(consumed.before());
+                    List<List<Operation>> batches = batches(Histories.delivery(consumed.rest(), 0.2, random), random);
                     int half = random.nextInt(batches.size() + 1);
 
                     // the documented step: decided before the consumers, then the leased passes beside them
@@ -162,6 +160,64 @@ class BrownfieldHistoryPropertiesTest {
                     assertThat(history.baselineComplete()).isTrue();
                     check(ops, history, live, db.getCollection(name + "_rebuilt", BsonDocument.class));
                 });
+    }
+
+    @Test
+    void turned_on_without_the_baseline_step_every_read_is_unknowable_naming_the_call_and_every_rebuild_incomplete(
+            MongoDatabase db) {
+        PropertyCheck.forAll("brownfield without the baseline step: 12..40 ops over 4 entities, part applied without the"
+                        + " history, the rest recorded with 30% redeliveries of the old and 20% duplicates, batches of"
+                        + " 1..12, 8 threads", 12, random -> Histories.stepsOfAllTypes(random, 12, 40, 4))
+                .check((steps, trySeed) -> {
+                    String name = "n" + TRIES.incrementAndGet();
+                    MongoCollection<BsonDocument> live = db.getCollection(name, BsonDocument.class);
+                    GuardedApplier applier = GuardedApplier.create(live, Histories.ALL_TYPES);
+                    MongoCollection<BsonDocument> records = db.getCollection(name + "_history", BsonDocument.class);
+                    History recordsAlone = History.of(records, Histories.ALL_TYPES);
+                    History undecided = History.of(records, Histories.ALL_TYPES).withLive(live);
+                    List<Operation> ops = Histories.operations(steps, name + "-");
+                    Random random = new Random(trySeed);
+                    Consumed consumed = consumedWithoutTheHistory(ops, random, applier);
+                    RecordingApplier recording = recordsAlone.recording(applier);
+                    List<Runnable> deliveries = new ArrayList<>();
+                    batches(Histories.delivery(consumed.rest(), 0.2, random), random).forEach(batch ->
+                            deliveries.add(() -> applyAll(recording::applyAll, batch)));
+                    run(deliveries);
+
+                    offTheSafePath(recordsAlone, ops, "History.of(...).withLive(collection)",
+                            db.getCollection(name + "_rebuilt_alone", BsonDocument.class));
+                    offTheSafePath(undecided, ops, "History.beginBaseline(Start.DETECT)",
+                            db.getCollection(name + "_rebuilt_undecided", BsonDocument.class));
+                });
+    }
+
+    /**
+     * Every read of every entity of {@code ops} that {@code history} recorded is Unknowable naming {@code call}, at every
+     * seq, and a rebuild leaves every one out, writing nothing.
+     */
+    private static void offTheSafePath(History history, List<Operation> ops, String call,
+                                       MongoCollection<BsonDocument> copy) {
+        Set<String> recorded = new java.util.TreeSet<>();
+        history.forEachRecorded(op -> recorded.add(op.entity()));
+        for (Map.Entry<String, List<Operation>> entity : byEntity(ops).entrySet()) {
+            String id = entity.getKey();
+            for (Operation op : entity.getValue()) {
+                assertThat(history.asOf(id, op.seq())).as("as of seq %d of %s", op.seq(), id)
+                        .isInstanceOfSatisfying(Read.Unknowable.class, r -> assertThat(r.reason()).contains(call));
+                assertThat(history.changes(id, 0, op.seq())).isInstanceOfSatisfying(Read.Unknowable.class,
+                        r -> assertThat(r.reason()).contains(call));
+                OFF_THE_SAFE_PATH.increment();
+            }
+            if (recorded.contains(id)) {
+                assertThat(history.versions(id).unknowable()).as("the versions of %s", id)
+                        .hasValueSatisfying(reason -> assertThat(reason).contains(call));
+            }
+        }
+        Rebuild rebuild = history.rebuild(GuardedApplier.create(copy, Histories.ALL_TYPES));
+        assertThat(rebuild.complete()).as("%s", rebuild).isFalse();
+        assertThat(rebuild.unrestored()).as("%s", rebuild).isEqualTo(recorded.size());
+        assertThat(rebuild.reasons()).allSatisfy(reason -> assertThat(reason).contains(call));
+        assertThat(copy.countDocuments()).as("nothing written").isZero();
     }
 
     /**
@@ -216,6 +272,28 @@ class BrownfieldHistoryPropertiesTest {
                 }
             }
         }
+    }
+
+    /** What was consumed before the history was on, and what its consumers deliver once it is on. */
+    private record Consumed(List<Operation> before, List<Operation> rest) {
+    }
+
+    /**
+     * Applies part of {@code ops} without the history ({@link #split}), in batches with duplicates from eight threads;
+     * the rest, with redeliveries of about 3 in 10 of that part, is what the consumers deliver once the history is on.
+     */
+    private static Consumed consumedWithoutTheHistory(List<Operation> ops, Random random, GuardedApplier applier)
+            throws Exception {
+        List<Operation> before = new ArrayList<>();
+        List<Operation> after = new ArrayList<>();
+        split(ops, random, before, after);
+        List<Runnable> withoutHistory = new ArrayList<>();
+        batches(Histories.delivery(before, 0.2, random), random).forEach(batch ->
+                withoutHistory.add(() -> applyAll(applier::applyAll, batch)));
+        run(withoutHistory);
+        List<Operation> rest = new ArrayList<>(after);
+        before.stream().filter(op -> random.nextDouble() < 0.3).forEach(rest::add);   // redeliveries
+        return new Consumed(before, rest);
     }
 
     /**

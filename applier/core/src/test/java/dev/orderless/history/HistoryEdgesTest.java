@@ -41,7 +41,7 @@ class HistoryEdgesTest {
         this.db = db;
         live = db.getCollection("students", BsonDocument.class);
         records = db.getCollection("students_history", BsonDocument.class);
-        history = History.of(records, HistoryTest.SCHEMA, HistoryOptions.ofDefaults().withClock(clock));
+        history = HistoryTest.fromTheStart(records, live, HistoryTest.SCHEMA, HistoryOptions.ofDefaults().withClock(clock));
         applier = GuardedApplier.create(live, HistoryTest.SCHEMA);
         recording = history.recording(applier);
     }
@@ -144,11 +144,13 @@ class HistoryEdgesTest {
     void a_rebuild_counts_an_op_it_cannot_judge_below_the_targets_compaction_floor_instead_of_hiding_it() {
         recording.apply(Operation.add("s1", 1, "classes", "CS 101"));
         recording.apply(Operation.add("s1", 2, "classes", "MA 201"));
-        // the document is damaged (CS 101's entry lost) after compaction had raised its gcFloor
-        live.updateOne(new BsonDocument("_id", new BsonString("s1")), BsonDocument.parse(
+        // restored from a damaged backup (CS 101's entry lost) after compaction had raised its gcFloor
+        MongoCollection<BsonDocument> restored = db.getCollection("restored", BsonDocument.class);
+        restored.insertOne(live.find().first());
+        restored.updateOne(new BsonDocument("_id", new BsonString("s1")), BsonDocument.parse(
                 "{$pull: {classes: {name: 'CS 101'}}, $set: {_gcFloor: {$numberLong: '5'}}}"));
 
-        Rebuild rebuild = history.rebuild("s1", applier);
+        Rebuild rebuild = history.rebuild("s1", GuardedApplier.create(restored, HistoryTest.SCHEMA));
 
         assertThat(rebuild.beyondHorizon()).as("add CS 101 seq 1 cannot be judged on that document").isEqualTo(1);
         MongoCollection<BsonDocument> copy = db.getCollection("rebuilt", BsonDocument.class);
@@ -168,8 +170,8 @@ class HistoryEdgesTest {
         for (int trial = 0; trial < 15; trial++) {
             java.util.Random random = new java.util.Random(trial);
             MongoCollection<BsonDocument> lv = db.getCollection("l" + trial, BsonDocument.class);
-            History h = History.of(db.getCollection("l" + trial + "_history", BsonDocument.class), schema,
-                    HistoryOptions.ofDefaults().withClock(clock));
+            History h = HistoryTest.fromTheStart(db.getCollection("l" + trial + "_history", BsonDocument.class), lv,
+                    schema, HistoryOptions.ofDefaults().withClock(clock));
             RecordingApplier rec = h.recording(GuardedApplier.create(lv, schema));
             List<Operation> ops = dev.orderless.oracle.Histories.operations(
                     dev.orderless.oracle.Histories.stepsOfAllTypes(random, 20, 60, 3), "p" + trial + "-");
@@ -254,7 +256,7 @@ class HistoryEdgesTest {
         // a pass runs between the read of the folded state and the read of the records
         History reader = History.of(hookedBeforeFind(records, 2,
                 () -> history.retain(clock.instant().minus(Duration.ofDays(1)), () -> true)), HistoryTest.SCHEMA,
-                HistoryOptions.ofDefaults().withClock(clock));
+                HistoryOptions.ofDefaults().withClock(clock)).withLive(live);
 
         Read<List<Version>> changes = reader.changes("s1", 1, 4);
 

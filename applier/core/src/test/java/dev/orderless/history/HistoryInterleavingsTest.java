@@ -67,9 +67,10 @@ class HistoryInterleavingsTest {
     void setUp() {
         MongoDatabase db = client.getDatabase("history_interleavings_" + DATABASES.incrementAndGet());
         MongoCollection<BsonDocument> records = db.getCollection("students_history", BsonDocument.class);
-        history = History.of(records, HistoryTest.SCHEMA, HistoryOptions.ofDefaults().withClock(clock).withMeters(meters));
-        recording = history.recording(GuardedApplier.create(db.getCollection("students", BsonDocument.class),
-                HistoryTest.SCHEMA));
+        MongoCollection<BsonDocument> students = db.getCollection("students", BsonDocument.class);
+        history = HistoryTest.fromTheStart(records, students, HistoryTest.SCHEMA,
+                HistoryOptions.ofDefaults().withClock(clock).withMeters(meters));
+        recording = history.recording(GuardedApplier.create(students, HistoryTest.SCHEMA));
     }
 
     private static Operation rename(long seq) {

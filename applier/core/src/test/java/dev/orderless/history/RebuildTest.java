@@ -32,8 +32,8 @@ class RebuildTest {
     void setUp(MongoDatabase db) {
         this.db = db;
         live = db.getCollection("live", BsonDocument.class);
-        history = History.of(db.getCollection("live_history", BsonDocument.class), Histories.ALL_TYPES,
-                HistoryOptions.ofDefaults().withClock(clock).withRebuildBatch(7));
+        history = HistoryTest.fromTheStart(db.getCollection("live_history", BsonDocument.class), live,
+                Histories.ALL_TYPES, HistoryOptions.ofDefaults().withClock(clock).withRebuildBatch(7));
         recording = history.recording(GuardedApplier.create(live, Histories.ALL_TYPES));
     }
 

@@ -191,17 +191,14 @@ public class OrderlessAutoConfiguration {
             Optional<Boolean> enabled = Optional.ofNullable(properties.history().baseline().enabled());
             MeterRegistry registry = meters.getIfAvailable(SimpleMeterRegistry::new);
             if (history.live().isEmpty()) {
-                if (enabled.equals(Optional.of(false))) {
-                    return new OrderlessHistoryBaseline(Optional.empty(), enabled, history, registry);
-                }
-                throw new InvalidConfigurationException(OrderlessHistoryBaseline.PROPERTY + ": the History bean does not"
-                        + " know its live collection, so it cannot tell what it holds from before the history; build it"
-                        + " with History.withLive(collection), or set " + OrderlessHistoryBaseline.PROPERTY + "=false");
+                throw new InvalidConfigurationException("orderless.history.enabled: the History bean does not know its"
+                        + " live collection, so none of its reads could answer (each would say it cannot tell): build"
+                        + " it with History.withLive(collection)");
             }
             LeaseProvider leases = MongoLeaseProvider.create(database(client, properties)
                     .getCollection(properties.leases(), BsonDocument.class), LeaseOptions.ofDefaults());
-            return new OrderlessHistoryBaseline(Optional.of(HistoryBaseline.create(history, leases, owner(),
-                    OrderlessHistoryBaseline.INTERVAL)), enabled, history, registry);
+            return new OrderlessHistoryBaseline(HistoryBaseline.create(history, leases, owner(),
+                    OrderlessHistoryBaseline.INTERVAL), enabled, history, registry);
         }
 
         @Bean
@@ -225,10 +222,10 @@ public class OrderlessAutoConfiguration {
             @Bean
             OrderlessHistoryHealth orderlessHistoryHealthIndicator(dev.orderless.history.History history,
                                                                    ObjectProvider<OrderlessHistoryRetention> retention,
-                                                                   ObjectProvider<OrderlessHistoryBaseline> baseline,
+                                                                   OrderlessHistoryBaseline baseline,
                                                                    OrderlessProperties properties) {
-                return new OrderlessHistoryHealth(history, Optional.ofNullable(retention.getIfAvailable()),
-                        Optional.ofNullable(baseline.getIfAvailable()), properties.historyKeep());
+                return new OrderlessHistoryHealth(history, Optional.ofNullable(retention.getIfAvailable()), baseline,
+                        properties.historyKeep());
             }
         }
     }
@@ -262,6 +259,7 @@ public class OrderlessAutoConfiguration {
                                             ObjectProvider<ObservationRegistry> observations,
                                             ObjectProvider<SimpleRabbitListenerContainerFactory> containers,
                                             ObjectProvider<dev.orderless.history.History> history,
+                                            ObjectProvider<OrderlessHistoryBaseline> baseline,
                                             ObjectProvider<RabbitConnectionDetails> rabbitDetails,
                                             ResourceLoader resources) {
             // Spring Boot's listener properties, read as Boot binds them (relaxed names, environment variables)
@@ -282,6 +280,10 @@ public class OrderlessAutoConfiguration {
             SimpleRabbitListenerContainerFactory factory = containers.getIfUnique();
             Optional<Duration> deadLetterTtl = properties.deadLetterTtl();   // refused here if longer than the grace
             MeterRegistry registered = meters.getIfAvailable(SimpleMeterRegistry::new);
+            // with the history, the consumer starts once how the history starts is decided (MongoDB may be away)
+            java.util.function.Supplier<Optional<String>> before = () -> Optional.ofNullable(baseline.getIfAvailable())
+                    .flatMap(OrderlessHistoryBaseline::waitingFor)
+                    .map(waiting -> "the history's start to be decided; it waits for " + waiting);
             if (properties.consumer().protocol() == OrderlessProperties.Protocol.AMQP_1_0) {
                 if (!ClassUtils.isPresent(Amqp10Transport.CONSUMER_CLASS, resources.getClassLoader())) {
                     throw new InvalidConfigurationException("orderless.consumer.protocol=amqp-1.0 needs"
@@ -303,10 +305,10 @@ public class OrderlessAutoConfiguration {
                 return new OrderlessConsumer(connectionFactory, options, properties.consumer().queueType(),
                         OrderlessProperties.Protocol.AMQP_1_0, deadLetterTtl, Amqp10Transport.starter(details, applier,
                         options, registered, registry, Optional.ofNullable(history.getIfAvailable()),
-                        properties.consumer().envelope(registered)));
+                        properties.consumer().envelope(registered)), before);
             }
             return OrderlessConsumer.overAmqp091(connectionFactory, applier, options, properties.consumer().queueType(),
-                    registered, deadLetterTtl, builder -> {
+                    registered, deadLetterTtl, before, builder -> {
                         builder.observations(registry).decoder(properties.consumer().envelope(registered));
                         history.ifAvailable(builder::history);   // orderless.history.enabled: record, then apply
                         return factory == null ? builder : builder.container(factory::createListenerContainer);

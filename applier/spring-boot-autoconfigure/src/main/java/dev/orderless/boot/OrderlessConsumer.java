@@ -15,6 +15,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +47,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
     private final OrderlessProperties.Protocol protocol;
     private final ConsumerStarter starter;
     private final Optional<Duration> deadLetterTtl;
+    private final Supplier<Optional<String>> before;
     private volatile Optional<RunningConsumer> consuming = Optional.empty();
     private final QueueDepth deadLetterDepth;
     private Optional<ScheduledExecutorService> retrying = Optional.empty();
@@ -60,6 +62,19 @@ public final class OrderlessConsumer implements SmartLifecycle {
     OrderlessConsumer(ConnectionFactory connectionFactory, ConsumerOptions options,
                       OrderlessProperties.QueueType queueType, OrderlessProperties.Protocol protocol,
                       Optional<Duration> deadLetterTtl, ConsumerStarter starter) {
+        this(connectionFactory, options, queueType, protocol, deadLetterTtl, starter, Optional::empty);
+    }
+
+    /**
+     * @param connectionFactory where the queues are declared (and, over AMQP 0-9-1, consumed)
+     * @param starter           starts the consumer once its queues are declared
+     * @param before            what must happen before it consumes, while it has not (the history's start to be
+     *                          decided): asked at each try, without waiting; the consumer tries again every
+     *                          {@value #RETRY_SECONDS} s meanwhile
+     */
+    OrderlessConsumer(ConnectionFactory connectionFactory, ConsumerOptions options,
+                      OrderlessProperties.QueueType queueType, OrderlessProperties.Protocol protocol,
+                      Optional<Duration> deadLetterTtl, ConsumerStarter starter, Supplier<Optional<String>> before) {
         if (protocol == OrderlessProperties.Protocol.AMQP_1_0 && queueType == OrderlessProperties.QueueType.CLASSIC) {
             throw new InvalidConfigurationException("orderless.consumer.protocol=amqp-1.0 needs a quorum queue (only"
                     + " a quorum queue dead-letters with the consumer's reason): set orderless.consumer.queue-type to"
@@ -67,6 +82,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
         }
         this.deadLetterTtl = deadLetterTtl;
         this.starter = starter;
+        this.before = before;
         this.connectionFactory = connectionFactory;
         this.options = options;
         this.queueType = queueType;
@@ -78,6 +94,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
     static OrderlessConsumer overAmqp091(ConnectionFactory connectionFactory, GuardedApplier applier,
                                          ConsumerOptions options, OrderlessProperties.QueueType queueType,
                                          MeterRegistry meters, Optional<Duration> deadLetterTtl,
+                                         Supplier<Optional<String>> before,
                                          UnaryOperator<OperationConsumer.Builder> wiring) {
         return new OrderlessConsumer(connectionFactory, options, queueType, OrderlessProperties.Protocol.AMQP_0_9_1,
                 deadLetterTtl, () -> {
@@ -85,7 +102,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
                             .options(options).meters(meters)).start();
                     return RunningConsumer.of(consumer::isRunning, consumer::holding, consumer::waitingFor,
                             consumer::close);
-                });
+                }, before);
     }
 
     public ConsumerOptions options() {
@@ -152,8 +169,15 @@ public final class OrderlessConsumer implements SmartLifecycle {
         }
     }
 
-    /** Declares and starts; false if the broker did not answer (a bad configuration throws). */
+    /**
+     * Declares and starts; false if what must happen first has not, or the broker did not answer (a bad configuration
+     * throws).
+     */
     private boolean tryStart() {
+        Optional<String> first = before.get();
+        if (first.isPresent()) {
+            return notYet(first.get());
+        }
         try {
             boolean quorum = switch (queueType) {
                 case QUORUM -> true;
@@ -190,7 +214,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
         }
     }
 
-    /** The broker did not answer, saying {@code why}: said once per reason, and tried again by the watch. */
+    /** Not started, saying {@code why}: said once per reason, and tried again by the watch. */
     private boolean notYet(String why) {
         if (!waiting.equals(Optional.of(why))) {   // once per reason, not every 5 s while it lasts
             log.warn("consumer on '{}' not started, {}; trying again every {} s (its health says so meanwhile)",

@@ -1,6 +1,7 @@
 package dev.orderless.boot;
 
 import dev.orderless.InvalidConfigurationException;
+import dev.orderless.TransientException;
 import dev.orderless.history.History;
 import dev.orderless.history.HistoryBaseline;
 import dev.orderless.history.HistoryBaseline.Begun;
@@ -24,32 +25,51 @@ import org.slf4j.LoggerFactory;
  *       without reading anything, so that no recorded version becomes unknowable.
  * </ul>
  * A baseline that began in any instance is resumed whatever the property says ({@code false} is then refused).
- * While one is under way, it runs on a thread of its own beside the consumer, asked every {@link #INTERVAL} until
- * a pass in any instance has reached the end (a pass another instance is running, one that stopped or failed, is
- * resumed where it left off). A failed pass is a WARN naming the history, counted in
- * {@code orderless.history.baseline.failures}, and the next ask tries again.
+ * Where MongoDB does not answer as the bean is made, the application starts anyway: the decision waits for MongoDB
+ * ({@link #waitingFor()}, which the history's health shows, DOWN, and which holds back the consumer: it starts once
+ * the decision is made, so that none of its writes counts as data from before the history), asked again every
+ * {@link #UNDECIDED_EVERY}; a refusal found then (the property must be set) is an ERROR and stays in
+ * {@link #waitingFor()} until a restart with the property set. While a baseline is under way, it runs on a thread of
+ * its own beside the consumer, asked every {@link #INTERVAL} until a pass in any instance has reached the end (a pass
+ * another instance is running, one that stopped or failed, is resumed where it left off). A failed pass is a WARN
+ * naming the history, counted in {@code orderless.history.baseline.failures}, and the next ask tries again.
  */
 public final class OrderlessHistoryBaseline extends TickedPasses {
     /** How often an instance asks while the baseline is not complete. */
     static final Duration INTERVAL = Duration.ofMinutes(1);
+    /**
+     * How often an instance asks while how the history starts is not decided: soon, as the consumer waits for it; an
+     * ask while MongoDB is away waits the driver's server selection timeout first anyway.
+     */
+    static final Duration UNDECIDED_EVERY = Duration.ofSeconds(1);
     static final String PROPERTY = "orderless.history.baseline.enabled";
     private static final Logger log = LoggerFactory.getLogger(OrderlessHistoryBaseline.class);
 
-    private final Optional<HistoryBaseline> baseline;
+    private final HistoryBaseline baseline;
+    private final History history;
+    private final Start start;
+    private volatile Optional<String> waitingFor = Optional.empty();
 
     /**
-     * @param baseline empty where the history does not know its live collection (a History bean of the application's
-     *                 own) and {@code enabled} is false: nothing to check, nothing to run
+     * Decides how the history starts, unless MongoDB does not answer (then {@link #waitingFor()} says so).
+     *
+     * @param baseline the runner of the history's baseline; its history knows its live collection
      * @param enabled  {@code orderless.history.baseline.enabled}, if set
+     * @throws InvalidConfigurationException if the property must be set, or {@code false} is refused
      */
-    OrderlessHistoryBaseline(Optional<HistoryBaseline> baseline, Optional<Boolean> enabled, History history,
+    OrderlessHistoryBaseline(HistoryBaseline baseline, Optional<Boolean> enabled, History history,
                              MeterRegistry meters) {
         super("history baseline of '" + name(history) + "'", "orderless-history-baseline-" + name(history),
-                baseline.map(HistoryBaseline::interval).orElse(INTERVAL), "orderless.history.baseline", name(history),
-                meters);
+                baseline.interval(), "orderless.history.baseline", name(history), meters);
         this.baseline = baseline;
-        if (baseline.isPresent()) {
-            begin(enabled, history);
+        this.history = history;
+        this.start = enabled.map(on -> on ? Start.RUN : Start.DECLARE_COMPLETE).orElse(Start.DETECT);
+        try {
+            decide();
+        } catch (TransientException e) {   // a refusal fails the start; MongoDB away does not, as without history
+            waitingFor = Optional.of(mongoDown(e));
+            log.warn("{}; the application starts, the consumer waits, and the history's health is DOWN until then",
+                    waitingFor.get());
         }
     }
 
@@ -57,9 +77,13 @@ public final class OrderlessHistoryBaseline extends TickedPasses {
         return history.collection().getNamespace().getCollectionName();
     }
 
-    /** Decides before any consumer starts (they start with the context, after every bean is made). */
-    private static void begin(Optional<Boolean> enabled, History history) {
-        Start start = enabled.map(on -> on ? Start.RUN : Start.DECLARE_COMPLETE).orElse(Start.DETECT);
+    private String mongoDown(TransientException e) {
+        return "MongoDB, to decide how the history '" + name(history) + "' starts (" + PROPERTY + "), asked again every "
+                + UNDECIDED_EVERY.toSeconds() + " s: " + e.getMessage();
+    }
+
+    /** Decides before any consumer starts (they start with the context, after every bean is made, or once decided). */
+    private void decide() {
         Begun begun;
         try {
             begun = history.beginBaseline(start);
@@ -78,33 +102,71 @@ public final class OrderlessHistoryBaseline extends TickedPasses {
                     + " was turned on over existing data (each document is taken in; its versions below its latest seq"
                     + " become unknowable)");
         }
+        waitingFor = Optional.empty();
         log.info("history baseline of '{}': {}", name(history), begun == Begun.COMPLETE ? "complete"
                 : "under way: the documents of '" + live + "' are taken in beside the consumer");
+    }
+
+    /** Decides now, if it waits for that: true once decided; what it waits for, said once per reason, if not. */
+    private boolean decided() {
+        if (waitingFor.isEmpty()) {
+            return true;
+        }
+        Optional<String> before = waitingFor;
+        try {
+            decide();
+            log.info("history baseline of '{}' decided after waiting for {}", name(history), before.get());
+            return true;
+        } catch (TransientException e) {
+            waitingFor = Optional.of(mongoDown(e));
+        } catch (InvalidConfigurationException e) {   // found after the start: nobody to throw to
+            waitingFor = Optional.of(e.getMessage());
+            if (!waitingFor.equals(before)) {
+                log.error("history of '{}' cannot start, and neither can the consumer: {}; restart with it set",
+                        name(history), e.getMessage());
+            }
+        }
+        return false;
     }
 
     @Override
     boolean runIfDue() {
         // nothing, with no round trip, once it is known complete
-        return baseline.map(b -> b.runIfDue().isPresent()).orElse(false);
+        return decided() && baseline.runIfDue().isPresent();
+    }
+
+    @Override
+    Duration nextAskIn(Duration interval) {
+        return waitingFor.isPresent() ? UNDECIDED_EVERY : interval;
     }
 
     @Override
     void resumeSchedule() {
-        baseline.ifPresent(HistoryBaseline::resume);
+        baseline.resume();
     }
 
     @Override
     void stopSchedule() {
-        baseline.ifPresent(HistoryBaseline::stop);   // a pass under way ends after its current entity, and the next resumes it
+        baseline.stop();   // a pass under way ends after its current entity, and the next resumes it
     }
 
     /** True once this instance learnt that the baseline is complete. */
     public boolean complete() {
-        return baseline.map(HistoryBaseline::complete).orElse(false);
+        return waitingFor.isEmpty() && baseline.complete();
     }
 
-    /** {@code complete}, {@code under way}, or {@code off} (a history that does not know its live collection). */
+    /**
+     * What deciding how the history starts waits for, if it is not decided yet: MongoDB, which did not answer, or the
+     * property, where the decision found it must be set. The consumer does not start meanwhile.
+     *
+     * @return why the history's start is not decided, or empty once it is
+     */
+    public Optional<String> waitingFor() {
+        return waitingFor;
+    }
+
+    /** {@code complete}, {@code under way}, or {@code not decided} (see {@link #waitingFor()}). */
     String state() {
-        return baseline.isEmpty() ? "off" : complete() ? "complete" : "under way";
+        return waitingFor.isPresent() ? "not decided" : complete() ? "complete" : "under way";
     }
 }

@@ -6,20 +6,21 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
- * The version history: {@code UP} while it is kept, {@code DOWN} while its retention or its baseline fails (the
- * history keeps recording, but old records pile up, or reads of entities the baseline has not reached cannot
- * answer; the reason is shown); details: the collection, retention's keep and passes where it runs, and the
- * baseline ({@code complete}, {@code under way}, or {@code off} where the history does not know its live
- * collection).
+ * The version history: {@code UP} while it is kept, {@code DOWN} while how it starts is not decided (MongoDB did not
+ * answer, or the decision needs {@code orderless.history.baseline.enabled}: {@code waitingFor} says which; the
+ * consumer waits too) or while its retention or its baseline fails (the history keeps recording, but old records
+ * pile up, or reads of entities the baseline has not reached cannot answer; the reason is shown); details: the
+ * collection, retention's keep and passes where it runs, and the baseline ({@code complete}, {@code under way}, or
+ * {@code not decided}).
  */
 final class OrderlessHistoryHealth implements HealthIndicator {
     private final History history;
     private final Optional<OrderlessHistoryRetention> retention;
-    private final Optional<OrderlessHistoryBaseline> baseline;
+    private final OrderlessHistoryBaseline baseline;
     private final Optional<java.time.Duration> keep;
 
     OrderlessHistoryHealth(History history, Optional<OrderlessHistoryRetention> retention,
-                           Optional<OrderlessHistoryBaseline> baseline, Optional<java.time.Duration> keep) {
+                           OrderlessHistoryBaseline baseline, Optional<java.time.Duration> keep) {
         this.history = history;
         this.retention = retention;
         this.baseline = baseline;
@@ -29,13 +30,16 @@ final class OrderlessHistoryHealth implements HealthIndicator {
     @Override
     public Health health() {
         Optional<String> retentionFailing = retention.flatMap(OrderlessHistoryRetention::lastFailure);
-        Optional<String> baselineFailing = baseline.flatMap(OrderlessHistoryBaseline::lastFailure);
-        Health.Builder health = retentionFailing.isPresent() || baselineFailing.isPresent() ? Health.down() : Health.up();
+        Optional<String> baselineFailing = baseline.lastFailure();
+        Optional<String> waitingFor = baseline.waitingFor();
+        Health.Builder health = retentionFailing.isPresent() || baselineFailing.isPresent() || waitingFor.isPresent()
+                ? Health.down() : Health.up();
+        waitingFor.ifPresent(w -> health.withDetail("waitingFor", w));
         retentionFailing.ifPresent(f -> health.withDetail("retentionFailing", f));
         baselineFailing.ifPresent(f -> health.withDetail("baselineFailing", f));
         health.withDetail("collection", history.collection().getNamespace().getCollectionName())
                 .withDetail("retention", keep.map(k -> "keep " + k).orElse("every version kept"))
-                .withDetail("baseline", baseline.map(OrderlessHistoryBaseline::state).orElse("off"));
+                .withDetail("baseline", baseline.state());
         retention.ifPresent(r -> health.withDetail("retentionPasses", r.passes()));
         return health.build();
     }

@@ -27,11 +27,19 @@ abstract class TickedPasses implements SmartLifecycle {
     TickedPasses(String what, String thread, Duration interval, String meter, String collection, MeterRegistry meters) {
         Counter failures = Counter.builder(meter + ".failures").description(what + ": passes that failed")
                 .tag("collection", collection).register(meters);
-        this.ticker = new PassTicker(what, thread, interval, () -> {
+        this.ticker = new PassTicker(what, thread, () -> nextAskIn(interval), () -> {
             if (runIfDue()) {
                 passes.incrementAndGet();
             }
         }, failures::increment);
+    }
+
+    /**
+     * The pause before the next ask: {@code interval} (the schedule's), unless a schedule waits for something that
+     * cannot wait that long.
+     */
+    Duration nextAskIn(Duration interval) {
+        return interval;
     }
 
     /** One ask of the schedule: true if it ran a pass. */

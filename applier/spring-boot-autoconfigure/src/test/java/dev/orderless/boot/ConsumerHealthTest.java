@@ -48,7 +48,7 @@ class ConsumerHealthTest {
             OrderlessConsumer consumer = OrderlessConsumer.overAmqp091(cf, GuardedApplier.create(db.getCollection("entities",
                     BsonDocument.class), CollectionSchema.builder().register("name").build()),
                     ConsumerOptions.ofDefaults("health"), OrderlessProperties.QueueType.CLASSIC, new SimpleMeterRegistry(),
-                    Optional.empty(), builder -> builder);
+                    Optional.empty(), Optional::empty, builder -> builder);
             try {
                 CompletableFuture<Void> starting = CompletableFuture.runAsync(consumer::start);
                 Awaitility.await("the start is connecting").atMost(Duration.ofSeconds(10)).until(() -> !held.isEmpty());

@@ -84,6 +84,38 @@ class ConsumerWatchTest {
     }
 
     @Test
+    void a_consumer_that_must_wait_for_something_first_starts_once_it_has_and_says_what_it_waits_for_meanwhile(
+            ConnectionFactory cf) {
+        String queue = RabbitExtension.uniqueQueue("before");
+        List<StandIn> started = new CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicReference<String> first = new java.util.concurrent.atomic.AtomicReference<>(
+                "the history's start to be decided; it waits for MongoDB");
+        OrderlessConsumer bean = new OrderlessConsumer(cf, ConsumerOptions.ofDefaults(queue),
+                OrderlessProperties.QueueType.AUTO, OrderlessProperties.Protocol.AMQP_0_9_1, Optional.empty(), () -> {
+                    StandIn consumer = new StandIn();
+                    started.add(consumer);
+                    return consumer;
+                }, () -> Optional.ofNullable(first.get()));
+        bean.watchEvery(Duration.ofMillis(200));   // the schedule's length is not what is tested
+        try {
+            bean.start();
+            assertThat(started).as("not started before").isEmpty();
+            assertThat(bean.isConsuming()).isFalse();
+            assertThat(bean.waitingFor()).contains("the history's start to be decided; it waits for MongoDB");
+
+            first.set(null);   // decided
+
+            Awaitility.await("the watch starts it").atMost(Duration.ofSeconds(10)).until(bean::isConsuming);
+            assertThat(started).hasSize(1);
+            assertThat(bean.waitingFor()).isEmpty();
+        } finally {
+            bean.stop();
+            new RabbitAdmin(cf).deleteQueue(queue);
+            new RabbitAdmin(cf).deleteQueue(queue + ".dlq");
+        }
+    }
+
+    @Test
     void a_consumer_that_waits_for_mongodb_is_down_in_health_saying_so_and_up_once_mongodb_answers(ConnectionFactory cf) {
         String queue = RabbitExtension.uniqueQueue("mongowait");
         StandIn consumer = new StandIn();

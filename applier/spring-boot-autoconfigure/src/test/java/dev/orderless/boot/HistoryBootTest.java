@@ -2,7 +2,9 @@ package dev.orderless.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.mongodb.ConnectionString;
 import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.GuardedApplier;
@@ -14,6 +16,7 @@ import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.testing.MongoExtension;
+import dev.orderless.testing.TcpProxy;
 import dev.orderless.testing.rabbit.RabbitExtension;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,7 +33,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-/** {@code orderless.history.*}: the history bean, its retention and its health. */
+/** {@code orderless.history.*}: the history bean, its baseline, its retention and its health. */
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
 class HistoryBootTest {
     private ApplicationContextRunner runner;
@@ -156,6 +159,58 @@ class HistoryBootTest {
                     assertThat(context.getBean(OrderlessHistoryHealth.class).health().getDetails())
                             .containsEntry("baseline", "complete");
                 });
+    }
+
+    @Test
+    void with_mongodb_unreachable_at_start_it_starts_down_with_the_consumer_held_back_and_decides_once_mongodb_answers(
+            MongoBackend mongo, RabbitBackend rabbit) {
+        String[] target = new ConnectionString(mongo.connectionString()).getHosts().get(0).split(":");
+        try (TcpProxy proxy = TcpProxy.start(target[0], target.length > 1 ? Integer.parseInt(target[1]) : 27017);
+             MongoClient client = MongoClients.create("mongodb://127.0.0.1:" + proxy.port()
+                     + "/?directConnection=true&serverSelectionTimeoutMS=1000&connectTimeoutMS=1000")) {
+            proxy.cut();   // MongoDB unreachable as the application starts
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(OrderlessAutoConfiguration.class))
+                    .withBean(MongoClient.class, () -> client)
+                    .withBean(ConnectionFactory.class, () -> new CachingConnectionFactory(rabbit.uri()))
+                    .withBean(CollectionSchema.class, () -> Histories.SCHEMA)
+                    .withPropertyValues("orderless.database=" + MongoBackend.freshDatabaseName("HistoryBootTest"),
+                            "orderless.collection=students", "orderless.history.enabled=true",
+                            "orderless.consumer.queue=" + RabbitExtension.uniqueQueue("history-down"))
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        OrderlessHistoryHealth health = context.getBean(OrderlessHistoryHealth.class);
+                        OrderlessConsumer consumer = context.getBean(OrderlessConsumer.class);
+                        assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
+                        assertThat(health.health().getDetails()).containsEntry("baseline", "not decided")
+                                .hasEntrySatisfying("waitingFor", waiting -> assertThat(waiting.toString())
+                                        .startsWith("MongoDB, to decide how the history 'students_history' starts"
+                                                + " (orderless.history.baseline.enabled)").contains("unavailable"));
+                        assertThat(consumer.isConsuming()).as("none of its writes may predate the decision").isFalse();
+                        assertThat(consumer.waitingFor()).hasValueSatisfying(waiting -> assertThat(waiting)
+                                .startsWith("the history's start to be decided; it waits for MongoDB"));
+
+                        proxy.restore();
+
+                        OrderlessHistoryBaseline baseline = context.getBean(OrderlessHistoryBaseline.class);
+                        Awaitility.await("decided once MongoDB answers").atMost(Duration.ofSeconds(30))
+                                .until(baseline::complete);
+                        assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+                        assertThat(health.health().getDetails()).containsEntry("baseline", "complete")
+                                .doesNotContainKey("waitingFor");
+                        // the consumer's watch starts it at its next look (ConsumerWatchTest)
+                    });
+        }
+    }
+
+    @Test
+    void a_history_bean_that_does_not_know_its_live_collection_fails_the_start_naming_with_live(MongoClient client) {
+        runner.withPropertyValues("orderless.history.enabled=true", "orderless.history.baseline.enabled=false")
+                .withBean(History.class, () -> History.of(client.getDatabase("d").getCollection("students_history",
+                        BsonDocument.class), Histories.SCHEMA))
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageStartingWith("orderless.history.enabled: the History bean does not know its live"
+                                + " collection").hasMessageContaining("History.withLive(collection)"));
     }
 
     @Test

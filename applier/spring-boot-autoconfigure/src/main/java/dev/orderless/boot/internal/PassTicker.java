@@ -2,17 +2,20 @@ package dev.orderless.boot.internal;
 
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Asks a leased schedule whether a pass is due, at start and then every interval (at most every minute), on a
- * daemon thread of its own: what compaction and history retention share. A failed ask is a WARN naming what
+ * Asks a leased schedule whether a pass is due, at start and then every interval (at most every minute; the interval
+ * is asked again after each ask, so a schedule may ask sooner while it waits for something), on a daemon thread of
+ * its own: what compaction, history retention and the history baseline share. A failed ask is a WARN naming what
  * it is for (an {@link Error} an ERROR), counted, and the next ask tries again: the thread lives on, and
  * {@link #failures()} and {@link #lastFailure()} show it.
  */
@@ -21,7 +24,7 @@ public final class PassTicker {
 
     private final String what;
     private final String thread;
-    private final Duration interval;
+    private final Supplier<Duration> interval;
     private final Runnable ask;
     private final Runnable onFailure;
     private final AtomicLong failures = new AtomicLong();
@@ -36,6 +39,17 @@ public final class PassTicker {
      * @param onFailure counts a failed ask (a meter)
      */
     public PassTicker(String what, String thread, Duration interval, Runnable ask, Runnable onFailure) {
+        this(what, thread, () -> interval, ask, onFailure);
+    }
+
+    /**
+     * @param what      what the passes are, for log lines ("compaction of 'students'")
+     * @param thread    the thread's name
+     * @param interval  the pause before the next ask, asked after each ask (at most a minute is taken)
+     * @param ask       one ask of the schedule
+     * @param onFailure counts a failed ask (a meter)
+     */
+    public PassTicker(String what, String thread, Supplier<Duration> interval, Runnable ask, Runnable onFailure) {
         this.what = what;
         this.thread = thread;
         this.interval = interval;
@@ -45,18 +59,18 @@ public final class PassTicker {
 
     public synchronized void start() {
         if (ticking.isEmpty()) {
-            ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
                 Thread t = new Thread(r, thread);
                 t.setDaemon(true);
                 return t;
             });
-            long every = Math.min(interval.toMillis(), Duration.ofMinutes(1).toMillis());
-            executor.scheduleWithFixedDelay(this::askOnce, 0, every, TimeUnit.MILLISECONDS);
+            executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);   // stop: no ask after the current one
+            executor.execute(() -> askOnce(executor));
             ticking = Optional.of(executor);
         }
     }
 
-    private void askOnce() {
+    private void askOnce(ScheduledExecutorService executor) {
         try {
             ask.run();
             lastFailure = Optional.empty();
@@ -64,6 +78,13 @@ public final class PassTicker {
             failed(e, m -> log.warn("{} failed, tried again at the next ask: {}", what, m));
         } catch (Error e) {   // an escaping Error would cancel the schedule without a word
             failed(e, m -> log.error("{} failed with {}, tried again at the next ask", what, m, e));
+        } finally {
+            try {
+                long next = Math.min(interval.get().toMillis(), Duration.ofMinutes(1).toMillis());
+                executor.schedule(() -> askOnce(executor), next, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException stopped) {
+                // stopped during this ask: no next one
+            }
         }
     }
 
