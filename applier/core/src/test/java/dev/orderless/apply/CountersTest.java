@@ -210,6 +210,87 @@ class CountersTest {
                 .hasMessageContaining("counter 'credits' is a null, not a whole number");
     }
 
+    // issue 50: each reproduced with two or five operations
+
+    @Test
+    void an_increment_past_the_largest_long_is_applied_and_the_exact_sum_stored_as_a_decimal() {
+        assertThat(applier.apply(credits(1, Long.MAX_VALUE - 10))).isEqualTo(Outcome.APPLIED);
+        assertThat(applier.apply(credits(2, 20))).isEqualTo(Outcome.APPLIED);
+
+        assertThat(students.find().first().get("credits"))
+                .isEqualTo(new org.bson.BsonDecimal128(org.bson.types.Decimal128.parse("9223372036854775817")));
+        assertThat(state().counters()).isEqualTo(Map.of("credits",
+                BigInteger.valueOf(Long.MAX_VALUE).add(BigInteger.TEN)));
+    }
+
+    @Test
+    void past_a_long_either_order_gives_the_same_stored_counter() {
+        List<Operation> ops = List.of(credits(1, Long.MAX_VALUE), credits(2, 1));
+        ops.forEach(applier::apply);
+        BsonDocument inOrder = students.find().first();
+        students.drop();
+
+        reversed(ops).forEach(op -> assertThat(applier.apply(op)).isEqualTo(Outcome.APPLIED));
+
+        assertThat(students.find().first().get("credits")).isEqualTo(inOrder.get("credits"))
+                .isEqualTo(new org.bson.BsonDecimal128(org.bson.types.Decimal128.parse("9223372036854775808")));
+    }
+
+    @Test
+    void a_sum_back_within_a_long_is_stored_as_a_long_again() {
+        applier.apply(credits(1, Long.MAX_VALUE));
+        applier.apply(credits(2, Long.MAX_VALUE));   // a decimal now
+
+        applier.apply(credits(3, -Long.MAX_VALUE));
+
+        assertThat(students.find().first().get("credits")).isEqualTo(new org.bson.BsonInt64(Long.MAX_VALUE));
+    }
+
+    @Test
+    void a_delete_whose_kept_increments_fit_a_long_is_applied_whatever_they_summed_to_on_the_way() {
+        for (Operation op : List.of(credits(10, Long.MAX_VALUE), credits(2, -Long.MAX_VALUE), credits(11, Long.MAX_VALUE),
+                credits(12, -Long.MAX_VALUE))) {
+            assertThat(applier.apply(op)).isEqualTo(Outcome.APPLIED);
+        }
+
+        assertThat(applier.apply(Operation.delete("s1", 5))).isEqualTo(Outcome.APPLIED);
+
+        assertThat(students.find().first().get("credits")).isEqualTo(new org.bson.BsonInt64(Long.MAX_VALUE));
+    }
+
+    @Test
+    void a_hundred_and_first_increment_coalesces_the_pending_ones_into_a_run_and_the_value_stays_exact() {
+        for (long seq = 1; seq <= 250; seq++) {
+            assertThat(applier.apply(credits(seq, 2))).isEqualTo(Outcome.APPLIED);
+        }
+
+        BsonDocument stored = students.find().first();
+        assertThat(stored.get("credits")).isEqualTo(new org.bson.BsonInt64(500));
+        assertThat(stored.getDocument("_inc").getArray("credits")).as("pending since the last coalescing, at 202").hasSize(48);
+        assertThat(stored.getDocument("_incRuns").getArray("credits")).as("one run of 1 to 202")
+                .containsExactly(new BsonDocument("seq", new org.bson.BsonInt64(1)).append("hi", new org.bson.BsonInt64(202))
+                        .append("d", new org.bson.BsonInt64(404)).append("at", stored.getDocument("_incRuns")
+                                .getArray("credits").get(0).asDocument().get("at")));
+        assertThat(applier.apply(credits(150, 2))).as("in the run: counted once").isEqualTo(Outcome.DUPLICATE);
+        assertThat(applier.apply(Operation.delete("s1", 100))).as("a delete inside the run's seqs is a seq collision")
+                .isEqualTo(Outcome.SEQ_COLLISION);
+    }
+
+    @Test
+    void a_late_delete_keeps_exactly_the_runs_above_it() {
+        for (long seq = 1; seq <= 300; seq++) {
+            if (seq != 120) {   // the delete's seq: the increments either side of it are never one run
+                applier.apply(credits(seq, 1));
+            }
+        }
+
+        assertThat(applier.apply(Operation.delete("s1", 120))).isEqualTo(Outcome.APPLIED);
+
+        assertThat(state().counters()).isEqualTo(Map.of("credits", BigInteger.valueOf(180)));
+        assertThat(state()).isEqualTo(ORACLE.replay(java.util.stream.LongStream.rangeClosed(1, 300)
+                .mapToObj(seq -> seq == 120 ? Operation.delete("s1", 120) : credits(seq, 1)).toList()).get("s1"));
+    }
+
     private EntityState state() {
         return EntityState.of(students.find(eq("_id", "s1")).first(), SCHEMA);
     }

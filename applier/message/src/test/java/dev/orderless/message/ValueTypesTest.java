@@ -92,6 +92,17 @@ class ValueTypesTest {
     }
 
     @Test
+    void a_value_assigned_over_an_equal_number_of_another_type_is_stored_with_its_own_type(MongoDatabase db) {
+        MongoCollection<BsonDocument> collection = db.getCollection("typed", BsonDocument.class);
+        GuardedApplier applier = GuardedApplier.create(collection, SCHEMA);
+        applier.apply(envelope.decode(envelope.encode(Operation.assign("e", 1, "value", new BsonInt32(5)))));
+
+        applier.apply(envelope.decode(envelope.encode(Operation.assign("e", 2, "value", new BsonInt64(5)))));
+
+        assertThat(collection.find(Filters.eq("_id", "e")).first().get("value")).isEqualTo(new BsonInt64(5));
+    }
+
+    @Test
     void a_64_bit_integer_that_fits_32_bits_stays_64_bits() {
         Operation op = Operation.add("order-1", 1, "lines", "sku-1", new BsonDocument("quantity", new BsonInt64(2)));
 

@@ -28,7 +28,9 @@ import java.util.List;
  *       gets the stored documents, which that write then changes in place.
  * </ol>
  * And it refuses an {@code $inc} past the range of a 64-bit integer, as MongoDB does ({@link IncrementOverflow}):
- * mongo-java-server would store the wrapped sum.
+ * mongo-java-server would store the wrapped sum; and a {@code $set} stores exactly the value it was given
+ * ({@link ExactSets}): mongo-java-server skipped one equal to the stored value as a double (an Int64 over an Int32, a
+ * Decimal128 within a double's precision).
  *
  * <p>A copy is deep: a read's result is its own, whatever a later stage does with it (mongo-java-server's
  * {@code $addFields} writes into an embedded document of its input, which a shallow copy would share with the
@@ -37,10 +39,14 @@ import java.util.List;
 class SnapshotMemoryCollection extends MemoryCollection {
     /** True while this collection's own write path runs its queries; guarded by the collection's lock. */
     private boolean writing;
-    /** The update running now, whose {@code $inc} is checked on what it matched ({@link IncrementOverflow}). */
+    /**
+     * The update running now, whose {@code $inc} is checked on what it matched ({@link IncrementOverflow}) and whose
+     * {@code $set} is made exact ({@link ExactSets}); null otherwise.
+     */
     private Document updating;
     private Document updatingSelector;
     private boolean updatingMany;
+    private ExactSets exactSets;
 
     SnapshotMemoryCollection(MongoDatabase database, String collectionName, CollectionOptions options,
                              CursorRegistry cursorRegistry) {
@@ -52,6 +58,7 @@ class SnapshotMemoryCollection extends MemoryCollection {
         if (writing) {
             if (updating != null) {
                 IncrementOverflow.refuse(matchedDocuments, updating, updatingSelector, updatingMany);
+                exactSets = ExactSets.plan(matchedDocuments, updating, updatingSelector, updatingMany);
             }
             return super.createQueryResult(matchedDocuments, batchSize);
         }
@@ -68,10 +75,15 @@ class SnapshotMemoryCollection extends MemoryCollection {
         updatingSelector = selector;
         updatingMany = isMulti;
         try {
-            return super.updateDocuments(selector, updateQuery, arrayFilters, isMulti, isUpsert, oplog);
+            Document result = super.updateDocuments(selector, updateQuery, arrayFilters, isMulti, isUpsert, oplog);
+            if (exactSets != null) {
+                exactSets.apply();
+            }
+            return result;
         } finally {
             writing = false;
             updating = null;
+            exactSets = null;
         }
     }
 
@@ -97,9 +109,13 @@ class SnapshotMemoryCollection extends MemoryCollection {
         }
         try {
             result = super.findAndModify(query);
+            if (exactSets != null) {
+                exactSets.apply();
+            }
         } finally {
             writing = false;
             updating = null;
+            exactSets = null;
         }
         if (result.get("value") instanceof Document value) {
             result.put("value", value.cloneDeeply());

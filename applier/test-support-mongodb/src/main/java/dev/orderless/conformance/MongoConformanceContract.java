@@ -865,6 +865,67 @@ public abstract class MongoConformanceContract {
     }
 
     @Test
+    void a_set_of_a_number_equal_to_the_stored_one_but_of_another_type_stores_the_new_type() {
+        docs.insertOne(doc("e").append("n", new org.bson.BsonInt32(5))
+                .append("line", new BsonDocument("quantity", new org.bson.BsonInt32(2))));
+
+        docs.updateOne(eq("_id", "e"), combine(set("n", new BsonInt64(5)),
+                set("line", new BsonDocument("quantity", new BsonInt64(2)))));
+
+        BsonDocument stored = docs.find(eq("_id", "e")).first();
+        assertThat(stored.get("n")).isEqualTo(new BsonInt64(5));
+        assertThat(stored.getDocument("line").get("quantity")).isEqualTo(new BsonInt64(2));
+    }
+
+    @Test
+    void a_set_of_a_decimal_that_differs_only_past_a_doubles_precision_stores_its_digits() {
+        org.bson.BsonDecimal128 before = new org.bson.BsonDecimal128(org.bson.types.Decimal128.parse("-9223372036854775821"));
+        org.bson.BsonDecimal128 after = new org.bson.BsonDecimal128(org.bson.types.Decimal128.parse("-9223372036854775814"));
+        docs.insertOne(doc("e").append("n", before));
+
+        docs.updateOne(eq("_id", "e"), set("n", after));
+
+        assertThat(docs.find(eq("_id", "e")).first().get("n")).isEqualTo(after);
+    }
+
+    /** The room guard of a counter's pending increments: an array holds fewer entries than a position names. */
+    @Test
+    void exists_false_on_an_array_position_matches_an_array_shorter_than_it_and_a_missing_one() {
+        docs.insertMany(List.of(doc("short").append("a", entries(entry("x", 1), entry("y", 2))),
+                doc("long").append("a", entries(entry("x", 1), entry("y", 2), entry("z", 3))), doc("none")));
+
+        List<String> matched = new ArrayList<>();
+        docs.find(exists("a.2", false)).forEach(d -> matched.add(d.getString("_id").getValue()));
+
+        assertThat(matched).containsExactlyInAnyOrder("short", "none");
+    }
+
+    /** The guard that an increment keeps a counter within a long, missing counting as 0. */
+    @Test
+    void not_gt_matches_a_missing_field_and_a_long_at_or_below_the_bound() {
+        docs.insertMany(List.of(doc("below").append("n", new BsonInt64(Long.MAX_VALUE - 5)),
+                doc("above").append("n", new BsonInt64(Long.MAX_VALUE - 4)), doc("none")));
+
+        List<String> matched = new ArrayList<>();
+        docs.find(not(com.mongodb.client.model.Filters.gt("n", Long.MAX_VALUE - 5)))
+                .forEach(d -> matched.add(d.getString("_id").getValue()));
+
+        assertThat(matched).containsExactlyInAnyOrder("below", "none");
+    }
+
+    /** The guard that no run of a counter's increments holds a seq. */
+    @Test
+    void not_elemMatch_with_a_range_matches_only_when_no_entry_spans_the_value() {
+        BsonDocument run = new BsonDocument("seq", new BsonInt64(10)).append("hi", new BsonInt64(20));
+        docs.insertMany(List.of(doc("spans").append("runs", entries(run)), doc("none")));
+        Bson holds15 = not(elemMatch("runs", and(com.mongodb.client.model.Filters.lte("seq", 15L), gte("hi", 15L))));
+        Bson holds21 = not(elemMatch("runs", and(com.mongodb.client.model.Filters.lte("seq", 21L), gte("hi", 21L))));
+
+        assertThat(docs.countDocuments(holds15)).as("15 is in the run").isEqualTo(1);
+        assertThat(docs.countDocuments(holds21)).as("21 is in none").isEqualTo(2);
+    }
+
+    @Test
     void a_value_of_every_data_type_is_stored_and_read_back_with_its_type() {
         BsonDocument typed = doc("e")
                 .append("int", new org.bson.BsonInt32(-7)).append("smallLong", new BsonInt64(2))

@@ -140,7 +140,7 @@ final class ViewCheck {
 
     /** What a view document holds, without how it got there (seqs, tombstones). */
     record Content(Map<String, Map<String, BsonDocument>> live, Map<String, BsonValue> registers,
-                   Map<String, Long> counters) {
+                   Map<String, java.math.BigInteger> counters) {
         static Content of(EntityState state) {
             Map<String, Map<String, BsonDocument>> live = new TreeMap<>();
             state.live().forEach((field, elements) -> {
