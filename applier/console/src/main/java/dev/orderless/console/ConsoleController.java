@@ -122,7 +122,7 @@ final class ConsoleController {
             Map<String, Object> c = new LinkedHashMap<>();
             c.put("queue", consumer.queue());
             c.put("state", consumer.running().getAsBoolean() ? "RUNNING" : "STOPPED");
-            c.put("holding", consumer.holding().getAsInt());
+            c.put("retrying", consumer.retrying().getAsInt());
             c.put("waitingFor", consumer.waitingFor().get().orElse(null));
             sources.counted("orderless.consume.outcomes", consumer.queue()).ifPresent(n -> c.put("handled", n));
             sources.counted("orderless.consume.dead_lettered", consumer.queue()).ifPresent(n -> c.put("deadLettered", n));

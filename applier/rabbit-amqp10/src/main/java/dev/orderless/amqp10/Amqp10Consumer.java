@@ -90,9 +90,18 @@ public final class Amqp10Consumer implements AutoCloseable {
         return !closed && workers.stream().allMatch(Worker::alive);
     }
 
-    /** Messages held now: failed once and retried until applied, dead-lettered or handed back. */
-    public int holding() {
-        return metrics.holding();
+    /**
+     * Messages being retried now: each failed once (MongoDB unavailable, or refusing the write for a reason of
+     * configuration) and is applied again after a pause until it is applied, dead-lettered or handed back; at most
+     * one per consumer thread ({@code orderless.consume.retrying}), as {@code OperationConsumer.retrying()} counts.
+     * Not every message the consumer holds unsettled: the broker grants each thread up to
+     * {@link ConsumerOptions#prefetch()} messages as credit, and those behind a retried message wait, unsettled and
+     * uncounted here.
+     *
+     * @return how many messages its threads retry now
+     */
+    public int retrying() {
+        return metrics.retrying();
     }
 
     /**

@@ -83,9 +83,17 @@ public final class OperationConsumer implements AutoCloseable {
         return container.isRunning();
     }
 
-    /** Messages held now: failed once and retried until applied, dead-lettered or handed back. */
-    public int holding() {
-        return metrics.holding();
+    /**
+     * Messages being retried now: each failed once (MongoDB unavailable, or refusing the write for a reason of
+     * configuration) and is applied again after a pause until it is applied, dead-lettered or handed back; at most
+     * one per consumer thread ({@code orderless.consume.retrying}). Not every message the consumer holds unacked:
+     * the broker delivers up to {@link ConsumerOptions#prefetch()} per thread, and those behind a retried message
+     * wait, unacked and uncounted here (the broker's count of unacknowledged messages shows them).
+     *
+     * @return how many messages its threads retry now
+     */
+    public int retrying() {
+        return metrics.retrying();
     }
 
     /**
