@@ -71,6 +71,16 @@ public final class DeadLetterQueue {
         this.deadLetterQueue = deadLetterQueue;
     }
 
+    /**
+     * The dead letters of {@code workQueue}, in {@code deadLetterQueue}; nothing is read or moved until asked.
+     *
+     * @param connectionFactory the broker (a publisher connection, if the factory has one, keeps a blocked broker from
+     *                          stalling a consumer's acks)
+     * @param workQueue         where a replay sends letters back
+     * @param deadLetterQueue   where the letters are, another queue than {@code workQueue}
+     * @return the dead-letter queue
+     * @throws InvalidConfigurationException if a part is missing or both names are the same
+     */
     public static DeadLetterQueue of(ConnectionFactory connectionFactory, String workQueue, String deadLetterQueue) {
         if (connectionFactory == null || workQueue == null || workQueue.isBlank() || deadLetterQueue == null
                 || deadLetterQueue.isBlank() || workQueue.equals(deadLetterQueue)) {
@@ -87,6 +97,7 @@ public final class DeadLetterQueue {
      * {@value #UNKNOWN_KIND} for a letter without one (dead-lettered by the broker itself, at its delivery limit).
      */
     public static final Set<String> KINDS;
+    /** The kind of a letter that carries no reason of orderless's: the broker dead-lettered it itself. */
     public static final String UNKNOWN_KIND = "unknown";
     /** RabbitMQ's record of each time it dead-lettered a message itself. */
     private static final String X_DEATH = "x-death";
@@ -123,8 +134,8 @@ public final class DeadLetterQueue {
     }
 
     /**
-     * The letters among the first {@code max}, grouped by kind and reason (what varies from letter to letter set
-     * aside: {@link ReasonShape}): the kinds with most letters first, and in each kind the most frequent reason
+     * The letters among the first {@code max}, grouped by kind and reason (what varies from letter to letter, the
+     * entity and seq a reason names, set aside): the kinds with most letters first, and in each kind the most frequent reason
      * first. A group's reason is its first letter's, without the entity and seq at its end (the group names its
      * entities).
      */
