@@ -14,7 +14,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code orderless-bom} fixes the version of every library artifact: it lists each module that builds a jar, other
- * than the demo and the chaos tests, at the project's version. (ExampleApplicationTest builds the examples on it.)
+ * than the demo and the chaos tests, at the project's version, and pins the third-party families orderless's
+ * artifacts would otherwise bring at two versions at the build's own. (ExampleApplicationTest builds the examples on
+ * it, under the Maven Enforcer's dependency convergence.)
  */
 class BomTest {
     private static final Path ROOT = Path.of("..");
@@ -43,6 +45,30 @@ class BomTest {
 
         assertThat(listed).isEqualTo(libraries);
         assertThat(managed.split("<version>\\$\\{project.version}</version>", -1)).hasSize(listed.size() + 1);
+    }
+
+    @Test
+    void the_bom_pins_netty_micrometer_and_slf4j_at_the_versions_the_build_uses() throws IOException {
+        String bom = withoutComments(Files.readString(ROOT.resolve("bom/pom.xml")));
+        String parent = withoutComments(Files.readString(ROOT.resolve("pom.xml")));
+
+        assertThat(pinned(bom, "netty-bom")).isEqualTo(property(parent, "netty.version"));
+        assertThat(pinned(bom, "micrometer-bom")).isEqualTo(property(parent, "micrometer.version"));
+        assertThat(pinned(bom, "slf4j-api")).isEqualTo(property(parent, "slf4j.version"));
+    }
+
+    /** The version the BOM's dependency management gives {@code artifactId}. */
+    private static String pinned(String bom, String artifactId) {
+        Matcher m = Pattern.compile("<artifactId>" + Pattern.quote(artifactId) + "</artifactId>\\s*<version>([^<]+)</version>")
+                .matcher(bom.substring(bom.indexOf("<dependencyManagement>")));
+        assertThat(m.find()).as("the BOM manages " + artifactId).isTrue();
+        return m.group(1);
+    }
+
+    private static String property(String pom, String name) {
+        Matcher m = Pattern.compile("<" + Pattern.quote(name) + ">([^<]+)</" + Pattern.quote(name) + ">").matcher(pom);
+        assertThat(m.find()).as("orderless-parent sets " + name).isTrue();
+        return m.group(1);
     }
 
     @Test

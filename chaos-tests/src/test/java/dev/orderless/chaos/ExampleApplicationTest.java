@@ -32,6 +32,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ExampleApplicationTest {
     private static final Path APP = Path.of("../demo-enrollment/example-app");
     private static final String VERSION = "0.1.0-SNAPSHOT";
+    /** The local repository this build installs into (-Dmaven.repo.local, as the surefire configuration passes it). */
+    private static final Path REPOSITORY = Path.of(System.getProperty("orderless.maven.repo.local",
+            Path.of(System.getProperty("user.home"), ".m2", "repository").toString()));
 
     @Test
     @Execution(ExecutionMode.CONCURRENT)   // the two example builds side by side: each waits on its own Maven
@@ -96,11 +99,18 @@ class ExampleApplicationTest {
         System.out.println("[example-core] " + output.lines().filter(l -> l.startsWith("OUTCOMES")).findFirst().orElse(""));
     }
 
-    /** Builds a standalone example project on the installed artifacts; its class path (dependencies only). */
+    /**
+     * Builds a standalone example project on the installed artifacts, from the local repository this build uses (and
+     * offline if this build is), under its Maven Enforcer rule; its class path (dependencies only).
+     */
     private static String build(Path project) throws Exception {
-        Process build = new ProcessBuilder("mvn", "-B", "-q", "package", "dependency:build-classpath",
-                "-Dmdep.outputFile=target/cp.txt", "-Dorderless.version=" + VERSION)
-                .directory(project.toFile()).redirectErrorStream(true).start();
+        List<String> command = new java.util.ArrayList<>(List.of("mvn", "-B", "-q", "package",
+                "dependency:build-classpath", "-Dmdep.outputFile=target/cp.txt", "-Dorderless.version=" + VERSION,
+                "-Dmaven.repo.local=" + REPOSITORY));
+        if ("offline=true".equals(System.getProperty("orderless.maven.mode"))) {
+            command.add("-o");
+        }
+        Process build = new ProcessBuilder(command).directory(project.toFile()).redirectErrorStream(true).start();
         String buildOutput = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(build.waitFor(3, TimeUnit.MINUTES)).as("the example builds").isTrue();
         assertThat(build.exitValue()).as(buildOutput).isZero();
@@ -125,8 +135,8 @@ class ExampleApplicationTest {
     /** Why the local repository's orderless jars are not the ones this build made, if they are not. */
     private static Optional<String> installedArtifactsAreThisBuilds() throws IOException {
         Path built = Path.of("../applier/core/target/orderless-core-" + VERSION + ".jar");
-        Path installed = Path.of(System.getProperty("user.home"), ".m2", "repository", "dev", "orderless",
-                "orderless-core", VERSION, "orderless-core-" + VERSION + ".jar");
+        Path installed = REPOSITORY.resolve(Path.of("dev", "orderless", "orderless-core", VERSION,
+                "orderless-core-" + VERSION + ".jar"));
         if (!Files.exists(built)) {
             return Optional.of("run the whole build ('mvn -B install'): " + built + " is missing");
         }

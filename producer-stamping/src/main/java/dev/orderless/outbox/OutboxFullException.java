@@ -13,6 +13,13 @@ public class OutboxFullException extends TransientException {
     private final long backlog;
     private final long limit;
 
+    /**
+     * An action refused because the outbox is full.
+     *
+     * @param message what happened, for the caller
+     * @param backlog the entries waiting when the action was refused
+     * @param limit   the outbox's {@link OutboxOptions#maxBacklog()}
+     */
     public OutboxFullException(String message, long backlog, long limit) {
         super(message);
         this.backlog = backlog;

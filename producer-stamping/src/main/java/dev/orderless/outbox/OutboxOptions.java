@@ -51,22 +51,27 @@ public record OutboxOptions(long maxBacklog, Duration backlogCheck, int maxMessa
                 new SimpleMeterRegistry(), Clock.systemUTC());
     }
 
+    /** A copy that refuses messages larger than {@code maxMessageBytes} (64 B to 64 MiB) up front. */
     public OutboxOptions withMaxMessageBytes(int maxMessageBytes) {
         return new OutboxOptions(maxBacklog, backlogCheck, maxMessageBytes, meters, clock);
     }
 
+    /** A copy that refuses to record once {@code maxBacklog} entries (at least 1) wait. */
     public OutboxOptions withMaxBacklog(long maxBacklog) {
         return new OutboxOptions(maxBacklog, backlogCheck, maxMessageBytes, meters, clock);
     }
 
+    /** A copy that reads the count of waiting entries from MongoDB once per {@code backlogCheck}. */
     public OutboxOptions withBacklogCheck(Duration backlogCheck) {
         return new OutboxOptions(maxBacklog, backlogCheck, maxMessageBytes, meters, clock);
     }
 
+    /** A copy that counts recorded and refused actions in {@code meters}. */
     public OutboxOptions withMeters(MeterRegistry meters) {
         return new OutboxOptions(maxBacklog, backlogCheck, maxMessageBytes, meters, clock);
     }
 
+    /** A copy that writes {@code clock}'s time as an entry's first due time. */
     public OutboxOptions withClock(Clock clock) {
         return new OutboxOptions(maxBacklog, backlogCheck, maxMessageBytes, meters, clock);
     }

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * no leader; claims only keep them from publishing the same entries at once.
  *
  * <ol>
- *   <li>Wait until the change stream reports an insert ({@link NewEntries}), or the sweep interval passes,
+ *   <li>Wait until the change stream reports an insert, or the sweep interval passes,
  *       or (after a full batch) not at all.
  *   <li>Claim up to {@link RelayOptions#batch()} due entries under a token no other relay (in this process
  *       or another) uses: a claim makes them not due for {@link RelayOptions#claimTtl()}, so a relay that
@@ -53,17 +53,25 @@ import org.slf4j.LoggerFactory;
  * {@code orderless.outbox.parked} and shown by {@code orderless.outbox.parked.now}) wait for an operator:
  * {@link Outbox#parked()}. Entries that are not operations at all (written by hand) are parked at once.
  * A crash between the confirm and the removal publishes the entry again: a duplicate, never a loss.
- *
- * <p>This class runs the loop; its decisions are plain classes: {@link BatchOutcome} (what became of a batch
- * and what comes next), {@link RefusalRule} (when a refused entry is parked), {@link RelayStatus} (the
- * state reported and the back-off), {@link ClaimTokens} (a token no other relay uses), with
- * {@link OutboxStore} for the stored entries and {@link NewEntries} for the wake-ups.
  */
 public final class OutboxRelay implements AutoCloseable {
+    // This class runs the loop; its decisions are plain classes: BatchOutcome (what became of a batch and what comes
+    // next), RefusalRule (when a refused entry is parked), RelayStatus (the state reported and the back-off),
+    // ClaimTokens (a token no other relay uses), with OutboxStore for the stored entries and NewEntries for the
+    // wake-ups. (Not in the Javadoc: they are package-private, and a reader of the API would see bare names.)
     private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
 
     /** What the relay is doing. */
-    public enum State { RUNNING, BACKING_OFF, FAILED, STOPPED }
+    public enum State {
+        /** Publishing, or waiting for entries to be due. */
+        RUNNING,
+        /** A failure (broker or MongoDB down, unroutable, blocked) lasts: it pauses, then tries again. */
+        BACKING_OFF,
+        /** Its loop ended on something it cannot go on after ({@link OutboxRelay#problem()} says what); it publishes nothing. */
+        FAILED,
+        /** Closed. */
+        STOPPED
+    }
 
     private final OutboxStore store;
     private final ConfirmingPublisher publisher;
@@ -119,6 +127,11 @@ public final class OutboxRelay implements AutoCloseable {
         return relay;
     }
 
+    /**
+     * What it is doing now, as its loop last set it.
+     *
+     * @return its state; {@link #problem()} says why while {@link State#BACKING_OFF} or {@link State#FAILED}
+     */
     public State state() {
         return status.state();
     }

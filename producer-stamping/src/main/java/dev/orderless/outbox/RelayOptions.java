@@ -67,34 +67,42 @@ public record RelayOptions(int batch, Duration claimTtl, Duration sweepInterval,
                 Clock.systemUTC());
     }
 
+    /** A copy that claims and publishes {@code batch} entries together (1 to 10,000). */
     public RelayOptions withBatch(int batch) {
         return new RelayOptions(batch, claimTtl, sweepInterval, backoff, parkAfter, owner, meters, clock);
     }
 
+    /** A copy whose claims keep other relays off their entries for {@code claimTtl}. */
     public RelayOptions withClaimTtl(Duration claimTtl) {
         return new RelayOptions(batch, claimTtl, sweepInterval, backoff, parkAfter, owner, meters, clock);
     }
 
+    /** A copy that looks for due entries it was not told of once per {@code sweepInterval}. */
     public RelayOptions withSweepInterval(Duration sweepInterval) {
         return new RelayOptions(batch, claimTtl, sweepInterval, backoff, parkAfter, owner, meters, clock);
     }
 
+    /** A copy that pauses as {@code backoff} says while a failure lasts, and between tries of a refused entry. */
     public RelayOptions withBackoff(Backoff backoff) {
         return new RelayOptions(batch, claimTtl, sweepInterval, backoff, parkAfter, owner, meters, clock);
     }
 
+    /** A copy that parks an entry after {@code parkAfter} refusals of its own message (1 to 1,000). */
     public RelayOptions withParkAfter(int parkAfter) {
         return new RelayOptions(batch, claimTtl, sweepInterval, backoff, parkAfter, owner, meters, clock);
     }
 
+    /** A copy named {@code owner} in its claims and logs. */
     public RelayOptions withOwner(String owner) {
         return new RelayOptions(batch, claimTtl, sweepInterval, backoff, parkAfter, owner, meters, clock);
     }
 
+    /** A copy that measures published entries, failures, the backlog and its age in {@code meters}. */
     public RelayOptions withMeters(MeterRegistry meters) {
         return new RelayOptions(batch, claimTtl, sweepInterval, backoff, parkAfter, owner, meters, clock);
     }
 
+    /** A copy that writes and compares claims with {@code clock}'s time. */
     public RelayOptions withClock(Clock clock) {
         return new RelayOptions(batch, claimTtl, sweepInterval, backoff, parkAfter, owner, meters, clock);
     }

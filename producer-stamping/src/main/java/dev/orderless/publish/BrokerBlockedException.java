@@ -14,6 +14,13 @@ public class BrokerBlockedException extends PublishFailedException {
 
     private final String brokerReason;
 
+    /**
+     * A publish that failed because the broker blocked publishers past the confirm timeout.
+     *
+     * @param brokerReason the broker's reason, such as "low on disk"
+     * @param message      what happened, for the log
+     * @param failed       the operations not confirmed
+     */
     public BrokerBlockedException(String brokerReason, String message, List<Operation> failed) {
         super(message, failed);
         this.brokerReason = brokerReason;

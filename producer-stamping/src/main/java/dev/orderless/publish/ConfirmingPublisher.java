@@ -44,13 +44,12 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
  *       did take but never confirmed; the seq makes that harmless.
  * </ol>
  * The connection factory must have correlated publisher confirms and publisher returns enabled.
- *
- * <p>This class runs the windows and the re-sends; the rest is split by concern: {@link PendingConfirm}
- * (one message's outcome), {@link WindowVerdict} (what follows a window), {@link PublisherConnection}
- * (whether a message fits the connection, and resetting it after a client-side failure),
- * {@link SendObservation} (the observation of one send) and {@link dev.orderless.Backoff} (the pauses).
  */
 public final class ConfirmingPublisher implements OperationPublisher {
+    // This class runs the windows and the re-sends; the rest is split by concern: PendingConfirm (one message's
+    // outcome), WindowVerdict (what follows a window), PublisherConnection (whether a message fits the connection,
+    // and resetting it after a client-side failure), SendObservation (the observation of one send) and Backoff (the
+    // pauses). Not in the Javadoc: they are package-private, and a reader of the API would see bare names.
     private static final Logger log = LoggerFactory.getLogger(ConfirmingPublisher.class);
     /** The observation of one send (see {@link PublisherOptions#observations()}). */
     public static final String PUBLISH = "orderless.publish";
@@ -152,6 +151,12 @@ public final class ConfirmingPublisher implements OperationPublisher {
             return this;
         }
 
+        /**
+         * The publisher, sending where {@code toQueue} or {@code toExchange} said.
+         *
+         * @return the publisher; close it when done
+         * @throws InvalidConfigurationException if no destination was given
+         */
         public ConfirmingPublisher build() {
             String to = exchange.orElseThrow(() -> new InvalidConfigurationException(
                     "publisher: no destination: call toQueue(queue) or toExchange(exchange, routingKey)"));

@@ -16,6 +16,12 @@ public final class MessageIds {
     private MessageIds() {
     }
 
+    /**
+     * The message-id of {@code op}.
+     *
+     * @param op an operation
+     * @return 32 lowercase hex characters, the same for every operation with its entity and seq
+     */
     public static String of(Operation op) {
         MessageDigest sha256;
         try {

@@ -15,11 +15,20 @@ public class PublishFailedException extends OrderlessException {
     private final transient List<Operation> failed;
     private final transient Map<Operation, String> refused;
 
+    /**
+     * A failure where every operation reached the connection: none was refused before it was sent.
+     *
+     * @param message what happened, for the log
+     * @param failed  every operation not confirmed
+     */
     public PublishFailedException(String message, List<Operation> failed) {
         this(message, failed, Map.of());
     }
 
     /**
+     * A failure where some operations could not be sent at all.
+     *
+     * @param message what happened, for the log
      * @param failed  every operation not confirmed, the refused ones included
      * @param refused those of them that could not be sent at all, each with why (see {@link #refused()})
      */

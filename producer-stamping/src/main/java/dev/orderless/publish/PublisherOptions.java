@@ -65,26 +65,32 @@ public record PublisherOptions(Duration confirmTimeout, int maxAttempts, Backoff
                 ObservationRegistry.NOOP);
     }
 
+    /** A copy that counts blocked time in {@code meters}. */
     public PublisherOptions withMeters(MeterRegistry meters) {
         return new PublisherOptions(confirmTimeout, maxAttempts, backoff, window, meters, observations);
     }
 
+    /** A copy that observes each send in {@code observations}. */
     public PublisherOptions withObservations(ObservationRegistry observations) {
         return new PublisherOptions(confirmTimeout, maxAttempts, backoff, window, meters, observations);
     }
 
+    /** A copy that waits up to {@code confirmTimeout} for a window's confirms (and for a blocked broker). */
     public PublisherOptions withConfirmTimeout(Duration confirmTimeout) {
         return new PublisherOptions(confirmTimeout, maxAttempts, backoff, window, meters, observations);
     }
 
+    /** A copy that sends a message up to {@code maxAttempts} times (1 to 100) before reporting it failed. */
     public PublisherOptions withMaxAttempts(int maxAttempts) {
         return new PublisherOptions(confirmTimeout, maxAttempts, backoff, window, meters, observations);
     }
 
+    /** A copy that pauses as {@code backoff} says before re-sending what was not confirmed. */
     public PublisherOptions withBackoff(Backoff backoff) {
         return new PublisherOptions(confirmTimeout, maxAttempts, backoff, window, meters, observations);
     }
 
+    /** A copy that sends up to {@code window} messages (1 to 100,000) before waiting for their confirms. */
     public PublisherOptions withWindow(int window) {
         return new PublisherOptions(confirmTimeout, maxAttempts, backoff, window, meters, observations);
     }

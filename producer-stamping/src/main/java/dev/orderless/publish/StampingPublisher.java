@@ -17,6 +17,13 @@ public final class StampingPublisher {
     private final Stamper stamper;
     private final OperationPublisher publisher;
 
+    /**
+     * Stamps with {@code stamper}, publishes with {@code publisher}.
+     *
+     * @param stamper   gives each operation its seq
+     * @param publisher sends it and waits until the broker took it
+     * @throws InvalidConfigurationException if either is missing
+     */
     public StampingPublisher(Stamper stamper, OperationPublisher publisher) {
         if (stamper == null || publisher == null) {
             throw new InvalidConfigurationException("stamping publisher: stamper and publisher are required");

@@ -44,10 +44,25 @@ public final class HybridLogicalClock implements Stamper {
         this.clock = clock;
     }
 
+    /**
+     * A clock on the system's UTC time.
+     *
+     * @param node this producer's id, 0 to 1023, unique among the producers that run at once
+     * @return a new clock
+     * @throws InvalidConfigurationException if the node is out of range
+     */
     public static HybridLogicalClock create(int node) {
         return create(node, Clock.systemUTC());
     }
 
+    /**
+     * A clock on {@code clock}'s time (a test's fixed or stepping clock, say).
+     *
+     * @param node  this producer's id, 0 to 1023, unique among the producers that run at once
+     * @param clock the wall clock it reads, after 2020-01-01
+     * @return a new clock
+     * @throws InvalidConfigurationException if the node is out of range or the clock reads before 2020
+     */
     public static HybridLogicalClock create(int node, Clock clock) {
         if (node < 0 || node > MAX_NODE) {
             throw new InvalidConfigurationException("hybrid logical clock: node must be between 0 and " + MAX_NODE
@@ -59,6 +74,11 @@ public final class HybridLogicalClock implements Stamper {
         return new HybridLogicalClock(node, clock);
     }
 
+    /**
+     * The node id in the low bits of every seq it stamps.
+     *
+     * @return 0 to 1023
+     */
     public int node() {
         return node;
     }
@@ -69,6 +89,11 @@ public final class HybridLogicalClock implements Stamper {
         return next();
     }
 
+    /**
+     * The next seq, larger than every seq this clock stamped or {@link #observe observed} before.
+     *
+     * @return a positive seq
+     */
     public long next() {
         long wall = (clock.millis() - EPOCH_MILLIS) << COUNTER_BITS;
         long stamp = last.updateAndGet(previous -> wall > previous ? wall : previous + 1);

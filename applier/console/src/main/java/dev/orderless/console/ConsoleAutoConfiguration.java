@@ -81,7 +81,7 @@ public class ConsoleAutoConfiguration {
     /** The Boot consumer, with its dead letters on the publisher connection as its endpoint reads them. */
     private static ConsoleSources.Consumer consumer(OrderlessConsumer consumer, ConnectionFactory connectionFactory) {
         // consuming, not merely started: a consumer waiting for a broker that does not answer is not running
-        return new ConsoleSources.Consumer(consumer.options().queue(), consumer::isConsuming, consumer::holding,
+        return new ConsoleSources.Consumer(consumer.options().queue(), consumer::isConsuming, consumer::retrying,
                 consumer::waitingFor, ConsoleSources.Consumer.deadLettersOf(consumer.options(), connectionFactory));
     }
 

@@ -55,8 +55,6 @@ final class ConsoleController {
             .indent(true).build();
     /** How a version's operation is shown: as the message that carries it. */
     private static final dev.orderless.message.Envelope ENVELOPE = dev.orderless.message.Envelope.ofDefaults();
-    /** Without compaction no tombstone is ever dropped, so no letter is too old to replay. */
-    private static final Duration NO_COMPACTION = Duration.ofDays(365L * 10_000);
 
     private final ConsoleSources sources;
     private final OrderlessProperties.Console properties;
@@ -122,7 +120,7 @@ final class ConsoleController {
             Map<String, Object> c = new LinkedHashMap<>();
             c.put("queue", consumer.queue());
             c.put("state", consumer.running().getAsBoolean() ? "RUNNING" : "STOPPED");
-            c.put("holding", consumer.holding().getAsInt());
+            c.put("retrying", consumer.retrying().getAsInt());
             c.put("waitingFor", consumer.waitingFor().get().orElse(null));
             sources.counted("orderless.consume.outcomes", consumer.queue()).ifPresent(n -> c.put("handled", n));
             sources.counted("orderless.consume.dead_lettered", consumer.queue()).ifPresent(n -> c.put("deadLettered", n));
@@ -284,8 +282,9 @@ final class ConsoleController {
         String who = Optional.ofNullable(request.getUserPrincipal()).map(Principal::getName).orElse("anonymous");
         String result = switch (action) {
             case "replay" -> {
-                DeadLetterQueue.Replay replay = letters.replay(ofKind, limit,
-                        sources.grace().orElse(NO_COMPACTION), sources.clock());
+                // without a grace the collection is not compacted: no letter is too old to replay
+                DeadLetterQueue.Replay replay = sources.grace().map(grace -> letters.replay(ofKind, limit, grace,
+                        sources.clock())).orElseGet(() -> letters.replay(ofKind, limit));
                 long refused = replay.refused().values().stream().mapToLong(Long::longValue).sum();
                 yield "replayed " + replay.replayed() + " letter(s) " + what + " to " + queue
                         + (refused == 0 ? "" : "; refused " + refused + " older than the replay grace " + sources.grace()

@@ -89,19 +89,20 @@ public record ConsoleSources(MongoCollection<BsonDocument> entities, CollectionS
     }
 
     /**
-     * One consumer as the console sees it: whether its listener threads run, what it holds, and its dead letters.
+     * One consumer as the console sees it: whether its listener threads run, what it retries, and its dead letters.
      *
      * @param queue       the work queue it consumes
      * @param running     true while its listener threads run (false once one of them died: shown as stopped)
-     * @param holding     messages it holds now, retried after a MongoDB failure
+     * @param retrying    messages it retries now after a transient MongoDB failure (at most one per thread; not
+     *                    the prefetched deliveries behind them)
      * @param waitingFor  what it waits for while it holds messages (MongoDB, a blocked broker), if anything
      * @param deadLetters its dead-letter queue, listed, replayed, parked and purged by the console
      */
-    public record Consumer(String queue, BooleanSupplier running, IntSupplier holding,
+    public record Consumer(String queue, BooleanSupplier running, IntSupplier retrying,
                            Supplier<Optional<String>> waitingFor, DeadLetterQueue deadLetters) {
         /** Refuses a null part, naming it. */
         public Consumer {
-            if (queue == null || running == null || holding == null || waitingFor == null || deadLetters == null) {
+            if (queue == null || running == null || retrying == null || waitingFor == null || deadLetters == null) {
                 throw InvalidConfigurationException.refused(SOURCES, "consumer", "every part must be given");
             }
         }
@@ -115,7 +116,7 @@ public record ConsoleSources(MongoCollection<BsonDocument> entities, CollectionS
          * @return the consumer as the console sees it
          */
         public static Consumer of(OperationConsumer consumer, ConnectionFactory connectionFactory) {
-            return new Consumer(consumer.options().queue(), consumer::isRunning, consumer::holding,
+            return new Consumer(consumer.options().queue(), consumer::isRunning, consumer::retrying,
                     consumer::waitingFor, deadLettersOf(consumer.options(), connectionFactory));
         }
 

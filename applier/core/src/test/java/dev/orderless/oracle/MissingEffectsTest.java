@@ -12,7 +12,7 @@ import java.util.Map;
 import org.bson.BsonString;
 import org.junit.jupiter.api.Test;
 
-/** What {@code verify} counts as lost: effects the oracle's state shows and the stored state lacks. */
+/** What {@code verify} and the chaos kit count as lost: effects the oracle's state shows and the stored state lacks. */
 class MissingEffectsTest {
     private static final CollectionSchema SCHEMA = CollectionSchema.builder()
             .set(SetField.of("classes", "name")).register("name").build();
@@ -43,6 +43,20 @@ class MissingEffectsTest {
         List<Operation> delivered = new ArrayList<>(HISTORY);
         delivered.remove(1);   // the rename to Ada, overwritten by Grace
         assertThat(ReferenceModel.missingEffects(MODEL.replay(HISTORY), MODEL.replay(delivered))).isZero();
+    }
+
+    @Test
+    void a_counter_counted_twice_diverges_and_misses_nothing() {
+        ReferenceModel counting = new ReferenceModel(CollectionSchema.builder().counter("credits").build());
+        List<Operation> once = List.of(Operation.increment("s1", 1, "credits", 3),
+                Operation.increment("s1", 2, "credits", 4));
+        Map<String, EntityState> expected = counting.replay(once);
+        // what a consumer that applies a redelivered increment again leaves: 3 + 4 + 4
+        Map<String, EntityState> stored = Map.of("s1", new EntityState("s1", 0, Map.of(), Map.of(), Map.of(),
+                Map.of("credits", 11L)));
+
+        assertThat(ReferenceModel.diverged(expected, stored)).containsExactly("s1");
+        assertThat(ReferenceModel.missingEffects(expected, stored)).as("nothing is missing: one is too many").isZero();
     }
 
     @Test

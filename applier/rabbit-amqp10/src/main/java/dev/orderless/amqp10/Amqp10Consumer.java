@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * {@link dev.orderless.amqp.OperationConsumer} (batched guarded apply, a message accepted only after MongoDB
  * acknowledged its write, back-off through outages, a bounded hold while MongoDB serves others, and the same
  * metrics), with one difference: a message that can never be applied is dead-lettered by the broker, which
- * moves it to the dead-letter queue with the reason as message annotations when the consumer settles it so
- * (see {@link ContextDelivery}). There is no republish to be cut from its ack: a consumer that dies at any
+ * moves it to the dead-letter queue with the reason as message annotations ({@code x-opt-orderless-reason},
+ * {@code -reason-kind}, {@code -original-queue}, {@code -dead-lettered-at}) when the consumer settles it as
+ * {@code modified}, delivery failed and undeliverable here. There is no republish to be cut from its ack: a consumer that dies at any
  * point leaves a poison message dead-lettered exactly once, or back in its queue to be dead-lettered later.
  *
  * <pre>
@@ -51,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * exist, if the queue is not a quorum queue (only a quorum queue keeps the consumer's annotations on a dead
  * letter), or if it does not dead-letter to the dead-letter queue: declare both with {@link QueueTopology}.
  * Each of the N holds up to {@link ConsumerOptions#prefetch()} messages (its link's credits) and applies on a
- * thread of its own ({@link Worker}).
+ * thread of its own.
  */
 public final class Amqp10Consumer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Amqp10Consumer.class);
@@ -81,6 +82,11 @@ public final class Amqp10Consumer implements AutoCloseable {
         return new Builder(connection, applier);
     }
 
+    /**
+     * How it consumes.
+     *
+     * @return the options it was started with
+     */
     public ConsumerOptions options() {
         return options;
     }
@@ -90,9 +96,18 @@ public final class Amqp10Consumer implements AutoCloseable {
         return !closed && workers.stream().allMatch(Worker::alive);
     }
 
-    /** Messages held now: failed once and retried until applied, dead-lettered or handed back. */
-    public int holding() {
-        return metrics.holding();
+    /**
+     * Messages being retried now: each failed once (MongoDB unavailable, or refusing the write for a reason of
+     * configuration) and is applied again after a pause until it is applied, dead-lettered or handed back; at most
+     * one per consumer thread ({@code orderless.consume.retrying}), as {@code OperationConsumer.retrying()} counts.
+     * Not every message the consumer holds unsettled: the broker grants each thread up to
+     * {@link ConsumerOptions#prefetch()} messages as credit, and those behind a retried message wait, unsettled and
+     * uncounted here.
+     *
+     * @return how many messages its threads retry now
+     */
+    public int retrying() {
+        return metrics.retrying();
     }
 
     /**
@@ -178,6 +193,13 @@ public final class Amqp10Consumer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How it consumes: the queue, its dead-letter queue, the threads, prefetch (each link's credits) and
+         * batches; required.
+         *
+         * @param options from {@link ConsumerOptions#ofDefaults(String)} and its {@code withX} copies
+         * @return this builder
+         */
         public Builder options(ConsumerOptions options) {
             this.options = options;
             return this;
@@ -201,6 +223,14 @@ public final class Amqp10Consumer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Checks the queues and opens one link and one thread per consumer.
+         *
+         * @return the running consumer; close it to stop
+         * @throws InvalidConfigurationException if options are missing, a part is null, or the queue or its
+         *                                       dead-letter queue does not exist, is not a quorum queue or does not
+         *                                       dead-letter to it
+         */
         public Amqp10Consumer start() {
             if (options == null) {
                 throw new InvalidConfigurationException("AMQP 1.0 consumer: options are required, e.g."

@@ -79,6 +79,11 @@ public final class Amqp10Publisher implements OperationPublisher, AutoCloseable 
         return new Link(publisher, closed);
     }
 
+    /**
+     * How it publishes.
+     *
+     * @return the options it was built with
+     */
     public PublisherOptions options() {
         return options;
     }

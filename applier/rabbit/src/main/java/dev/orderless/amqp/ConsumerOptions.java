@@ -42,6 +42,10 @@ public record ConsumerOptions(String queue, String deadLetterQueue, int concurre
      * more messages back from the other consumers and from a restart.
      */
     public static final int DEFAULT_BATCH_SIZE = 50;
+    /**
+     * Unacked messages per consumer thread by default: two batches, so the next is on its way while one is applied
+     * (Spring AMQP's 250 would hold more back from the other consumers and from a restart).
+     */
     public static final int DEFAULT_PREFETCH = 2 * DEFAULT_BATCH_SIZE;
     /** The prefetch of {@link #perMessage()}. */
     public static final int PER_MESSAGE_PREFETCH = 10;
@@ -110,26 +114,57 @@ public record ConsumerOptions(String queue, String deadLetterQueue, int concurre
                 maxMessageBytes, backoff, shutdownTimeout, maxHold, batchSize, receiveTimeout);
     }
 
+    /**
+     * How long one message may keep failing transiently while MongoDB applies others before it is dead-lettered as
+     * {@code held too long}; while MongoDB is down for everyone a message is retried without limit.
+     *
+     * @param maxHold positive; 30 s by default
+     * @return a copy with it
+     */
     public ConsumerOptions withMaxHold(Duration maxHold) {
         return new ConsumerOptions(queue, deadLetterQueue, concurrency, prefetch, maxMessageBytes, backoff,
                 shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
+    /**
+     * Where bad input goes, with its reason in a header.
+     *
+     * @param deadLetterQueue a queue other than the work queue; {@code <queue>.dlq} by default
+     * @return a copy with it
+     */
     public ConsumerOptions withDeadLetterQueue(String deadLetterQueue) {
         return new ConsumerOptions(queue, deadLetterQueue, concurrency, prefetch, maxMessageBytes, backoff,
                 shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
+    /**
+     * How many competing consumers (threads) take messages from the queue.
+     *
+     * @param concurrency 1 to 256; 1 by default
+     * @return a copy with it
+     */
     public ConsumerOptions withConcurrency(int concurrency) {
         return new ConsumerOptions(queue, deadLetterQueue, concurrency, prefetch, maxMessageBytes, backoff,
                 shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
+    /**
+     * How many unacked messages the broker lets each consumer thread hold.
+     *
+     * @param prefetch 1 to 1000, at least the batch size; {@link #DEFAULT_PREFETCH} by default
+     * @return a copy with it
+     */
     public ConsumerOptions withPrefetch(int prefetch) {
         return new ConsumerOptions(queue, deadLetterQueue, concurrency, prefetch, maxMessageBytes, backoff,
                 shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
+    /**
+     * The largest body read: a larger one is dead-lettered as {@code oversized}, unread.
+     *
+     * @param maxMessageBytes 64 B to 64 MiB; 256 KiB by default
+     * @return a copy with it
+     */
     public ConsumerOptions withMaxMessageBytes(int maxMessageBytes) {
         return new ConsumerOptions(queue, deadLetterQueue, concurrency, prefetch, maxMessageBytes, backoff,
                 shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
@@ -141,6 +176,13 @@ public record ConsumerOptions(String queue, String deadLetterQueue, int concurre
                 shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);
     }
 
+    /**
+     * How long closing lets messages being applied finish before their channels close (the broker then requeues
+     * what was not acked).
+     *
+     * @param shutdownTimeout positive; 10 s by default
+     * @return a copy with it
+     */
     public ConsumerOptions withShutdownTimeout(Duration shutdownTimeout) {
         return new ConsumerOptions(queue, deadLetterQueue, concurrency, prefetch, maxMessageBytes, backoff,
                 shutdownTimeout, maxHold, batchSize, batchReceiveTimeout);

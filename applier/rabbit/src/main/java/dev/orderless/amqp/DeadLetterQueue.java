@@ -49,7 +49,9 @@ import org.springframework.amqp.rabbit.core.RabbitAdmin;
  *       A letter's age counts from the earliest time anyone trustworthy says it was dead-lettered
  *       ({@link #firstDeadLettered}): orderless's header, unless it is in the future, and every {@code time}
  *       in RabbitMQ's {@code x-death} (what a letter the broker moved itself, at a quorum queue's delivery
- *       limit, carries). No time at all: refused, as its age cannot be judged.
+ *       limit, carries). No time at all: refused, as its age cannot be judged. The grace is the compaction's:
+ *       for a collection that is never compacted, {@link #replay(Optional, int)} sends back every letter, whatever
+ *       its age.
  *   <li>{@link #park} moves letters to the parking queue, with the same confirms: kept, out of the way.
  *   <li>{@link #purge} drops letters.
  * </ul>
@@ -69,6 +71,16 @@ public final class DeadLetterQueue {
         this.deadLetterQueue = deadLetterQueue;
     }
 
+    /**
+     * The dead letters of {@code workQueue}, in {@code deadLetterQueue}; nothing is read or moved until asked.
+     *
+     * @param connectionFactory the broker (a publisher connection, if the factory has one, keeps a blocked broker from
+     *                          stalling a consumer's acks)
+     * @param workQueue         where a replay sends letters back
+     * @param deadLetterQueue   where the letters are, another queue than {@code workQueue}
+     * @return the dead-letter queue
+     * @throws InvalidConfigurationException if a part is missing or both names are the same
+     */
     public static DeadLetterQueue of(ConnectionFactory connectionFactory, String workQueue, String deadLetterQueue) {
         if (connectionFactory == null || workQueue == null || workQueue.isBlank() || deadLetterQueue == null
                 || deadLetterQueue.isBlank() || workQueue.equals(deadLetterQueue)) {
@@ -85,6 +97,7 @@ public final class DeadLetterQueue {
      * {@value #UNKNOWN_KIND} for a letter without one (dead-lettered by the broker itself, at its delivery limit).
      */
     public static final Set<String> KINDS;
+    /** The kind of a letter that carries no reason of orderless's: the broker dead-lettered it itself. */
     public static final String UNKNOWN_KIND = "unknown";
     /** RabbitMQ's record of each time it dead-lettered a message itself. */
     private static final String X_DEATH = "x-death";
@@ -121,8 +134,8 @@ public final class DeadLetterQueue {
     }
 
     /**
-     * The letters among the first {@code max}, grouped by kind and reason (what varies from letter to letter set
-     * aside: {@link ReasonShape}): the kinds with most letters first, and in each kind the most frequent reason
+     * The letters among the first {@code max}, grouped by kind and reason (what varies from letter to letter, the
+     * entity and seq a reason names, set aside): the kinds with most letters first, and in each kind the most frequent reason
      * first. A group's reason is its first letter's, without the entity and seq at its end (the group names its
      * entities).
      */
@@ -274,19 +287,47 @@ public final class DeadLetterQueue {
     }
 
     /**
-     * Sends back up to {@code max} letters of {@code kind} (every kind if empty) to the work queue.
+     * Sends back up to {@code max} letters of {@code kind} (every kind if empty) to the work queue of a collection that
+     * is compacted: a letter dead-lettered longer ago than {@code grace} (or with no time at all) is refused and stays,
+     * as its operation may be older than tombstones compacted since and could only end {@code beyond_horizon}.
      *
-     * @param grace the tombstone grace of the work queue's collection: older letters are refused
+     * @param kind  the kind of letters to send back; empty for every kind
+     * @param max   the most letters to send back
+     * @param grace the tombstone grace of the work queue's collection ({@code TombstoneCompactor}'s, the
+     *              {@code CompactionSchedule}'s): older letters are refused
+     * @param clock what "now" is, for a letter's age
+     * @return how many went back, and how many were refused, by kind
      */
     public Replay replay(Optional<String> kind, int max, Duration grace, Clock clock) {
+        return replay(kind, max, props -> {
+            Instant now = clock.instant();
+            Optional<Instant> at = firstDeadLettered(props, now);
+            return at.isPresent() && !at.get().plus(grace).isBefore(now);
+        });
+    }
+
+    /**
+     * Sends back up to {@code max} letters of {@code kind} (every kind if empty) to the work queue of a collection that
+     * is never compacted (no compaction runs on it, in any application): no tombstone is ever dropped, so any letter
+     * can be judged again and none is refused for its age, even one that carries no time. Where the collection is
+     * compacted, pass its grace to {@link #replay(Optional, int, Duration, Clock)} instead.
+     *
+     * @param kind the kind of letters to send back; empty for every kind
+     * @param max  the most letters to send back
+     * @return how many went back ({@link Replay#refused()} is empty)
+     */
+    public Replay replay(Optional<String> kind, int max) {
+        return replay(kind, max, props -> true);
+    }
+
+    /** Sends back the letters {@code youngEnough} accepts; counts the others, by kind, as refused. */
+    private Replay replay(Optional<String> kind, int max, java.util.function.Predicate<AMQP.BasicProperties> youngEnough) {
         requireKind(kind);
         requireQueue(workQueue, "dead-letter replay: the work queue '" + workQueue + "' does not exist; declare it"
                 + " (QueueTopology.declare) before sending letters back to it");
         Map<String, Long> refused = new HashMap<>();
         long replayed = onChannel(channel -> walk(channel, kind, max, confirming(channel, workQueue, letter -> {
-            Instant now = clock.instant();
-            Optional<Instant> at = firstDeadLettered(letter.getProps(), now);
-            if (at.isEmpty() || at.get().plus(grace).isBefore(now)) {
+            if (!youngEnough.test(letter.getProps())) {
                 refused.merge(kindOf(letter.getProps()), 1L, Long::sum);
                 return Optional.empty();
             }

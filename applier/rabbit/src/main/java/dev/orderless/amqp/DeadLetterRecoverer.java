@@ -14,5 +14,15 @@ import org.springframework.amqp.core.Message;
  */
 @FunctionalInterface
 public interface DeadLetterRecoverer {
+    /**
+     * Sends {@code message} to the dead-letter queue with {@code reason}.
+     *
+     * @param message         the message as delivered
+     * @param consumerChannel the channel it was delivered on: to tell whether the original is still held, never to
+     *                        publish on
+     * @param reason          why it can never be applied, short enough for a header
+     * @return completes once the dead-letter queue has it (the original is then acked), exceptionally if it could not
+     *         be sent (the original is handed back)
+     */
     CompletionStage<Void> recover(Message message, Channel consumerChannel, String reason);
 }

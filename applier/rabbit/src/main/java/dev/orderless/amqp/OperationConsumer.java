@@ -32,7 +32,11 @@ import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 /**
  * N competing consumers on one queue, each applying messages with a {@link GuardedApplier}. The Spring
  * AMQP container owns the threads and the channels; acks are manual and sent only after MongoDB
- * acknowledged the write (see {@link ApplyingHandler} for what happens to each delivery).
+ * acknowledged the write. Each delivery ends one way: an outcome (applied, superseded, duplicate, seq collision) is
+ * acked; bad input, an oversized body and an operation beyond the horizon are dead-lettered with their reason; a
+ * transient MongoDB failure keeps the message and retries it after a pause ({@link #retrying()}), without limit
+ * while MongoDB is down and for at most {@link ConsumerOptions#maxHold()} while it serves others; stopping hands
+ * back what was not settled (docs/guarantees.md).
  *
  * <pre>
  * OperationConsumer consumer = OperationConsumer.builder(connectionFactory, applier)
@@ -71,21 +75,47 @@ public final class OperationConsumer implements AutoCloseable {
         this.ownWatcher = ownWatcher;
     }
 
+    /**
+     * Collects what a consumer needs; {@link Builder#start()} starts it.
+     *
+     * @param connectionFactory the broker: its publisher connection, if it has one, carries the dead letters
+     * @param applier           applies each operation to its collection
+     * @return a builder with the defaults: the canonical envelope, no meters kept, no observations, no history
+     * @throws InvalidConfigurationException if either is missing
+     */
     public static Builder builder(ConnectionFactory connectionFactory, GuardedApplier applier) {
         return new Builder(connectionFactory, applier);
     }
 
+    /**
+     * How it consumes.
+     *
+     * @return the options it was started with
+     */
     public ConsumerOptions options() {
         return options;
     }
 
+    /**
+     * Whether it consumes: false once closed, or once its container stopped.
+     *
+     * @return true while its listener container runs
+     */
     public boolean isRunning() {
         return container.isRunning();
     }
 
-    /** Messages held now: failed once and retried until applied, dead-lettered or handed back. */
-    public int holding() {
-        return metrics.holding();
+    /**
+     * Messages being retried now: each failed once (MongoDB unavailable, or refusing the write for a reason of
+     * configuration) and is applied again after a pause until it is applied, dead-lettered or handed back; at most
+     * one per consumer thread ({@code orderless.consume.retrying}). Not every message the consumer holds unacked:
+     * the broker delivers up to {@link ConsumerOptions#prefetch()} per thread, and those behind a retried message
+     * wait, unacked and uncounted here (the broker's count of unacknowledged messages shows them).
+     *
+     * @return how many messages its threads retry now
+     */
+    public int retrying() {
+        return metrics.retrying();
     }
 
     /**
@@ -152,11 +182,24 @@ public final class OperationConsumer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How it consumes: the queue, its dead-letter queue, the threads, prefetch and batches; required.
+         *
+         * @param options from {@link ConsumerOptions#ofDefaults(String)} and its {@code withX} copies
+         * @return this builder
+         */
         public Builder options(ConsumerOptions options) {
             this.options = options;
             return this;
         }
 
+        /**
+         * Where it registers its meters ({@code orderless.consume.*}, the envelope's and the dead letters' gauges);
+         * by default a registry of its own that nothing reads.
+         *
+         * @param meters the application's registry
+         * @return this builder
+         */
         public Builder meters(MeterRegistry meters) {
             this.meters = meters;
             return this;
@@ -172,8 +215,10 @@ public final class OperationConsumer implements AutoCloseable {
         }
 
         /**
-         * Records {@code orderless.consume} and {@code orderless.apply} observations (see
-         * {@link ConsumeObservations}); none by default.
+         * Records Micrometer observations, none by default: {@code orderless.consume}, one per message from its
+         * delivery to its settling, continuing the trace the publisher put in its headers (low-cardinality keys
+         * {@code orderless.queue} and {@code orderless.outcome}); {@code orderless.apply}, one per MongoDB apply
+         * inside it (in batch mode, each message's spans its batch's bulk write).
          */
         public Builder observations(ObservationRegistry observations) {
             this.observations = observations;
@@ -209,6 +254,13 @@ public final class OperationConsumer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Checks the queues and starts the consumers.
+         *
+         * @return the running consumer; close it to stop
+         * @throws InvalidConfigurationException if options are missing, a part is null, or the queue or its
+         *                                       dead-letter queue does not exist
+         */
         public OperationConsumer start() {
             if (options == null) {
                 throw new InvalidConfigurationException("consumer: options are required, e.g. ConsumerOptions.ofDefaults(\"my.queue\")");

@@ -10,7 +10,7 @@
  * <p>Parked, throughout orderless, means set aside, out of the flow, until an operator retries or purges
  * it: a dead letter moved to {@code <dead-letter queue>.parked} ({@link dev.orderless.amqp.DeadLetterQueue#park}),
  * or an outbox entry its relay cannot publish. Held means kept unacked in memory until a condition clears by
- * itself, with no operator: a message retried through a MongoDB outage ({@code orderless.consume.holding}),
+ * itself, with no operator: a message retried through a MongoDB outage ({@code orderless.consume.retrying}),
  * or a dead letter waiting for the broker to stop blocking publishers ({@code orderless.consume.dead_letters.held}).
  */
 package dev.orderless.amqp;

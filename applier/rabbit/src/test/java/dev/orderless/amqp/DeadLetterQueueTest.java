@@ -221,6 +221,34 @@ class DeadLetterQueueTest {
     }
 
     @Test
+    void without_compaction_a_replay_needs_no_grace_and_sends_back_letters_of_any_age_or_none_known(ConnectionFactory cf) {
+        String queue = RabbitExtension.uniqueQueue("nocompaction");
+        QueueTopology.declare(cf, queue, queue + ".dlq");
+        RabbitTemplate template = new RabbitTemplate(cf);
+        template.send("", queue + ".dlq", org.springframework.amqp.core.MessageBuilder.withBody(bytes("ten years old"))
+                .setHeader("x-orderless-reason-kind", "no_progress")
+                .setHeader("x-orderless-dead-lettered-at", "2016-01-01T00:00:00Z").build());
+        template.send("", queue + ".dlq", org.springframework.amqp.core.MessageBuilder.withBody(bytes("no time at all"))
+                .build());
+        DeadLetterQueue letters = DeadLetterQueue.of(cf, queue, queue + ".dlq");
+
+        assertThat(letters.replay(Optional.empty(), 10, Duration.ofDays(30), Clock.systemUTC()).refused())
+                .as("with a compaction grace both are refused").isEqualTo(Map.of("no_progress", 1L, "unknown", 1L));
+        DeadLetterQueue.Replay replay = letters.replay(Optional.empty(), 10);
+
+        assertThat(replay).isEqualTo(new DeadLetterQueue.Replay(2, Map.of()));
+        List<String> back = new ArrayList<>();
+        for (Message m = template.receive(queue, 2000); m != null; m = template.receive(queue, 500)) {
+            back.add(new String(m.getBody(), StandardCharsets.UTF_8));
+        }
+        assertThat(back).containsExactlyInAnyOrder("ten years old", "no time at all");
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
     void a_replay_to_a_work_queue_that_does_not_exist_is_refused_before_any_letter_moves(ConnectionFactory cf) {
         String missing = RabbitExtension.uniqueQueue("missing");
         DeadLetterQueue letters = DeadLetterQueue.of(cf, missing, missing + ".dlq");

@@ -126,17 +126,41 @@ class MongoOutageTest {
             OperationConsumer consumer = fixture.start(fixture.options(2).withBackoff(Backoff.of(Duration.ofSeconds(1), Duration.ofSeconds(30))));
             fixture.publish(history);
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> fixture.retried() >= 2);
-            assertThat(consumer.holding()).as("messages held, one per consumer thread").isBetween(1, 2);
+            assertThat(consumer.retrying()).as("messages retried, one per consumer thread").isBetween(1, 2);
 
             consumer.close();
 
-            assertThat(consumer.holding()).as("none held once handed back").isZero();
+            assertThat(consumer.retrying()).as("none retried once handed back").isZero();
             assertThat(fixture.acked() + fixture.deadLettered()).isZero();
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> fixture.messagesIn(fixture.queue) == history.size());
             proxy.restore();
             fixture.start(fixture.options(2));
             fixture.awaitHandled(history.size(), Duration.ofMinutes(1));
             fixture.assertConverged(history);
+        }
+    }
+
+    @Test
+    void retrying_counts_the_one_message_a_thread_retries_while_the_others_wait_unacked(ConnectionFactory cf)
+            throws Exception {
+        List<Operation> three = List.of(Operation.assign("r1", 1, "name", new org.bson.BsonString("Ada")),
+                Operation.assign("r2", 1, "name", new org.bson.BsonString("Bea")),
+                Operation.assign("r3", 1, "name", new org.bson.BsonString("Cy")));
+
+        try (ConsumerFixture fixture = new ConsumerFixture(cf, db.getCollection("entities", BsonDocument.class), "retrying")) {
+            proxy.cut();
+            OperationConsumer consumer = fixture.start(fixture.options(1).perMessage().withPrefetch(3));
+            fixture.publish(three);
+            // the prefetch lets the broker deliver all three to the one thread, which retries the first
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> fixture.retried() >= 2);
+
+            assertThat(consumer.retrying()).as("the one message its only thread retries").isEqualTo(1);
+            assertThat(fixture.meters.get("orderless.consume.retrying").tag("queue", fixture.queue).gauge().value())
+                    .isEqualTo(1.0);
+            assertThat(fixture.acked() + fixture.deadLettered()).as("all three held unacked").isZero();
+            proxy.restore();
+            fixture.awaitHandled(three.size(), Duration.ofMinutes(1));
+            assertThat(consumer.retrying()).as("nothing retried once MongoDB answers").isZero();
         }
     }
 

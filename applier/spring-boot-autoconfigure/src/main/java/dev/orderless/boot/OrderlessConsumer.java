@@ -100,7 +100,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
                 deadLetterTtl, () -> {
                     OperationConsumer consumer = wiring.apply(OperationConsumer.builder(connectionFactory, applier)
                             .options(options).meters(meters)).start();
-                    return RunningConsumer.of(consumer::isRunning, consumer::holding, consumer::waitingFor,
+                    return RunningConsumer.of(consumer::isRunning, consumer::retrying, consumer::waitingFor,
                             consumer::close);
                 }, before);
     }
@@ -253,9 +253,13 @@ public final class OrderlessConsumer implements SmartLifecycle {
         return protocol;
     }
 
-    /** Messages held now, retried after a failure (0 while not consuming). */
-    public int holding() {
-        return consuming.map(RunningConsumer::holding).orElse(0);
+    /**
+     * Messages being retried now after a transient failure, at most one per consumer thread (0 while not consuming):
+     * {@code OperationConsumer.retrying()}, or the AMQP 1.0 consumer's. The deliveries prefetched behind them are
+     * unacked too and not counted.
+     */
+    public int retrying() {
+        return consuming.map(RunningConsumer::retrying).orElse(0);
     }
 
     /**

@@ -7,7 +7,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 /**
  * {@code UP} while the consumer consumes and applies, {@code DOWN} otherwise (not started, stopped, waiting for
  * the broker or for MongoDB, or its container gave up); details: the queue, the dead-letter queue, how many messages wait
- * there, how many messages are held (retried after a failure), and what it waits for.
+ * there, how many messages are being retried after a transient failure ({@code retrying}: at most one
+ * per consumer thread, not the prefetched deliveries behind them), and what it waits for.
  */
 final class OrderlessConsumerHealth implements HealthIndicator {
     private final OrderlessConsumer consumer;
@@ -27,7 +28,7 @@ final class OrderlessConsumerHealth implements HealthIndicator {
                 .withDetail("concurrency", consumer.options().concurrency())
                 .withDetail("batchSize", consumer.options().batchSize())
                 .withDetail("deadLetterQueue", consumer.options().deadLetterQueue())
-                .withDetail("holding", consumer.holding());
+                .withDetail("retrying", consumer.retrying());
         consumer.deadLetterDepth().ifPresent(depth -> health.withDetail("deadLetters", depth));
         return health.build();
     }

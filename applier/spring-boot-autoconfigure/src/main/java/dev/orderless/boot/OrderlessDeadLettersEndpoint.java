@@ -39,8 +39,6 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
 @WebEndpoint(id = "orderlessdeadletters", defaultAccess = Access.READ_ONLY)
 public final class OrderlessDeadLettersEndpoint {
     static final int DEFAULT_MAX = 1000;
-    /** Without compaction no tombstone is ever dropped, so no letter is too old to replay. */
-    private static final Duration NO_COMPACTION = Duration.ofDays(365L * 10_000);
 
     private final ConnectionFactory connectionFactory;
     private final ConsumerOptions options;
@@ -96,7 +94,9 @@ public final class OrderlessDeadLettersEndpoint {
         }
         Optional<String> ofKind = given(kind);
         if (action.equals("replay")) {
-            DeadLetterQueue.Replay replay = letters.replay(ofKind, limit(max), grace.orElse(NO_COMPACTION), clock);
+            // without a grace the collection is not compacted: no letter is too old to replay
+            DeadLetterQueue.Replay replay = grace.map(g -> letters.replay(ofKind, limit(max), g, clock))
+                    .orElseGet(() -> letters.replay(ofKind, limit(max)));
             return new WebEndpointResponse<>(Map.of("replayed", replay.replayed(), "refused", replay.refused()));
         }
         return new WebEndpointResponse<>(Map.of("parked", letters.park(ofKind, limit(max))));

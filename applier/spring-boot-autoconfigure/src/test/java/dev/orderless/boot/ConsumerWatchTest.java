@@ -37,7 +37,7 @@ class ConsumerWatchTest {
         final java.util.concurrent.atomic.AtomicReference<String> waitingFor = new java.util.concurrent.atomic.AtomicReference<>();
 
         @Override
-        public int holding() {
+        public int retrying() {
             return 0;
         }
 

@@ -211,7 +211,7 @@ class OrderlessBootTest {
     void health_is_up_while_consuming_and_down_once_stopped() {
         assertThat(health.health().getStatus()).isEqualTo(Status.UP);
         assertThat(health.health().getDetails()).containsEntry("queue", QUEUE).containsEntry("deadLetterQueue",
-                QUEUE + ".dlq");
+                QUEUE + ".dlq").containsEntry("retrying", 0);
         Awaitility.await("the dead-letter depth, read in the background").atMost(Duration.ofSeconds(10))
                 .until(() -> Long.valueOf(0).equals(health.health().getDetails().get("deadLetters")));
 

@@ -11,22 +11,12 @@ import dev.orderless.testing.rabbit.RabbitExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** docs/guide/testing-your-domain.md, run: a team's orders under chaos, and a team's broken consumer caught. */
+/**
+ * docs/guide/testing-your-domain.md, run: a team's orders under chaos with every fault, and a team's broken consumer
+ * caught ({@link OrdersConvergeTest} runs the guide's first run).
+ */
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
 class OrdersChaosTest {
-
-    @Test
-    void the_orders_converge_with_2000_operations_30_percent_duplicates_and_a_consumer_killed(MongoBackend mongo,
-                                                                                           RabbitBackend rabbit) {
-        ChaosResult result = OrdersChaos.ordersUnderChaos(mongo.connectionString(), rabbit.uri());
-
-        assertThat(result.operations()).isEqualTo(2000);
-        assertThat(result.messages()).as("30%% duplicates").isGreaterThan(2400);
-        assertThat(result.faults()).containsExactly("consumer killed");
-        assertThat(result.viewDiverged()).as("the skus view").contains(0L);
-        assertThat(result.converged()).as("diverged %s, lost %d, dead-lettered %d", result.divergedIds(),
-                result.lost(), result.deadLettered()).isTrue();
-    }
 
     @Test
     void the_orders_converge_with_the_consumers_broker_and_mongodb_connections_cut(MongoBackend mongo,

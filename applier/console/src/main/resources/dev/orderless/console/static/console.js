@@ -127,12 +127,12 @@
     const o = await api('overview');
     const rates = record(o);
     const consumers = el('table', { id: 'consumers' },
-      el('tr', {}, el('th', {}, 'queue'), el('th', {}, 'state'), el('th', {}, 'messages/s'), el('th', {}, 'held'),
+      el('tr', {}, el('th', {}, 'queue'), el('th', {}, 'state'), el('th', {}, 'messages/s'), el('th', {}, 'retrying'),
         el('th', {}, 'waiting for'), el('th', {}, 'handled'), el('th', {}, 'dead-lettered')),
       o.consumers.map(c => el('tr', { 'data-queue': c.queue },
         el('td', {}, c.queue), stateCell(c.state),
         el('td', {}, rates[c.queue] === undefined ? '…' : rates[c.queue].toFixed(1)),
-        el('td', {}, c.holding), el('td', {}, show(c.waitingFor)), el('td', { class: 'handled' }, show(c.handled)),
+        el('td', {}, c.retrying), el('td', {}, show(c.waitingFor)), el('td', { class: 'handled' }, show(c.handled)),
         el('td', {}, el('a', { href: '#/dead-letters' }, show(c.deadLettered))))));
     const feeders = el('table', { id: 'feeders' },
       el('tr', {}, el('th', {}, 'view'), el('th', {}, 'state'), el('th', {}, 'lag (s)'), el('th', {}, 'segments'),

@@ -112,17 +112,17 @@ public final class ApplyingHandler {
 
     /** Applies {@code op} of {@code delivery}, holding it through transient failures (see the class comment). */
     void applyHolding(Delivery delivery, Operation op) throws IOException {
-        boolean[] held = {false};
+        boolean[] retrying = {false};
         try {
-            applyHolding(delivery, op, held);
+            applyHolding(delivery, op, retrying);
         } finally {
-            if (held[0]) {
-                metrics.holdEnded();
+            if (retrying[0]) {
+                metrics.retryingEnded();
             }
         }
     }
 
-    private void applyHolding(Delivery delivery, Operation op, boolean[] held) throws IOException {
+    private void applyHolding(Delivery delivery, Operation op, boolean[] retrying) throws IOException {
         HoldClock.Hold hold = holdClock.hold();
         for (int attempt = 1; ; attempt++) {
             if (retryPause.stopping()) {
@@ -145,7 +145,7 @@ public final class ApplyingHandler {
                 // the same for every message: hold it, like an outage, and say what to fix
                 hold.down();
                 mongoWait.unavailable("it refuses writes for a reason of configuration: " + e.getMessage());
-                heldFrom(held);
+                retryingFrom(retrying);
                 metrics.retried();
                 log.error("'{}' seq {} not applied, MongoDB refuses it for a reason of configuration; holding it,"
                         + " retry {} after a pause: {}", op.entity(), op.seq(), attempt, e.getMessage());
@@ -164,7 +164,7 @@ public final class ApplyingHandler {
                         e.toString(), e);
                 failure = new TransientException("unexpected " + e, e, false);
             }
-            heldFrom(held);
+            retryingFrom(retrying);
             metrics.retried();
             if (hold.heldTooLong(failure)) {
                 deadLetter(delivery, DeadLetterReason.HELD_TOO_LONG, "held too long: '" + op.entity()
@@ -187,11 +187,11 @@ public final class ApplyingHandler {
         }
     }
 
-    /** The message failed once and is now held: counted from its first failure until it is settled. */
-    private void heldFrom(boolean[] held) {
-        if (!held[0]) {
-            held[0] = true;
-            metrics.holdStarted();
+    /** The message failed once and is now retried: counted from its first failure until it is settled. */
+    private void retryingFrom(boolean[] retrying) {
+        if (!retrying[0]) {
+            retrying[0] = true;
+            metrics.retryingStarted();
         }
     }
 

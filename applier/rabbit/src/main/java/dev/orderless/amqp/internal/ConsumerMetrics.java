@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code orderless.consume.retried{queue}}: applies repeated after a transient MongoDB failure;
  *   <li>{@code orderless.consume.requeued{queue}}: messages handed back unacked (shutdown, or a
  *       dead-letter publish that failed);
- *   <li>{@code orderless.consume.holding{queue}} (a gauge): messages held now, retried after a failure.
+ *   <li>{@code orderless.consume.retrying{queue}} (a gauge): messages being retried now, after a transient
+ *       failure (at most one per consumer thread; the deliveries prefetched behind them are not counted).
  * </ul>
  * Registered elsewhere: {@code orderless.consume.dead_letters.held{queue}} ({@code DeadLetterPublisher})
  * and {@code orderless.amqp.blocked.*} ({@code BrokerBlocking}).
@@ -50,7 +51,7 @@ public final class ConsumerMetrics {
     private final Map<DeadLetterReason, Counter> deadLettered = new EnumMap<>(DeadLetterReason.class);
     private final Counter retried;
     private final Counter requeued;
-    private final AtomicInteger holding = new AtomicInteger();
+    private final AtomicInteger retrying = new AtomicInteger();
 
     public ConsumerMetrics(MeterRegistry meters, String queue) {
         for (Outcome outcome : Outcome.values()) {
@@ -63,8 +64,8 @@ public final class ConsumerMetrics {
         }
         retried = Counter.builder("orderless.consume.retried").tag("queue", queue).register(meters);
         requeued = Counter.builder("orderless.consume.requeued").tag("queue", queue).register(meters);
-        withoutGauge(meters, "orderless.consume.holding", "queue", queue);
-        Gauge.builder("orderless.consume.holding", holding, AtomicInteger::get).tag("queue", queue).register(meters);
+        withoutGauge(meters, "orderless.consume.retrying", "queue", queue);
+        Gauge.builder("orderless.consume.retrying", retrying, AtomicInteger::get).tag("queue", queue).register(meters);
     }
 
     /**
@@ -76,17 +77,17 @@ public final class ConsumerMetrics {
         meters.find(name).tag(tag, value).gauges().forEach(meters::remove);
     }
 
-    void holdStarted() {
-        holding.incrementAndGet();
+    void retryingStarted() {
+        retrying.incrementAndGet();
     }
 
-    void holdEnded() {
-        holding.decrementAndGet();
+    void retryingEnded() {
+        retrying.decrementAndGet();
     }
 
-    /** Messages held now: failed once, retried until applied, dead-lettered or handed back. */
-    public int holding() {
-        return holding.get();
+    /** Messages being retried now: each failed once, and is retried until applied, dead-lettered or handed back. */
+    public int retrying() {
+        return retrying.get();
     }
 
     void outcome(Outcome outcome) {

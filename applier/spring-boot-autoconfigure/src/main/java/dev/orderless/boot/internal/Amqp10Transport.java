@@ -79,7 +79,7 @@ public final class Amqp10Transport {
                             .meters(meters).observations(observations).decoder(decoder);
                     history.ifPresent(builder::history);
                     Amqp10Consumer consumer = builder.start();
-                    return RunningConsumer.of(consumer::isRunning, consumer::holding, consumer::waitingFor, () -> {
+                    return RunningConsumer.of(consumer::isRunning, consumer::retrying, consumer::waitingFor, () -> {
                         try {
                             consumer.close();
                         } finally {

@@ -10,8 +10,8 @@ public interface RunningConsumer extends AutoCloseable {
     /** True while it consumes. */
     boolean isRunning();
 
-    /** Messages held now, retried after a failure. */
-    int holding();
+    /** Messages being retried now after a transient failure. */
+    int retrying();
 
     /** What it waits for while it consumes but cannot apply (MongoDB unavailable), if so. */
     Optional<String> waitingFor();
@@ -21,7 +21,7 @@ public interface RunningConsumer extends AutoCloseable {
     void close();
 
     /** A consumer seen through these methods; {@code close} stops it and closes what it opened. */
-    static RunningConsumer of(BooleanSupplier running, IntSupplier holding, Supplier<Optional<String>> waitingFor,
+    static RunningConsumer of(BooleanSupplier running, IntSupplier retrying, Supplier<Optional<String>> waitingFor,
                               Runnable close) {
         return new RunningConsumer() {
             @Override
@@ -30,8 +30,8 @@ public interface RunningConsumer extends AutoCloseable {
             }
 
             @Override
-            public int holding() {
-                return holding.getAsInt();
+            public int retrying() {
+                return retrying.getAsInt();
             }
 
             @Override

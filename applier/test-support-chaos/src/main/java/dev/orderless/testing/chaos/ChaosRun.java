@@ -225,6 +225,7 @@ public final class ChaosRun {
             long lost = ReferenceModel.missingEffects(expected, stored) + left;
             long deadLettered = rig.ready(rig.queue + ".dlq");
             Optional<Counterexample> counterexample = Optional.empty();
+            List<String> notReproduced = new ArrayList<>();
             if (!diverged.isEmpty() && shrinking) {
                 Shrinker shrinker = new Shrinker(rig, schema, factory, encoder, decoder);
                 // the first of up to three diverged entities whose divergence shows one message at a time
@@ -234,12 +235,13 @@ public final class ChaosRun {
                     if (counterexample.isPresent()) {
                         break;
                     }
+                    notReproduced.add(entity);
                 }
                 shrinker.close();
             }
             Optional<Long> viewDiverged = viewCheck.map(ViewCheck::diverged);
             return new ChaosResult(name, ops.size(), delivery.size(), injected, diverged.size(), lost, deadLettered,
-                    (System.nanoTime() - started) / 1e9, seed, counterexample,
+                    (System.nanoTime() - started) / 1e9, seed, counterexample, notReproduced,
                     diverged.subList(0, Math.min(10, diverged.size())), viewDiverged);
         }
     }

@@ -14,6 +14,14 @@ import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
  */
 @FunctionalInterface
 public interface ConsumerFactory {
+    /**
+     * Starts one consumer on what {@code context} gives it: its connection factory and database (behind the run's
+     * proxies), the collection, the queue and how many threads to use.
+     *
+     * @param context what this consumer may use
+     * @return what stops it
+     * @throws Exception if it cannot start; the run then stops every consumer it started and fails with it
+     */
     AutoCloseable start(ChaosContext context) throws Exception;
 
     /**

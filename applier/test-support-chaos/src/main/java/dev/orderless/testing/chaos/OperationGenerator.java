@@ -10,5 +10,12 @@ import java.util.Random;
  */
 @FunctionalInterface
 public interface OperationGenerator {
+    /**
+     * Draws the operations.
+     *
+     * @param random the run's draws, from its seed: the only source of chance
+     * @param count  how many operations to return
+     * @return {@code count} operations, in the order their producers stamped them
+     */
     List<Operation> generate(Random random, int count);
 }

@@ -61,12 +61,20 @@ final class Rig implements AutoCloseable {
         return name;
     }
 
-    /** Publishes {@code bodies} to {@code to} in order, each confirmed by the broker and routed. */
+    /**
+     * Publishes {@code bodies} to {@code to} in order, each confirmed by the broker and routed.
+     *
+     * @throws IllegalStateException one line naming the broker, the message and the cause, if the broker did not take
+     *                               one (it stopped, or cut the connection, during the publish)
+     */
     void publish(String to, List<byte[]> bodies) {
         try {
             dev.orderless.testing.rabbit.ConfirmedPublisher.publishAll(direct, to, bodies);
-        } catch (Exception e) {
-            throw new IllegalStateException("publishing to '" + to + "': " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("chaos run: interrupted while publishing to '" + to + "'", e);
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("chaos run: publishing its messages: " + e.getMessage(), e);
         }
     }
 
@@ -133,14 +141,22 @@ final class Rig implements AutoCloseable {
                 // stopping what the run started; nothing depends on it after the run
             }
         }
-        RabbitAdmin admin = new RabbitAdmin(direct);
-        for (String name : queues) {
-            admin.deleteQueue(name);
-            admin.deleteQueue(name + ".dlq");
+        try {
+            RabbitAdmin admin = new RabbitAdmin(direct);
+            for (String name : queues) {
+                admin.deleteQueue(name);
+                admin.deleteQueue(name + ".dlq");
+            }
+        } catch (org.springframework.amqp.AmqpException brokerGone) {
+            // a broker that stopped during the run keeps its queues; the run's failure already says why
+        } finally {
+            direct.destroy();
+            try {
+                database.drop();
+            } finally {
+                client.close();
+            }
         }
-        direct.destroy();
-        database.drop();
-        client.close();
     }
 
     /** One consumer, behind its own proxies. */

@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.function.Function;
@@ -90,7 +89,7 @@ final class Shrinker implements AutoCloseable {
         }
         List<String> envelopes = breaking.stream().map(op -> Rig.text(encoder.apply(op))).toList();
         return Optional.of(new Counterexample(breaking, envelopes, expected(breaking, entity), lastStored,
-                delivered.size(), minimizer.trials()));
+                lastStored.flatMap(this::readable), delivered.size(), minimizer.trials()));
     }
 
     /** One trial: true if the entity's document then differs from the reference model's state. */
@@ -117,11 +116,19 @@ final class Shrinker implements AutoCloseable {
         }
         lastStored = document(entity);
         EntityState expected = model.replay(renamed).get(entity);
+        if (lastStored.isEmpty()) {
+            return expected != null;
+        }
+        Optional<EntityState> got = readable(lastStored.get());
+        return got.isEmpty() || !got.get().equals(expected);   // one orderless cannot read differs from every state
+    }
+
+    /** {@code doc} as orderless reads it; empty if it cannot. */
+    private Optional<EntityState> readable(BsonDocument doc) {
         try {
-            EntityState got = lastStored.map(doc -> EntityState.of(doc, schema)).orElse(null);
-            return !Objects.equals(expected, got);
+            return Optional.of(EntityState.of(doc, schema));
         } catch (RuntimeException unreadable) {
-            return true;   // a document orderless cannot read differs from every state
+            return Optional.empty();
         }
     }
 

@@ -12,11 +12,13 @@ import dev.orderless.backends.MongoBackend;
 import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.message.Envelope;
 import dev.orderless.testing.MongoExtension;
+import dev.orderless.testing.TcpProxy;
 import dev.orderless.testing.rabbit.RabbitExtension;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
@@ -39,24 +41,12 @@ class ChaosRunEdgesTest {
 
     /** A consumer of a team's own that skips what {@code skip} says and takes {@code millis} per message. */
     private static ConsumerFactory own(Predicate<Operation> skip, long millis) {
-        return context -> {
-            GuardedApplier applier = GuardedApplier.create(
-                    context.database().getCollection(context.collection(), BsonDocument.class), SCHEMA);
-            Envelope envelope = Envelope.ofDefaults();
-            SimpleMessageListenerContainer container = new SimpleMessageListenerContainer(context.connectionFactory());
-            container.setQueueNames(context.queue());
-            container.setConcurrentConsumers(context.concurrency());
-            container.setShutdownTimeout(0);   // closed, it hands back what it holds at once
-            container.setMessageListener(message -> {
-                Operation op = envelope.decode(message.getBody());
-                LockSupport.parkNanos(millis * 1_000_000);   // the consumer's own pace, not a wait for anything
-                if (!skip.test(op)) {
-                    applier.apply(op);
-                }
-            });
-            container.start();
-            return container::stop;
-        };
+        return listener(applier -> op -> {
+            LockSupport.parkNanos(millis * 1_000_000);   // the consumer's own pace, not a wait for anything
+            if (!skip.test(op)) {
+                applier.apply(op);
+            }
+        });
     }
 
     @Test
@@ -86,6 +76,97 @@ class ChaosRunEdgesTest {
         result.print(System.out);
         assertThat(result.counterexample()).hasValueSatisfying(smallest -> assertThat(smallest.delivery())
                 .containsExactly(Operation.increment("o-1", 2, "items", 1)));
+    }
+
+    @Test
+    void a_consumer_that_counts_increments_twice_is_reported_diverged_not_lost(MongoBackend mongo, RabbitBackend rabbit) {
+        List<Operation> history = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            history.add(Operation.increment("o-" + (i % 5), i / 5 + 1, "items", 1));
+        }
+        // every increment applied twice: once as sent, once more under a seq of its own (a redelivery counted again)
+        ConsumerFactory doubleCounting = listener(applier -> op -> {
+            applier.apply(op);
+            if (op instanceof Operation.Increment increment) {
+                applier.apply(Operation.increment(op.entity(), op.seq() + 1_000_000, increment.field(),
+                        increment.delta()));
+            }
+        });
+
+        ChaosResult result = ChaosRun.of(SCHEMA).withHistory(history).withConsumers(1, doubleCounting)
+                .withoutShrinking().withSeed(5).run(mongo.connectionString(), rabbit.uri());
+
+        result.print(System.out);
+        assertThat(result.diverged()).as("every order's items counted twice").isEqualTo(5);
+        assertThat(result.lost()).as("nothing is missing: each increment is there, once too often").isZero();
+    }
+
+    @Test
+    void a_divergence_that_does_not_break_again_one_message_at_a_time_is_said_not_reproduced(MongoBackend mongo,
+                                                                                             RabbitBackend rabbit) {
+        // the consumer drops the first message it is ever given, and never again: the run breaks, no trial does
+        AtomicBoolean droppedOne = new AtomicBoolean();
+        ConsumerFactory breaksOnce = listener(applier -> op -> {
+            if (droppedOne.compareAndSet(false, true)) {
+                return;
+            }
+            applier.apply(op);
+        });
+
+        ChaosResult result = ChaosRun.of(SCHEMA).withHistory(List.of(Operation.assign("o-1", 1, "coupon",
+                new BsonString("A")))).withConsumers(1, breaksOnce).withSeed(9).run(mongo.connectionString(), rabbit.uri());
+
+        result.print(System.out);
+        assertThat(result.diverged()).isEqualTo(1);
+        assertThat(result.counterexample()).isEmpty();
+        assertThat(result.notReproduced()).containsExactly("o-1");
+    }
+
+    @Test
+    void a_broker_that_stops_during_the_publish_is_one_line_naming_it_and_the_cause(MongoBackend mongo,
+                                                                                   RabbitBackend rabbit) {
+        URI direct = rabbit.uri();
+        try (TcpProxy broker = TcpProxy.start(direct.getHost(), direct.getPort() < 0 ? 5672 : direct.getPort())) {
+            broker.dropWhenClientSends("o-stops-the-broker");   // the connection ends as that message is sent
+            URI proxied = URI.create(direct.getScheme() + "://" + direct.getRawUserInfo() + "@127.0.0.1:"
+                    + broker.port() + direct.getRawPath());
+            List<Operation> history = new ArrayList<>();
+            for (int i = 1; i <= 20; i++) {
+                history.add(Operation.assign(i == 10 ? "o-stops-the-broker" : "o-" + i, 1, "coupon", new BsonString("A")));
+            }
+            ChaosRun run = ChaosRun.of(SCHEMA).withHistory(history).withSeed(2);
+
+            assertThatThrownBy(() -> run.run(mongo.connectionString(), proxied))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageStartingWith("chaos run: publishing its messages: the broker at 127.0.0.1:" + broker.port())
+                    .satisfies(e -> assertThat(e.getMessage()).as("one line").doesNotContain("\n"))
+                    .satisfies(e -> assertThat(causes(e)).noneMatch(AssertionError.class::isInstance));
+        }
+    }
+
+    /** A consumer of a team's own: a container whose listener hands each operation to {@code handler}. */
+    private static ConsumerFactory listener(java.util.function.Function<GuardedApplier,
+            java.util.function.Consumer<Operation>> handler) {
+        return context -> {
+            java.util.function.Consumer<Operation> handle = handler.apply(GuardedApplier.create(
+                    context.database().getCollection(context.collection(), BsonDocument.class), SCHEMA));
+            Envelope envelope = Envelope.ofDefaults();
+            SimpleMessageListenerContainer container = new SimpleMessageListenerContainer(context.connectionFactory());
+            container.setQueueNames(context.queue());
+            container.setConcurrentConsumers(context.concurrency());
+            container.setShutdownTimeout(0);   // closed, it hands back what it holds at once
+            container.setMessageListener(message -> handle.accept(envelope.decode(message.getBody())));
+            container.start();
+            return container::stop;
+        };
+    }
+
+    private static List<Throwable> causes(Throwable e) {
+        List<Throwable> causes = new ArrayList<>();
+        for (Throwable at = e; at != null && !causes.contains(at); at = at.getCause()) {
+            causes.add(at);
+        }
+        return causes;
     }
 
     @Test
