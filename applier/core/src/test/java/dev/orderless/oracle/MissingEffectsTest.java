@@ -53,7 +53,7 @@ class MissingEffectsTest {
         Map<String, EntityState> expected = counting.replay(once);
         // what a consumer that applies a redelivered increment again leaves: 3 + 4 + 4
         Map<String, EntityState> stored = Map.of("s1", new EntityState("s1", 0, Map.of(), Map.of(), Map.of(),
-                Map.of("credits", 11L)));
+                Map.of("credits", java.math.BigInteger.valueOf(11))));
 
         assertThat(ReferenceModel.diverged(expected, stored)).containsExactly("s1");
         assertThat(ReferenceModel.missingEffects(expected, stored)).as("nothing is missing: one is too many").isZero();

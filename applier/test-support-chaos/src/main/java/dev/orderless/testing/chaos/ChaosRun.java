@@ -173,8 +173,9 @@ public final class ChaosRun {
 
     /**
      * How each operation becomes a message body and back, as the team's producer and consumer do it; the canonical
-     * envelope by default. The reference model compares with each operation as the consumer reads it (a JSON
-     * envelope, for one, carries a 64-bit attribute that fits 32 bits as a 32-bit one).
+     * envelope by default, which carries every value with its BSON type. The run refuses to start, naming the
+     * operation, where the codec reads an operation back otherwise than it was made: the consumers would store what
+     * it reads, and the reference model compares with the operations as made.
      */
     public ChaosRun withCodec(Function<Operation, byte[]> encoder, Function<byte[], Operation> decoder) {
         require(encoder != null && decoder != null, "codec: an encoder and a decoder");
@@ -227,7 +228,7 @@ public final class ChaosRun {
             Optional<Counterexample> counterexample = Optional.empty();
             List<String> notReproduced = new ArrayList<>();
             if (!diverged.isEmpty() && shrinking) {
-                Shrinker shrinker = new Shrinker(rig, schema, factory, encoder, decoder);
+                Shrinker shrinker = new Shrinker(rig, schema, factory, encoder);
                 // the first of up to three diverged entities whose divergence shows one message at a time
                 for (String entity : diverged.subList(0, Math.min(3, diverged.size()))) {
                     counterexample = shrinker.shrink(entity,
@@ -250,12 +251,17 @@ public final class ChaosRun {
     record Drawn(List<Operation> operations, List<Operation> delivery, Random random) {
     }
 
-    /** The operations (as the consumers will read them) and their delivery, drawn from the seed. */
+    /**
+     * The operations and their delivery, drawn from the seed.
+     *
+     * @throws dev.orderless.InvalidInputException if one is bad input for the schema, or the codec does not carry it
+     *                                             as it is
+     */
     Drawn drawn() {
         Random random = new Random(seed);
-        List<Operation> ops = generator.map(g -> g.generate(random, count)).orElse(history).stream()
-                .map(op -> decoder.apply(encoder.apply(op))).toList();
+        List<Operation> ops = generator.map(g -> g.generate(random, count)).orElse(history);
         ops.forEach(schema::validate);   // bad input in the generator or the file is named now, not dead-lettered
+        ops.forEach(this::carriedAsItIs);
         Map<String, Operation> seen = new java.util.HashMap<>();
         for (Operation op : ops) {
             Operation first = seen.putIfAbsent(op.entity() + '\u0000' + op.seq(), op);
@@ -266,6 +272,16 @@ public final class ChaosRun {
             }
         }
         return new Drawn(ops, delivery(ops, random), random);
+    }
+
+    /** {@code op} read back from its message as it was made, or refused naming what the codec changed. */
+    private void carriedAsItIs(Operation op) {
+        Operation read = decoder.apply(encoder.apply(op));
+        if (!read.equals(op)) {
+            throw new dev.orderless.InvalidInputException("the codec does not carry '" + op.entity() + "' seq "
+                    + op.seq() + " as it is: made " + op + ", read back " + read + "; the consumers would store what"
+                    + " it reads (the canonical envelope carries every value with its BSON type)");
+        }
     }
 
     /** Each operation once and, with the duplicate share, once more; shuffled. */

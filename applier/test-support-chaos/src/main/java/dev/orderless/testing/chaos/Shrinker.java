@@ -37,7 +37,6 @@ final class Shrinker implements AutoCloseable {
     private final ReferenceModel model;
     private final CollectionSchema schema;
     private final Function<Operation, byte[]> encoder;
-    private final Function<byte[], Operation> decoder;
     private final String queue;
     private final Rig.Slot consumer;
     private int trials;
@@ -45,10 +44,8 @@ final class Shrinker implements AutoCloseable {
     private Optional<Operation> landed = Optional.empty();   // a message the consumer applied as a sentinel
     private final java.util.Set<Class<?>> dropped = new java.util.HashSet<>();   // kinds it did not
 
-    Shrinker(Rig rig, CollectionSchema schema, ConsumerFactory factory, Function<Operation, byte[]> encoder,
-             Function<byte[], Operation> decoder) {
+    Shrinker(Rig rig, CollectionSchema schema, ConsumerFactory factory, Function<Operation, byte[]> encoder) {
         this.rig = rig;
-        this.decoder = decoder;
         this.schema = schema;
         this.model = new ReferenceModel(schema);
         this.encoder = encoder;
@@ -100,8 +97,8 @@ final class Shrinker implements AutoCloseable {
         List<byte[]> bodies = new ArrayList<>();
         List<Operation> renamed = new ArrayList<>();
         for (Operation op : delivery) {
-            bodies.add(encoder.apply(renamed(op, entity)));
-            renamed.add(decoder.apply(bodies.get(bodies.size() - 1)));   // as the consumer reads it
+            renamed.add(renamed(op, entity));
+            bodies.add(encoder.apply(renamed.get(renamed.size() - 1)));
         }
         Operation sentinel = sentinel(delivery);
         bodies.add(encoder.apply(renamed(sentinel, done)));
@@ -168,7 +165,7 @@ final class Shrinker implements AutoCloseable {
     }
 
     private EntityState expected(List<Operation> delivery, String entity) {
-        return model.replay(delivery.stream().map(op -> decoder.apply(encoder.apply(op))).toList()).getOrDefault(entity, new EntityState(entity, 0, java.util.Map.of(),
+        return model.replay(delivery).getOrDefault(entity, new EntityState(entity, 0, java.util.Map.of(),
                 java.util.Map.of(), java.util.Map.of()));
     }
 

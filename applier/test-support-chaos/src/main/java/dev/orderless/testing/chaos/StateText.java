@@ -54,7 +54,7 @@ final class StateText {
         }
         state.registers().forEach((field, register) -> doc.put(field, new BsonDocument("value", register.value())
                 .append("seq", new BsonInt64(register.seq()))));
-        state.counters().forEach((field, value) -> doc.put(field, new BsonInt64(value)));
+        state.counters().forEach((field, value) -> doc.put(field, dev.orderless.apply.CounterValues.stored(value)));
         return doc.toJson(JSON);
     }
 

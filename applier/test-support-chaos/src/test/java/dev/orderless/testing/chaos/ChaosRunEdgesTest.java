@@ -180,6 +180,32 @@ class ChaosRunEdgesTest {
     }
 
     @Test
+    void a_codec_that_reads_a_value_back_with_another_type_is_named_before_anything_is_published() {
+        Operation line = Operation.add("o-1", 1, "lines", "sku-1", new org.bson.BsonDocument("quantity",
+                new org.bson.BsonInt64(2)));
+        dev.orderless.message.Envelope envelope = new dev.orderless.message.Envelope();
+        // a team's codec that writes its numbers as plain JSON: a 64-bit 2 reads back as a 32-bit one
+        ChaosRun run = ChaosRun.of(SCHEMA).withHistory(List.of(line)).withCodec(envelope::encode,
+                body -> {
+                    Operation.Add add = (Operation.Add) envelope.decode(body);
+                    return Operation.add(add.entity(), add.seq(), add.field(), add.element(),
+                            new org.bson.BsonDocument("quantity", new org.bson.BsonInt32(2)));
+                });
+
+        assertThatThrownBy(run::drawn).isInstanceOf(InvalidInputException.class)
+                .hasMessageStartingWith("the codec does not carry 'o-1' seq 1 as it is");
+    }
+
+    @Test
+    void the_canonical_envelope_carries_every_value_with_its_type() {
+        Operation line = Operation.add("o-1", 1, "lines", "sku-1", new org.bson.BsonDocument("quantity",
+                new org.bson.BsonInt64(2)).append("price", new org.bson.BsonDecimal128(
+                org.bson.types.Decimal128.parse("19.99"))));
+
+        assertThat(ChaosRun.of(SCHEMA).withHistory(List.of(line)).drawn().operations()).containsExactly(line);
+    }
+
+    @Test
     void a_consumer_factory_that_fails_leaves_none_of_the_consumers_it_started_running(MongoBackend mongo,
                                                                                       RabbitBackend rabbit) {
         AtomicInteger started = new AtomicInteger();

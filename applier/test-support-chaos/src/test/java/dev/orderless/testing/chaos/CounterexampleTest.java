@@ -36,9 +36,9 @@ class CounterexampleTest {
     void expected_and_stored_are_each_one_line_of_json_of_the_same_shape_and_each_difference_is_named() {
         EntityState expected = new EntityState("order-10", 0,
                 Map.of("lines", Map.of("sku-1", new EntityState.Element(3, new BsonDocument("quantity", new BsonInt32(2))))),
-                Map.of(), Map.of("coupon", new EntityState.Register(15, new BsonString("SAVE70"))), Map.of("items", 2L));
+                Map.of(), Map.of("coupon", new EntityState.Register(15, new BsonString("SAVE70"))), Map.of("items", java.math.BigInteger.TWO));
         EntityState stored = new EntityState("t14~order-10", 0, Map.of(), Map.of("lines", Map.of("sku-1", 5L)),
-                Map.of("coupon", new EntityState.Register(7, new BsonString("SAVE49"))), Map.of("items", 4L));
+                Map.of("coupon", new EntityState.Register(7, new BsonString("SAVE49"))), Map.of("items", java.math.BigInteger.valueOf(4)));
 
         String printed = printed(new Counterexample(List.of(), List.of(), expected,
                 Optional.of(new BsonDocument("_id", new BsonString("t14~order-10"))), Optional.of(stored), 18, 14));
