@@ -26,8 +26,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Counters beside sets, part of {@link Benchmark}: what a batched increment costs next to a batched add (round trips
- * and time per op, measured side by side in one run, 2 ms per round trip), and the size of a counter's document over
- * 10,000 increments with compaction and without. Returns its part of the {@code BENCH} line. On its own:
+ * and time per op, measured side by side in one run, 2 ms per round trip), the size of a counter's document over
+ * 10,000 increments with compaction and without, and one hot counter taking 1,000,000 increments within the grace
+ * (no compaction), shuffled with duplicates: its document's size and the round trips per increment. Returns its part
+ * of the {@code BENCH} line. On its own:
  *
  * <pre>
  * mvn -B -q -pl chaos-tests -am verify -Pbench -Dtest=CountersBenchmark
@@ -97,11 +99,94 @@ class CountersBenchmark {
                 line.accept(String.format(Locale.ROOT, "| %,d | %,d | %,d |", points[p], without[p], with[p]));
             }
             line.accept("");
+            HotCounter local = hotCounter(mongo, name, "hot", HOT_INCREMENTS, WINDOW);
+            HotCounter global = hotCounter(mongo, name, "hot_shuffled", GLOBAL_INCREMENTS, GLOBAL_INCREMENTS);
+            line.accept(String.format(Locale.ROOT, "One hot counter, %,d increments (seqs 1 to %,d, as a stamper per"
+                    + " entity gives them) within the grace, no compaction, in batches of %d, each delivered once and a"
+                    + " fifth of them again, shuffled within windows of %,d (as competing consumers and their prefetch"
+                    + " reorder); and %,d shuffled over all of them, the worst order. Document size in bytes, largest"
+                    + " seen (every %,d messages) and at the end; MongoDB round trips per message delivered (duplicates included):", HOT_INCREMENTS,
+                    HOT_INCREMENTS, BATCH, WINDOW, GLOBAL_INCREMENTS, SAMPLE));
+            line.accept("");
+            line.accept("| increments | shuffled within | largest document | at the end | round trips per message |");
+            line.accept("|---|---|---|---|---|");
+            for (HotCounter hot : List.of(local, global)) {
+                line.accept(String.format(Locale.ROOT, "| %,d | %,d | %,d | %,d | %.3f |", hot.increments(), hot.window(),
+                        hot.largest(), hot.last(), hot.roundTrips()));
+            }
+            line.accept("");
+            line.accept(String.format(Locale.ROOT, "(One entry per increment, as counters kept them before, would be"
+                    + " about %,d bytes at %,d: past MongoDB's 16 MB limit after about 350,000.)",
+                    without[2] / 10_000 * HOT_INCREMENTS, HOT_INCREMENTS));
+            line.accept("");
             fast.getDatabase(name).drop();
             return String.format(Locale.ROOT, "increment_round_trips_per_op=%.3f add_round_trips_per_op=%.3f"
-                            + " counter_doc_bytes_10k_compacted=%d counter_doc_bytes_10k_uncompacted=%d",
-                    increments[0], adds[0], with[2], without[2]);
+                            + " counter_doc_bytes_10k_compacted=%d counter_doc_bytes_10k_uncompacted=%d"
+                            + " hot_counter_1m_doc_bytes_largest=%d hot_counter_1m_doc_bytes_end=%d"
+                            + " hot_counter_1m_round_trips_per_increment=%.3f hot_counter_shuffled_doc_bytes_largest=%d",
+                    increments[0], adds[0], with[2], without[2], local.largest(), local.last(), local.roundTrips(),
+                    global.largest());
         }
+    }
+
+    private static final int HOT_INCREMENTS = 1_000_000;
+    private static final int WINDOW = 1_000;
+    private static final int GLOBAL_INCREMENTS = 100_000;
+    private static final int SAMPLE = 10_000;
+
+    /** What one hot counter's run measured. */
+    record HotCounter(int increments, int window, long largest, long last, double roundTrips) {
+    }
+
+    /**
+     * {@code increments} increments of one counter (seqs 1 to n, deltas 1 to 9), each delivered once and a fifth of
+     * them again, shuffled within successive windows of {@code window} seqs, applied in batches of {@link #BATCH}.
+     */
+    private static HotCounter hotCounter(MongoBackend mongo, String database, String collectionName, int increments,
+                                         int window) {
+        LongAdder commands = new LongAdder();
+        try (MongoClient client = ConsumerBatchBenchmark.counting(mongo.connectionString(), commands)) {
+            MongoCollection<BsonDocument> collection = client.getDatabase(database).getCollection(collectionName,
+                    BsonDocument.class);
+            GuardedApplier applier = GuardedApplier.create(collection, SCHEMA);
+            java.util.Random random = new java.util.Random(50);
+            long largest = 0;
+            long delivered = 0;
+            List<Operation> pending = new ArrayList<>();
+            for (int from = 1; from <= increments; from += window) {
+                List<Operation> block = new ArrayList<>();
+                for (long seq = from; seq < Math.min(from + (long) window, increments + 1L); seq++) {
+                    Operation op = Operation.increment("hot", seq, "credits", 1 + random.nextInt(9));
+                    block.add(op);
+                    if (random.nextInt(5) == 0) {
+                        block.add(op);
+                    }
+                }
+                java.util.Collections.shuffle(block, random);
+                pending.addAll(block);
+                while (pending.size() >= BATCH) {
+                    List<Operation> batch = new ArrayList<>(pending.subList(0, BATCH));
+                    pending.subList(0, BATCH).clear();
+                    applier.applyAll(batch);
+                    delivered += batch.size();
+                    if (delivered % SAMPLE < BATCH) {
+                        largest = Math.max(largest, bytes(collection));
+                    }
+                }
+            }
+            if (!pending.isEmpty()) {
+                applier.applyAll(pending);
+                delivered += pending.size();
+            }
+            long last = bytes(collection);
+            return new HotCounter(increments, window, Math.max(largest, last), last, commands.sum() / (double) delivered);
+        }
+    }
+
+    private static long bytes(MongoCollection<BsonDocument> collection) {
+        BsonDocument doc = collection.find(eq("_id", "hot")).first();
+        return doc == null ? 0 : new org.bson.RawBsonDocument(doc, new org.bson.codecs.BsonDocumentCodec())
+                .getByteBuffer().remaining();
     }
 
     /** {round trips per op, ms per op} for one round of batched adds or increments. */

@@ -218,6 +218,33 @@ class ConsoleBrowserTest {
         assertThat(alertShown()).isFalse();
     }
 
+    @Test
+    @Order(5)
+    void an_attribute_changed_by_a_later_add_shows_as_a_change_with_its_value_at_each_seq() throws Exception {
+        // an enrollment's seats at seq 12, then changed at 14 (version 3: a 64-bit number, kept so)
+        ConfirmedPublisher.publishAll(publishing, queue, List.of(
+                body("{\"v\":3,\"entity\":\"s-seats\",\"seq\":12,\"op\":\"add\",\"field\":\"classes\","
+                        + "\"element\":\"CS 101\",\"attrs\":{\"seats\":{\"$numberLong\":\"2\"}}}"),
+                body("{\"v\":3,\"entity\":\"s-seats\",\"seq\":14,\"op\":\"add\",\"field\":\"classes\","
+                        + "\"element\":\"CS 101\",\"attrs\":{\"seats\":{\"$numberLong\":\"5\"}}}")));
+        Awaitility.await("seq 14's seats applied").atMost(WAIT).until(() -> {
+            BsonDocument student = wiring.students.find(com.mongodb.client.model.Filters.eq("_id", "s-seats")).first();
+            return student != null && student.toJson().contains("\"seq\": 14");
+        });
+
+        logIn("viewer", USERS.viewerPassword());
+        browser.get(console + "#/entity/s-seats");
+        await("both versions", () -> !text("#timeline li[data-seq='14'] .outcome").isEmpty());
+        assertThat(text("#timeline li[data-seq='12'] .outcome")).isEqualTo("changed the state");
+        assertThat(text("#timeline li[data-seq='14'] .outcome")).as("a later add with new attributes is a change")
+                .isEqualTo("changed the state");
+        browser.findElement(By.cssSelector("#timeline button[data-as-of='12']")).click();
+        await("the seats as of seq 12", () -> text("#as-of-state").replaceAll("\\s", "").contains("\"seats\":2"));
+        screenshot("entity-versions");
+        browser.findElement(By.cssSelector("#timeline button[data-as-of='14']")).click();
+        await("the seats as of seq 14", () -> text("#as-of-state").replaceAll("\\s", "").contains("\"seats\":5"));
+    }
+
     private void logIn(String user, String password) {
         browser.get(console);
         await("the login form", () -> !browser.findElements(By.name("username")).isEmpty());
