@@ -230,12 +230,19 @@ final class BatchApply {
         for (int i : choice.writers()) {
             boolean counted = counted(candidates.get(i));
             if (counted && !comparedAndSet.add(ops.get(i).entity())) {
-                // the first compare-and-set of its entity changes _v, so this one would miss: it waits for the
-                // next read instead of costing a command (a hot counter's increments, each coalescing it)
-                next.add(i);
-                next.addAll(choice.followersOf(i));
+                // the first compare-and-set of its entity changes _v, so this one would miss. Its blind write goes
+                // after it instead, in the same command: a hot counter's increments that found no room all settle
+                // once the first coalesces; where the first does not (or runs after: an unordered bulk write need
+                // not keep the order), the blind write misses and a read decides, as after any blind write
+                Optional<WritePlan.Write> behind = plans.get(i).first();
                 chosenFrom.remove(i);
-                continue;
+                if (behind.isEmpty() || counted(behind.get())) {
+                    next.add(i);
+                    next.addAll(choice.followersOf(i));
+                    continue;
+                }
+                candidates.put(i, List.of(behind.get()));
+                counted = false;
             }
             if (counted && countedInBulk) {
                 commands.add(List.of(i));   // a bulk result counts its matches: one per command says whose

@@ -37,10 +37,11 @@ import org.bson.BsonValue;
  */
 record CounterBook(List<Span> pending, List<Span> runs) {
     /**
-     * The most increments the blind write pushes before the next one coalesces them into runs: a hundred entries
-     * (about 5 KB), one compare-and-set every hundred increments.
+     * The most increments the blind write pushes before the next one coalesces them into runs: 250 entries (about
+     * 12 KB, a document MongoDB rewrites on every increment), one read and compare-and-set every 250 increments (a
+     * batch's other increments of the counter go blind behind it, in the same command: {@link BatchApply}).
      */
-    static final int PENDING_MAX = 100;
+    static final int PENDING_MAX = 250;
 
     /**
      * Consecutive seqs counted as one: {@code lo} to {@code hi}, their deltas summing to {@code sum}, the newest

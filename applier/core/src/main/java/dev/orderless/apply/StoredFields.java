@@ -28,7 +28,7 @@ public final class StoredFields {
     public static final String REGISTER_SEQS = "_seq";
     /**
      * Sub-document: counter field name to the array of its increments pushed one by one and not coalesced or folded
-     * yet ({@code {seq, d, at}}), at most a hundred.
+     * yet ({@code {seq, d, at}}), at most 250.
      */
     public static final String INCREMENTS = "_inc";
     /**

@@ -112,6 +112,26 @@ class BatchApplyTest {
     }
 
     @Test
+    void a_batch_of_increments_that_finds_no_room_settles_in_one_read_and_one_more_command() {
+        for (long seq = 1; seq <= CounterBook.PENDING_MAX - 10; seq++) {
+            applier.apply(Operation.increment("hot", seq, "credits", 1));
+        }
+        List<Operation> batch = new ArrayList<>();
+        for (long seq = CounterBook.PENDING_MAX - 9; seq <= CounterBook.PENDING_MAX + 40; seq++) {
+            batch.add(Operation.increment("hot", seq, "credits", 1));
+        }
+
+        commands.reset();
+        List<BatchResult> results = countedApplier.applyAll(batch);
+
+        assertThat(results).map(r -> ((BatchResult.Done) r).outcome()).containsOnly(Outcome.APPLIED);
+        assertThat(commands.sum()).as("the blind bulk write, a read, one command: the coalescing compare-and-set with"
+                + " the other increments behind it").isEqualTo(3);
+        assertThat(students.find(Filters.eq("_id", "hot")).first().get("credits"))
+                .isEqualTo(new org.bson.BsonInt64(CounterBook.PENDING_MAX + 40));
+    }
+
+    @Test
     void a_wrong_hint_costs_a_read_and_never_changes_an_outcome() {
         applier.applyAll(List.of(Operation.add("s1", 5, "classes", "CS 101"), Operation.remove("s1", 2, "classes", "CS 102"),
                 Operation.add("s1", 3, "classes", "CS 104")));

@@ -259,17 +259,18 @@ class CountersTest {
     }
 
     @Test
-    void a_hundred_and_first_increment_coalesces_the_pending_ones_into_a_run_and_the_value_stays_exact() {
-        for (long seq = 1; seq <= 250; seq++) {
+    void an_increment_that_finds_no_room_coalesces_the_pending_ones_into_a_run_and_the_value_stays_exact() {
+        for (long seq = 1; seq <= 600; seq++) {
             assertThat(applier.apply(credits(seq, 2))).isEqualTo(Outcome.APPLIED);
         }
 
         BsonDocument stored = students.find().first();
-        assertThat(stored.get("credits")).isEqualTo(new org.bson.BsonInt64(500));
-        assertThat(stored.getDocument("_inc").getArray("credits")).as("pending since the last coalescing, at 202").hasSize(48);
-        assertThat(stored.getDocument("_incRuns").getArray("credits")).as("one run of 1 to 202")
-                .containsExactly(new BsonDocument("seq", new org.bson.BsonInt64(1)).append("hi", new org.bson.BsonInt64(202))
-                        .append("d", new org.bson.BsonInt64(404)).append("at", stored.getDocument("_incRuns")
+        assertThat(stored.get("credits")).isEqualTo(new org.bson.BsonInt64(1200));
+        assertThat(stored.getDocument("_inc").getArray("credits")).as("pending since the last coalescing, at 502")
+                .hasSize(98);
+        assertThat(stored.getDocument("_incRuns").getArray("credits")).as("one run of 1 to 502")
+                .containsExactly(new BsonDocument("seq", new org.bson.BsonInt64(1)).append("hi", new org.bson.BsonInt64(502))
+                        .append("d", new org.bson.BsonInt64(1004)).append("at", stored.getDocument("_incRuns")
                                 .getArray("credits").get(0).asDocument().get("at")));
         assertThat(applier.apply(credits(150, 2))).as("in the run: counted once").isEqualTo(Outcome.DUPLICATE);
         assertThat(applier.apply(Operation.delete("s1", 100))).as("a delete inside the run's seqs is a seq collision")

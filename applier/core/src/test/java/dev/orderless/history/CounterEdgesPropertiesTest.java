@@ -58,17 +58,19 @@ class CounterEdgesPropertiesTest {
             -20, 1L << 62, -(1L << 62)};
     private static final AtomicLong ENTITIES = new AtomicLong();
     private static final LongAdder PAST_A_LONG = new LongAdder();
+    private static final LongAdder COALESCED = new LongAdder();
     private static final LongAdder REFUSED = new LongAdder();
     private static final LongAdder KNOWN = new LongAdder();
     private static final LongAdder UNKNOWABLE = new LongAdder();
 
     @AfterAll
     static void printCounts() {
-        System.out.printf("[counters] %d stored counters past a long (Decimal128), %d refused operations, history:"
-                + " %d reads known and exact, %d unknowable%n", PAST_A_LONG.sum(), REFUSED.sum(), KNOWN.sum(),
-                UNKNOWABLE.sum());
+        System.out.printf("[counters] %d stored counters past a long (Decimal128), %d with runs of increments midway,"
+                + " %d refused operations, history: %d reads known and exact, %d unknowable%n", PAST_A_LONG.sum(),
+                COALESCED.sum(), REFUSED.sum(), KNOWN.sum(), UNKNOWABLE.sum());
         assertThat(PAST_A_LONG.sum()).as("some sums leave a long").isPositive();
         assertThat(REFUSED.sum()).as("some late operations are past the compaction's horizon").isPositive();
+        assertThat(COALESCED.sum()).as("some counters coalesced into runs").isPositive();
     }
 
     /** One history: its operations in seq order, the last seq of its first phase, and those held back past it. */
@@ -98,6 +100,8 @@ class CounterEdgesPropertiesTest {
                 Set<Long> refused = new TreeSet<>();
                 deliver(recording, phase(ops, op -> op.seq() <= drawn.phaseEnd() && !drawn.late().contains(op.seq()),
                         random), order == 1, random, refused);
+                BsonDocument midway = live.find(eq("_id", entity)).first();
+                COALESCED.add(midway != null && midway.containsKey("_incRuns") ? 1 : 0);
                 clock.advance(GRACE.plusMinutes(1));   // the first phase is now older than the grace: nothing of it comes
                 compactor.compact(entity);
                 deliver(recording, phase(ops, op -> op.seq() > drawn.phaseEnd() || drawn.late().contains(op.seq()),
@@ -152,13 +156,13 @@ class CounterEdgesPropertiesTest {
     }
 
     /**
-     * 8 to 40 operations (one history in five: 150 to 260, past the pending increments a counter keeps), seqs
+     * 8 to 40 operations (one history in eight: 280 to 380, past the pending increments a counter keeps), seqs
      * consecutive from 1 as a stamper per entity gives them: increments with deltas at a long's edges, one delete in
      * ten. The first phase ends at a third to two thirds; up to three of its operations are held back past the
      * compaction.
      */
     private static List<Drawn> draw(Random random) {
-        int n = random.nextInt(5) == 0 ? 150 + random.nextInt(111) : 8 + random.nextInt(33);
+        int n = random.nextInt(8) == 0 ? 280 + random.nextInt(101) : 8 + random.nextInt(33);
         List<Operation> ops = new ArrayList<>();
         for (long seq = 1; seq <= n; seq++) {
             ops.add(random.nextInt(10) == 0 ? Operation.delete("t", seq)
