@@ -1,0 +1,54 @@
+package dev.orderless.review;
+
+import static com.mongodb.client.model.Filters.eq;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import dev.orderless.apply.CollectionSchema;
+import dev.orderless.apply.EntityState;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.apply.Operation;
+import dev.orderless.apply.Outcome;
+import dev.orderless.history.History;
+import dev.orderless.history.HistoryBaseline;
+import dev.orderless.history.Read;
+import dev.orderless.testing.MongoExtension;
+import java.math.BigInteger;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Review of issue 50: a brownfield baseline over a counter kept as runs with a gap below the runs' top. */
+@ExtendWith(MongoExtension.class)
+class ReviewBrownfieldRunsTest {
+    private static final CollectionSchema SCHEMA = CollectionSchema.builder().counter("cents").build();
+
+    @Test
+    void a_late_increment_in_a_gap_below_the_runs_is_counted_live_and_the_history_never_answers_known_without_it(
+            MongoDatabase db) {
+        MongoCollection<BsonDocument> live = db.getCollection("accounts", BsonDocument.class);
+        GuardedApplier applier = GuardedApplier.create(live, SCHEMA);
+        for (long seq = 1; seq <= 120; seq++) {   // seq 50 not delivered yet: the 101st increment coalesces runs
+            if (seq != 50) {
+                applier.apply(Operation.increment("e", seq, "cents", 1));
+            }
+        }
+        System.out.println("LIVE before history: " + live.find(eq("_id", "e")).first().toJson());
+        History history = History.of(db.getCollection("accounts_history", BsonDocument.class), SCHEMA).withLive(live);
+        history.beginBaseline(HistoryBaseline.Start.DETECT);
+        history.baseline(() -> true);
+
+        assertThat(history.recording(applier).apply(Operation.increment("e", 50, "cents", 1000)))
+                .isEqualTo(Outcome.APPLIED);
+
+        BsonDocument stored = live.find(eq("_id", "e")).first();
+        BigInteger liveValue = EntityState.of(stored, SCHEMA).counters().get("cents");
+        assertThat(liveValue).isEqualTo(BigInteger.valueOf(1119));
+        Read<EntityState> read = history.asOf("e", 120);
+        System.out.println("READ: " + read);
+        if (read instanceof Read.Known<EntityState> known) {
+            assertThat(known.answer().counters().get("cents")).as("Known must equal the live value").isEqualTo(liveValue);
+        }
+    }
+}
