@@ -76,4 +76,27 @@ class ReviewBrownfieldRunsTest {
             assertThat(known.answer()).as("Known must equal the live state").isEqualTo(liveState);
         }
     }
+
+    @Test
+    void a_collection_rebuilt_from_a_baseline_over_runs_counts_a_redelivered_increment_once_as_the_live_one_does(
+            MongoDatabase db) {
+        MongoCollection<BsonDocument> live = db.getCollection("accounts", BsonDocument.class);
+        GuardedApplier applier = GuardedApplier.create(live, SCHEMA);
+        for (long seq = 1; seq <= 120; seq++) {   // no gap: runs [1..102] and the rest pending
+            applier.apply(Operation.increment("e", seq, "cents", 1));
+        }
+        History history = History.of(db.getCollection("accounts_history", BsonDocument.class), SCHEMA).withLive(live);
+        history.beginBaseline(HistoryBaseline.Start.DETECT);
+        history.baseline(() -> true);
+        MongoCollection<BsonDocument> copy = db.getCollection("accounts_rebuilt", BsonDocument.class);
+        GuardedApplier target = GuardedApplier.create(copy, SCHEMA);
+        assertThat(history.rebuild(target).complete()).isTrue();
+        System.out.println("REBUILT " + copy.find(eq("_id", "e")).first().toJson());
+
+        Operation redelivered = Operation.increment("e", 30, "cents", 1);
+        assertThat(applier.apply(redelivered)).as("live").isEqualTo(Outcome.DUPLICATE);
+        assertThat(target.apply(redelivered)).as("rebuilt").isEqualTo(Outcome.DUPLICATE);
+        assertThat(EntityState.of(copy.find(eq("_id", "e")).first(), SCHEMA))
+                .isEqualTo(EntityState.of(live.find(eq("_id", "e")).first(), SCHEMA));
+    }
 }
