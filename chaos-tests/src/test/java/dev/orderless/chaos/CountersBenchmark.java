@@ -152,6 +152,7 @@ class CountersBenchmark {
             java.util.Random random = new java.util.Random(50);
             long largest = 0;
             long delivered = 0;
+            long started = System.nanoTime();
             List<Operation> pending = new ArrayList<>();
             for (int from = 1; from <= increments; from += window) {
                 List<Operation> block = new ArrayList<>();
@@ -171,6 +172,10 @@ class CountersBenchmark {
                     delivered += batch.size();
                     if (delivered % SAMPLE < BATCH) {
                         largest = Math.max(largest, bytes(collection));
+                    }
+                    if (delivered % 100_000 < BATCH) {
+                        System.out.printf(Locale.ROOT, "[bench] hot counter: %,d messages, largest document %,d bytes,"
+                                + " %.0f s%n", delivered, largest, (System.nanoTime() - started) / 1e9);
                     }
                 }
             }

@@ -131,6 +131,8 @@ final class WriteLoop {
         }
         try {
             return plan.afterRead(Optional.ofNullable(current));
+        } catch (CannotApplyException e) {
+            throw e;   // the plan's own refusal, in its own words
         } catch (RuntimeException e) {
             throw new CannotApplyException(CannotApplyException.Kind.NO_PROGRESS, "no progress: " + describe(op)
                     + ": the stored document cannot be read as an orderless document: " + e, e);

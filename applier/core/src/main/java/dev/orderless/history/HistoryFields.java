@@ -18,7 +18,9 @@ package dev.orderless.history;
  *            tombstones: { classes: [ {element: "MA 201", seq: 1003} ] },
  *            registers: { name: { seq: 1043, value: "Ada" }, status: { seq: 1040, value: "ENROLLED" } },
  *            counters: { credits: { upTo: 1030, sum: 12,        // increments up to 1030 folded into one sum
- *                                   inc: [ {seq: 1041, delta: 5} ] } },   // those after it, each once
+ *                                   inc: [ {seq: 1041, delta: 5} ],       // those after it, each once
+                                   runs: [ {seq: 1050, hi: 1200, sum: 151} ] } },   // and in runs, as the live
+                                                                         // document coalesced them
  *            ranked: { status: [ {value: "ENROLLED", seq: 1040} ] } },   // what a merged delete brings back
  *   gcFloor: 1003,                                 // the live _gcFloor the records accounted for when it was folded
  *   at: ISODate(...) }                             // when the pass folded it
@@ -68,6 +70,8 @@ final class HistoryFields {
     static final String INCREMENTS = "inc";
     static final String DELTA = "delta";
     static final String AS_LIVE = "asLive";
+    static final String RUNS = "runs";
+    static final String HI = "hi";
 
     static final String ADD = "add";
     static final String REMOVE = "remove";

@@ -22,8 +22,9 @@ import org.bson.BsonValue;
  *
  * <ul>
  *   <li>Per counter ({@link Counted}): the increments it counts, each with its seq ({@code listed}), so that merging
- *       one again changes nothing and a merged delete keeps exactly those above it; except those folded into one
- *       sum ({@code base}), up to a seq ({@code upTo}): those the live document's compaction had folded when the
+ *       one again changes nothing and a merged delete keeps exactly those above it; the runs of consecutive seqs the
+ *       live document coalesced them into, each with its sum ({@code runs}: every seq of a run counted, a delete never
+ *       inside one); except those folded into one sum ({@code base}), up to a seq ({@code upTo}): those the live document's compaction had folded when the
  *       baseline took it, or retention folded where the live document had folded them too (or where the history
  *       has no live document to account for). An increment at or below {@code upTo}, or a delete below it, cannot
  *       be merged exactly: it is left unjudged, as the live applier refuses it as beyond its horizon.
@@ -55,19 +56,25 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
      * an increment at or below it delivered again was counted there once or refused as beyond its horizon; false
      * where retention folded without the live document (the history does not know it, {@link History#of}).
      */
-    record Counted(boolean folded, long upTo, BigInteger base, SortedMap<Long, Long> listed, boolean asLive) {
+    record Counted(boolean folded, long upTo, BigInteger base, SortedMap<Long, Long> listed, boolean asLive,
+                   SortedMap<Long, Run> runs) {
         static final Counted NONE = new Counted(false, 0, BigInteger.ZERO, new TreeMap<>());
 
         Counted {
             listed = Collections.unmodifiableSortedMap(new TreeMap<>(listed));
+            runs = Collections.unmodifiableSortedMap(new TreeMap<>(runs));
         }
 
         Counted(boolean folded, long upTo, BigInteger base, SortedMap<Long, Long> listed) {
             this(folded, upTo, base, listed, true);
         }
 
+        Counted(boolean folded, long upTo, BigInteger base, SortedMap<Long, Long> listed, boolean asLive) {
+            this(folded, upTo, base, listed, asLive, new TreeMap<>());
+        }
+
         boolean present() {
-            return folded || !listed.isEmpty();
+            return folded || !listed.isEmpty() || !runs.isEmpty();
         }
 
         /** The exact sum, as the live applier keeps it ({@link dev.orderless.apply.CounterValues}). */
@@ -76,13 +83,29 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
             for (long delta : listed.values()) {
                 sum = sum.add(BigInteger.valueOf(delta));
             }
+            for (Run run : runs.values()) {
+                sum = sum.add(run.sum());
+            }
             return sum;
+        }
+
+        /** True if a run holds {@code seq}: an increment there is counted already. */
+        boolean inRun(long seq) {
+            SortedMap<Long, Run> atOrBelow = runs.headMap(seq == Long.MAX_VALUE ? seq : seq + 1);
+            return !atOrBelow.isEmpty() && atOrBelow.get(atOrBelow.lastKey()).hi() >= seq;
         }
 
         /** True if an increment at {@code seq} may be in {@code base}, and so cannot be merged exactly. */
         boolean foldedAt(long seq) {
             return folded && seq <= upTo;
         }
+    }
+
+    /**
+     * Consecutive seqs counted as one, from the run's key to {@code hi}, their deltas summing to {@code sum} (what the
+     * live document keeps in {@code _incRuns}).
+     */
+    record Run(long hi, BigInteger sum) {
     }
 
     /** A ranked register's assignment that a later delete could bring back. */
@@ -119,11 +142,11 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
         for (Operation op : bySeq.values()) {
             if (op instanceof Operation.Increment increment) {
                 Counted c = nextCounters.getOrDefault(increment.field(), Counted.NONE);
-                if (!c.foldedAt(increment.seq())) {
+                if (!c.foldedAt(increment.seq()) && !c.inRun(increment.seq())) {
                     SortedMap<Long, Long> listed = new TreeMap<>(c.listed());
                     listed.putIfAbsent(increment.seq(), increment.delta());
                     nextCounters.put(increment.field(), new Counted(c.folded(), c.upTo(), c.base(), listed,
-                            c.asLive()));
+                            c.asLive(), c.runs()));
                 }
             } else if (op instanceof Operation.Assign assign && schema.ranked(assign.field()).isPresent()) {
                 RankedField field = schema.ranked(assign.field()).get();
@@ -137,7 +160,8 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
                     // is left unjudged (Loaded)
                     boolean folded = c.folded() && c.upTo() > delete.seq();
                     return new Counted(folded, folded ? c.upTo() : 0, folded ? c.base() : BigInteger.ZERO,
-                            new TreeMap<>(c.listed().tailMap(delete.seq() + 1)), !folded || c.asLive());
+                            new TreeMap<>(c.listed().tailMap(delete.seq() + 1)), !folded || c.asLive(),
+                            new TreeMap<>(c.runs().tailMap(delete.seq() + 1)));
                 });
                 nextRanked.clear();
             }
@@ -155,16 +179,34 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
         Map<String, Counted> next = new TreeMap<>(counters);
         cuts.forEach((field, cut) -> {
             Counted c = next.get(field);
-            if (c == null || c.listed().isEmpty() || c.listed().firstKey() > cut) {
+            if (c == null) {
                 return;
             }
             SortedMap<Long, Long> moved = c.listed().headMap(cut + 1);
-            BigInteger base = c.folded() ? c.base() : BigInteger.ZERO;
-            for (long delta : moved.values()) {
-                base = base.add(BigInteger.valueOf(delta));
+            // a run is folded whole or not at all: one that goes past the cut stays, its seqs known
+            SortedMap<Long, Run> movedRuns = new TreeMap<>();
+            c.runs().forEach((lo, run) -> {
+                if (run.hi() <= cut) {
+                    movedRuns.put(lo, run);
+                }
+            });
+            if (moved.isEmpty() && movedRuns.isEmpty()) {
+                return;
             }
-            next.put(field, new Counted(true, Math.max(c.upTo(), moved.lastKey()), base,
-                    c.listed().tailMap(cut + 1), (!c.folded() || c.asLive()) && asLive));
+            BigInteger base = c.folded() ? c.base() : BigInteger.ZERO;
+            long upTo = c.upTo();
+            for (var entry : moved.entrySet()) {
+                base = base.add(BigInteger.valueOf(entry.getValue()));
+                upTo = Math.max(upTo, entry.getKey());
+            }
+            for (Run run : movedRuns.values()) {
+                base = base.add(run.sum());
+                upTo = Math.max(upTo, run.hi());
+            }
+            SortedMap<Long, Run> kept = new TreeMap<>(c.runs());
+            movedRuns.keySet().forEach(kept::remove);
+            next.put(field, new Counted(true, upTo, base, c.listed().tailMap(cut + 1),
+                    (!c.folded() || c.asLive()) && asLive, kept));
         });
         return new Ledger(next, ranked);
     }
@@ -177,14 +219,18 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
     Ledger foldsOnly(Ledger other) {
         Map<String, Counted> next = new TreeMap<>();
         counters.forEach((field, c) -> {
-            if (c.folded()) {
-                next.put(field, new Counted(true, c.upTo(), c.base(), new TreeMap<>(), c.asLive()));
+            if (c.folded() || !c.runs().isEmpty()) {   // runs stay: no operation stands for one (standing)
+                next.put(field, new Counted(c.folded(), c.upTo(), c.base(), new TreeMap<>(), c.asLive(), c.runs()));
             }
         });
         other.counters.forEach((field, c) -> {
             // at the same seq too: the live document's sum holds what was applied before the history was on
-            if (c.folded() && (!next.containsKey(field) || next.get(field).upTo() <= c.upTo())) {
-                next.put(field, new Counted(true, c.upTo(), c.base(), new TreeMap<>(), c.asLive()));
+            Counted mine = next.get(field);
+            if (c.folded() && (mine == null || !mine.folded() || mine.upTo() <= c.upTo())) {
+                // the other's sum holds this one's runs at or below its fold (both are the live document's)
+                SortedMap<Long, Run> above = new TreeMap<>(mine == null ? Map.of() : mine.runs());
+                above.keySet().removeIf(lo -> lo <= c.upTo());
+                next.put(field, new Counted(true, c.upTo(), c.base(), new TreeMap<>(), c.asLive(), above));
             }
         });
         return new Ledger(next, Map.of());
@@ -203,9 +249,28 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
                 ops.add(Operation.increment(entity, c.upTo(), field, c.base().longValueExact()));   // see foldPastALong
             }
             c.listed().forEach((seq, delta) -> ops.add(Operation.increment(entity, seq, field, delta)));
+            if (withFolds) {
+                c.runs().forEach((lo, run) -> ops.addAll(runIncrements(entity, field, lo, run)));
+            }
         });
         ranked.forEach((field, candidates) -> candidates.stream().filter(candidate -> candidate.seq() > 0)
                 .forEach(candidate -> ops.add(Operation.assign(entity, candidate.seq(), field, candidate.value()))));
+        return ops;
+    }
+
+    /**
+     * Increments that a guarded applier counts as {@code run}: one at each of its seqs (so that each seq delivered
+     * again there is a duplicate, as on the live document), the sum carried by the first ones, a long at a time.
+     */
+    private static List<Operation> runIncrements(String entity, String field, long lo, Run run) {
+        List<Operation> ops = new ArrayList<>();
+        BigInteger left = run.sum();
+        for (long seq = lo; seq <= run.hi(); seq++) {
+            long delta = left.max(BigInteger.valueOf(Long.MIN_VALUE)).min(BigInteger.valueOf(Long.MAX_VALUE))
+                    .longValue();
+            ops.add(Operation.increment(entity, seq, field, delta));
+            left = left.subtract(BigInteger.valueOf(delta));
+        }
         return ops;
     }
 
@@ -219,7 +284,9 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
             return c.foldedAt(increment.seq()) ? Optional.of(c) : Optional.empty();
         }
         if (op instanceof Operation.Delete) {
-            return counters.values().stream().filter(c -> c.folded() && c.upTo() > op.seq()).findFirst();
+            // below a fold, or at a seq a run counted (a seq collision: the live applier refuses it)
+            return counters.values().stream().filter(c -> c.folded() && c.upTo() > op.seq() || c.inRun(op.seq()))
+                    .findFirst();
         }
         return Optional.empty();
     }
@@ -247,6 +314,13 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
             if (c.folded() && c.upTo() > 0 && c.base().bitLength() > 63) {
                 return Optional.of("counter '" + counter.getKey() + "' holds a folded sum " + c.base() + " past a 64-bit"
                         + " integer, which no one increment can stand for");
+            }
+            for (var run : c.runs().entrySet()) {
+                BigInteger seqs = BigInteger.valueOf(run.getValue().hi() - run.getKey() + 1);
+                if (run.getValue().sum().abs().compareTo(seqs.multiply(BigInteger.valueOf(Long.MAX_VALUE))) > 0) {
+                    return Optional.of("counter '" + counter.getKey() + "' holds a run of " + seqs + " increments"
+                            + " summing to " + run.getValue().sum() + ", more than as many increments can carry");
+                }
             }
         }
         return Optional.empty();
@@ -276,7 +350,7 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
      */
     boolean accountsFor(long seq) {
         for (Counted c : counters.values()) {
-            if (c.listed().containsKey(seq) || c.folded() && c.upTo() == seq) {
+            if (c.listed().containsKey(seq) || c.folded() && c.upTo() == seq || c.inRun(seq)) {
                 return true;
             }
         }

@@ -16,7 +16,7 @@ import org.bson.BsonValue;
 /**
  * What a live entity document shows of the operations applied to it: the seq of every surviving effect (each
  * register's last assignment, each live element and tombstone, each counter's increments not folded and the seq
- * up to which compaction folded them (or the highest of its runs: see {@link #ledger}), each ranked register's candidates, the last delete's {@code _floor}, and the
+ * up to which compaction folded them, the two ends of each run they were coalesced into, each ranked register's candidates, the last delete's {@code _floor}, and the
  * {@code _gcFloor} compaction left), each with where it shows. The highest of them is the highest seq ever
  * applied to the document: an applied operation's effect is overwritten only by one with a higher seq.
  */
@@ -40,13 +40,12 @@ final class LiveDocument {
         for (String counter : schema.counters()) {
             put(seqs, incrementFloors(doc).getOrDefault(counter, 0L), "the increments of counter '" + counter
                     + "' compaction folded");
-            long runsTop = runsTop(doc, counter);
-            put(seqs, runsTop, "the increments of counter '" + counter + "' coalesced into runs");
-            increments(doc, counter).forEach((seq, delta) -> {
-                if (seq > runsTop) {   // those below are in the fold the runs stand for (ledger)
-                    put(seqs, seq, "an increment of counter '" + counter + "'");
-                }
+            runs(doc, counter).forEach((lo, run) -> {
+                put(seqs, lo, "the increments of counter '" + counter + "' coalesced into a run");
+                put(seqs, run.hi(), "the increments of counter '" + counter + "' coalesced into a run");
             });
+            increments(doc, counter).forEach((seq, delta) -> put(seqs, seq, "an increment of counter '" + counter
+                    + "'"));
         }
         schema.ranked().forEach(ranked -> candidates(doc, ranked.field()).forEach(candidate -> put(seqs,
                 candidate.seq(), "an assignment of ranked register '" + ranked.field() + "'")));
@@ -64,7 +63,8 @@ final class LiveDocument {
 
     /**
      * What {@code doc} keeps of its counters and ranked registers, as a {@link Ledger}: a counter's increments not
-     * folded are listed, those compaction folded (up to its {@code _incFloor}, above the floor) are its sum; a value
+     * folded are listed (those pushed one by one) or its runs (those coalesced), those compaction folded (up to its
+     * {@code _incFloor}, above the floor) are its sum; a value
      * no increment accounts for was written before orderless (a sum up to seq 0). A ranked register's candidates are
      * its {@code _ranked} entries, or its value (at its seq, 0 if none) if it has none.
      */
@@ -75,24 +75,17 @@ final class LiveDocument {
         for (String counter : schema.counters()) {
             java.util.Optional<BigInteger> value = CounterValues.read(doc.get(counter));
             java.util.SortedMap<Long, Long> listed = increments(doc, counter);
+            java.util.SortedMap<Long, Ledger.Run> runs = runs(doc, counter);
+            BigInteger sum = listed.values().stream().map(BigInteger::valueOf).reduce(BigInteger.ZERO, BigInteger::add)
+                    .add(runs.values().stream().map(Ledger.Run::sum).reduce(BigInteger.ZERO, BigInteger::add));
             long upTo = incFloors.getOrDefault(counter, 0L);
-            long runsTop = runsTop(doc, counter);
-            boolean asLive = true;
-            if (runsTop > upTo) {
-                // a run's seqs were counted but their deltas are no longer known apart: the history takes the runs
-                // as a fold up to the highest of them; the live applier would still count an increment in a gap
-                // below it, so such a fold is the live document's own only where there is no gap
-                asLive = !gapsBelow(doc, counter, upTo, runsTop, listed);
-                upTo = runsTop;
-                listed = new TreeMap<>(listed.tailMap(runsTop + 1));
-            }
-            BigInteger sum = listed.values().stream().map(BigInteger::valueOf).reduce(BigInteger.ZERO, BigInteger::add);
+            boolean recorded = !listed.isEmpty() || !runs.isEmpty();
             if (upTo > floor && value.isPresent()) {
-                counters.put(counter, new Ledger.Counted(true, upTo, value.get().subtract(sum), listed, asLive));
-            } else if (value.isPresent() && (listed.isEmpty() || !value.get().equals(sum))) {
-                counters.put(counter, new Ledger.Counted(true, 0, value.get().subtract(sum), listed));
-            } else if (!listed.isEmpty()) {
-                counters.put(counter, new Ledger.Counted(false, 0, BigInteger.ZERO, listed));
+                counters.put(counter, new Ledger.Counted(true, upTo, value.get().subtract(sum), listed, true, runs));
+            } else if (value.isPresent() && (!recorded || !value.get().equals(sum))) {
+                counters.put(counter, new Ledger.Counted(true, 0, value.get().subtract(sum), listed, true, runs));
+            } else if (recorded) {
+                counters.put(counter, new Ledger.Counted(false, 0, BigInteger.ZERO, listed, true, runs));
             }
         }
         Map<String, List<Ledger.Candidate>> ranked = new TreeMap<>();
@@ -122,29 +115,18 @@ final class LiveDocument {
         return floors;
     }
 
-    /** The highest seq of counter {@code counter}'s runs ({@code _incRuns}); 0 if it has none. */
-    private static long runsTop(BsonDocument doc, String counter) {
-        long top = 0;
+    /** Counter {@code counter}'s runs ({@code _incRuns}): lowest seq to the run. */
+    private static java.util.SortedMap<Long, Ledger.Run> runs(BsonDocument doc, String counter) {
+        java.util.SortedMap<Long, Ledger.Run> runs = new TreeMap<>();
         for (BsonValue run : entries(doc, StoredFields.INCREMENT_RUNS, counter)) {
-            if (run.isDocument()) {
-                top = Math.max(top, number(run.asDocument().get(StoredFields.ENTRY_HI)));
+            if (run.isDocument() && number(run.asDocument().get(StoredFields.ENTRY_SEQ)) > 0) {
+                BsonDocument entry = run.asDocument();
+                runs.putIfAbsent(number(entry.get(StoredFields.ENTRY_SEQ)), new Ledger.Run(
+                        number(entry.get(StoredFields.ENTRY_HI)), CounterValues.read(entry.get(StoredFields.ENTRY_DELTA))
+                        .orElse(BigInteger.ZERO)));
             }
         }
-        return top;
-    }
-
-    /** True if some seq above {@code from} and up to {@code to} is neither in a run nor a pending increment. */
-    private static boolean gapsBelow(BsonDocument doc, String counter, long from, long to,
-                                     java.util.SortedMap<Long, Long> pending) {
-        long covered = pending.subMap(from + 1, to + 1).size();
-        for (BsonValue run : entries(doc, StoredFields.INCREMENT_RUNS, counter)) {
-            if (run.isDocument()) {
-                long lo = Math.max(from + 1, number(run.asDocument().get(StoredFields.ENTRY_SEQ)));
-                long hi = Math.min(to, number(run.asDocument().get(StoredFields.ENTRY_HI)));
-                covered += Math.max(0, hi - lo + 1);
-            }
-        }
-        return covered < to - from;
+        return runs;
     }
 
     private static BsonArray entries(BsonDocument doc, String bookkeeping, String counter) {
@@ -155,10 +137,9 @@ final class LiveDocument {
 
     private static java.util.SortedMap<Long, Long> increments(BsonDocument doc, String counter) {
         java.util.SortedMap<Long, Long> listed = new TreeMap<>();
-        BsonValue all = doc.get(StoredFields.INCREMENTS);
-        BsonValue entries = all != null && all.isDocument() ? all.asDocument().get(counter) : null;
-        if (entries != null && entries.isArray()) {
-            for (BsonValue entry : entries.asArray()) {
+        BsonArray entries = entries(doc, StoredFields.INCREMENTS, counter);
+        if (!entries.isEmpty()) {
+            for (BsonValue entry : entries) {
                 if (entry.isDocument() && number(entry.asDocument().get(StoredFields.ENTRY_SEQ)) > 0) {
                     listed.putIfAbsent(number(entry.asDocument().get(StoredFields.ENTRY_SEQ)),
                             number(entry.asDocument().get(StoredFields.ENTRY_DELTA)));

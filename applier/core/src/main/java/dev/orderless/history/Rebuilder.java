@@ -53,6 +53,8 @@ final class Rebuilder {
     private final History history;
     private final GuardedApplier target;
     private final List<Operation> pending = new ArrayList<>();
+    /** Per entity of {@link #pending}, each counter's fold, raised on the target once its operations are applied. */
+    private final java.util.Map<String, java.util.Map<String, Long>> folds = new java.util.LinkedHashMap<>();
     private long entities;
     private long operations;
     private long applied;
@@ -93,6 +95,11 @@ final class Rebuilder {
             return;
         }
         pending.addAll(standingFor(loaded.folded(), loaded.ledger(), true));
+        loaded.ledger().counters().forEach((field, c) -> {
+            if (c.folded() && c.upTo() > 0) {
+                folds.computeIfAbsent(loaded.entity(), e -> new java.util.TreeMap<>()).put(field, c.upTo());
+            }
+        });
         loaded.late().forEach(record -> {
             Operation op = Records.operationOf(record);
             if (!foldedInto(op, loaded.ledger())) {   // one folded is counted in its sum or refused by the live one
@@ -208,6 +215,7 @@ final class Rebuilder {
         List<BatchResult> results = target.applyAll(List.copyOf(pending));
         operations += pending.size();
         pending.clear();
+        raiseFolds();
         for (BatchResult result : results) {
             if (result instanceof BatchResult.Done done) {
                 count(done.outcome());
@@ -218,6 +226,30 @@ final class Rebuilder {
                 again(result.op(), ((BatchResult.Failed) result).error());
             }
         }
+    }
+
+    /**
+     * Each rebuilt counter's fold on the target too ({@code _incFloor}, as the live document's compaction left it): the
+     * one increment that stands for the folded sum carries its highest seq only, so without it a lower seq delivered
+     * again would be counted a second time there, where the live document refuses it as beyond its horizon.
+     */
+    private void raiseFolds() {
+        folds.forEach((entity, byField) -> byField.forEach((field, upTo) -> {
+            String path = dev.orderless.apply.StoredFields.INCREMENT_FLOOR + "." + field;
+            try {
+                target.reads().updateOne(com.mongodb.client.model.Filters.and(
+                                com.mongodb.client.model.Filters.eq(dev.orderless.apply.StoredFields.ID, entity),
+                                com.mongodb.client.model.Filters.not(com.mongodb.client.model.Filters.gte(path, upTo))),
+                        com.mongodb.client.model.Updates.combine(com.mongodb.client.model.Updates.set(path, upTo),
+                                com.mongodb.client.model.Updates.inc(dev.orderless.apply.StoredFields.VERSION, 1L)));
+            } catch (RuntimeException e) {
+                failed++;
+                log.error("rebuild: '{}' counter '{}': its fold up to seq {} not written on the target ({}); a lower seq"
+                        + " delivered again could be counted twice there: rebuild it again", entity, field, upTo,
+                        e.getMessage());
+            }
+        }));
+        folds.clear();
     }
 
     private void again(Operation op, OrderlessException first) {

@@ -174,6 +174,13 @@ final class Records {
                 if (!c.asLive()) {
                     counter.append(AS_LIVE, org.bson.BsonBoolean.FALSE);
                 }
+                if (!c.runs().isEmpty()) {
+                    BsonArray runs = new BsonArray();
+                    c.runs().forEach((lo, run) -> runs.add(new BsonDocument(SEQ, new BsonInt64(lo))
+                            .append(HistoryFields.HI, new BsonInt64(run.hi()))
+                            .append(SUM, dev.orderless.apply.CounterValues.stored(run.sum()))));
+                    counter.append(HistoryFields.RUNS, runs);
+                }
                 counters.append(field, counter.append(INCREMENTS, listed));
             });
             stateDoc.append(COUNTERS, counters);
@@ -308,10 +315,15 @@ final class Records {
                 java.util.SortedMap<Long, Long> listed = new java.util.TreeMap<>();
                 c.getArray(INCREMENTS).forEach(entry -> listed.put(entry.asDocument().getNumber(SEQ).longValue(),
                         entry.asDocument().getNumber(DELTA).longValue()));
+                java.util.SortedMap<Long, Ledger.Run> runs = new java.util.TreeMap<>();
+                c.getArray(HistoryFields.RUNS, new BsonArray()).forEach(entry -> runs.put(
+                        entry.asDocument().getNumber(SEQ).longValue(), new Ledger.Run(entry.asDocument()
+                                .getNumber(HistoryFields.HI).longValue(), dev.orderless.apply.CounterValues.read(
+                                entry.asDocument().get(SUM)).orElseThrow())));
                 counters.put(field, new Ledger.Counted(c.containsKey(SUM), c.getNumber(UP_TO).longValue(),
                         c.containsKey(SUM) ? dev.orderless.apply.CounterValues.read(c.get(SUM)).orElseThrow()
                                 : java.math.BigInteger.ZERO, listed,
-                        c.getBoolean(AS_LIVE, org.bson.BsonBoolean.TRUE).getValue()));
+                        c.getBoolean(AS_LIVE, org.bson.BsonBoolean.TRUE).getValue(), runs));
             });
             Map<String, List<Ledger.Candidate>> ranked = new HashMap<>();
             state.getDocument(RANKED, new BsonDocument()).forEach((field, entries) -> {

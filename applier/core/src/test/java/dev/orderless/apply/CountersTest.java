@@ -292,6 +292,58 @@ class CountersTest {
                 .mapToObj(seq -> seq == 120 ? Operation.delete("s1", 120) : credits(seq, 1)).toList()).get("s1"));
     }
 
+    @Test
+    void a_document_of_the_previous_version_with_more_pending_increments_than_kept_now_is_read_and_coalesced() {
+        // one entry per increment, 11 to 260 but a gap at 99 and 100, and a fold below 10: what counters kept before
+        StringBuilder entries = new StringBuilder();
+        long sum = 1000;   // folded
+        for (int seq = 11; seq <= 260; seq++) {
+            if (seq != 99 && seq != 100) {
+                entries.append(entries.length() == 0 ? "" : ",").append("{seq: {$numberLong: '").append(seq)
+                        .append("'}, d: {$numberLong: '2'}, at: {$date: 0}}");
+                sum += 2;
+            }
+        }
+        students.insertOne(BsonDocument.parse("{_id: 's1', credits: {$numberLong: '" + sum + "'}, _inc: {credits: ["
+                + entries + "]}, _incFloor: {credits: {$numberLong: '10'}}, _floor: {$numberLong: '0'},"
+                + " _gcFloor: {$numberLong: '0'}, _v: {$numberLong: '300'}}"));
+
+        assertThat(applier.apply(credits(99, 5))).as("in the gap").isEqualTo(Outcome.APPLIED);
+        assertThat(applier.apply(credits(50, 2))).as("an entry of the previous version").isEqualTo(Outcome.DUPLICATE);
+        assertThat(applier.apply(credits(5, 2))).as("below its fold").isEqualTo(Outcome.BEYOND_HORIZON);
+        assertThat(applier.apply(credits(261, 1))).isEqualTo(Outcome.APPLIED);
+        assertThat(state().counters()).isEqualTo(Map.of("credits", BigInteger.valueOf(sum + 5 + 1)));
+
+        assertThat(applier.apply(Operation.delete("s1", 100))).as("in the gap").isEqualTo(Outcome.APPLIED);
+        assertThat(state().counters()).as("the increments above it: 101 to 261")
+                .isEqualTo(Map.of("credits", BigInteger.valueOf(160 * 2 + 1)));
+    }
+
+    @Test
+    void a_32_bit_counter_another_program_stored_is_incremented_past_an_int_and_past_a_long() {
+        students.insertOne(BsonDocument.parse("{_id: 's1', credits: {$numberInt: '2147483600'}, _v: {$numberLong: '1'}}"));
+
+        assertThat(applier.apply(credits(1, 100))).isEqualTo(Outcome.APPLIED);
+        assertThat(students.find().first().get("credits")).isEqualTo(new org.bson.BsonInt64(2147483700L));
+        assertThat(applier.apply(credits(2, Long.MAX_VALUE))).isEqualTo(Outcome.APPLIED);
+
+        assertThat(state().counters()).isEqualTo(Map.of("credits",
+                BigInteger.valueOf(Long.MAX_VALUE).add(BigInteger.valueOf(2147483700L))));
+    }
+
+    @Test
+    void a_decimal_counter_another_program_stored_is_typed_by_its_sum() {
+        students.insertOne(BsonDocument.parse("{_id: 's1', credits: {$numberDecimal: '5.00'}, _v: {$numberLong: '1'}}"));
+        students.insertOne(BsonDocument.parse("{_id: 's2', credits: {$numberDecimal: '1E+40'}, _v: {$numberLong: '1'}}"));
+
+        assertThat(applier.apply(credits(1, 1))).isEqualTo(Outcome.APPLIED);
+        assertThat(students.find(eq("_id", "s1")).first().get("credits")).isEqualTo(new org.bson.BsonInt64(6));
+        assertThatThrownBy(() -> applier.apply(Operation.increment("s2", 1, "credits", 1)))
+                .isInstanceOf(CannotApplyException.class)
+                .hasMessageStartingWith("no progress: a counter's sum 10000000000000000000000000000000000000001 has"
+                        + " more than the 34 digits");
+    }
+
     private EntityState state() {
         return EntityState.of(students.find(eq("_id", "s1")).first(), SCHEMA);
     }

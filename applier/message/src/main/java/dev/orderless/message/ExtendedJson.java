@@ -62,6 +62,7 @@ final class ExtendedJson {
      */
     static String write(BsonValue value, String what) {
         refuseUncarried(value, what);
+        refuseDollarNames(value, "", what);
         String json = new BsonDocument(WRAP_NAME, value).toJson(WRITING);
         // {"v": <value>}: the writer puts exactly one space after the name's colon
         return json.substring(WRAP_NAME.length() + 5, json.length() - 1);
@@ -80,7 +81,7 @@ final class ExtendedJson {
         BsonValue value;
         try {
             value = BsonDocument.parse("{\"" + WRAP_NAME + "\": " + node + "}").get(WRAP_NAME);
-        } catch (JsonParseException | NumberFormatException e) {
+        } catch (JsonParseException | IllegalArgumentException e) {   // a bad number, ObjectId, base64...
             throw new InvalidInputException(what + " is not MongoDB Extended JSON: " + Envelope.clip(firstLine(e)));
         }
         refuseUncarried(value, what);
@@ -99,6 +100,27 @@ final class ExtendedJson {
             return value.asArray().stream().anyMatch(ExtendedJson::needsTypes);
         }
         return value.isDocument() && value.asDocument().values().stream().anyMatch(ExtendedJson::needsTypes);
+    }
+
+    /**
+     * A document name starting with {@code $} (which MongoDB refuses in stored data) would be read back as a type's
+     * wrapper ({@code {"$numberLong": "5"}} as a 64-bit 5): refused where it is, rather than sent as another value.
+     */
+    private static void refuseDollarNames(BsonValue value, String path, String what) {
+        if (value.isDocument()) {
+            for (Map.Entry<String, BsonValue> member : value.asDocument().entrySet()) {
+                String at = join(path, member.getKey());
+                if (member.getKey().startsWith("$")) {
+                    throw new InvalidInputException(what + " (at '" + Envelope.clip(at) + "') has a name starting"
+                            + " with '$', which MongoDB refuses in data and Extended JSON would read as a type");
+                }
+                refuseDollarNames(member.getValue(), at, what);
+            }
+        } else if (value.isArray()) {
+            for (int i = 0; i < value.asArray().size(); i++) {
+                refuseDollarNames(value.asArray().get(i), join(path, Integer.toString(i)), what);
+            }
+        }
     }
 
     private static void refuseUncarried(BsonValue value, String what) {

@@ -203,6 +203,28 @@ class ValueTypesTest {
     }
 
     @Test
+    void a_document_named_like_a_wrapper_is_refused_at_the_producer_not_sent_as_another_value() {
+        // {"$numberLong": "5"} as a document would reach the consumer as a 64-bit 5 (found by review)
+        assertThatThrownBy(() -> envelope.encode(Operation.assign("e", 1, "value",
+                new BsonDocument("a", new BsonDocument("$numberLong", new BsonString("5"))))))
+                .isInstanceOf(InvalidInputException.class)
+                .hasMessageStartingWith("the value of 'value' (at 'a.$numberLong') has a name starting with '$'")
+                .hasMessageEndingWith("(entity 'e', seq 1)");
+    }
+
+    @Test
+    void a_malformed_object_id_or_base64_is_bad_input_naming_where_it_is() {
+        assertThatThrownBy(() -> decode("{\"v\":3,\"entity\":\"e\",\"seq\":1,\"op\":\"assign\",\"field\":\"x\","
+                + "\"value\":{\"$oid\":\"zz\"}}"))
+                .isInstanceOf(InvalidInputException.class)
+                .hasMessageStartingWith("the value of 'x' is not MongoDB Extended JSON: ");
+        assertThatThrownBy(() -> decode("{\"v\":3,\"entity\":\"e\",\"seq\":1,\"op\":\"add\",\"field\":\"x\","
+                + "\"element\":\"k\",\"attrs\":{\"b\":{\"$binary\":{\"base64\":\"!!!!\",\"subType\":\"00\"}}}}"))
+                .isInstanceOf(InvalidInputException.class)
+                .hasMessageStartingWith("'attrs' is not MongoDB Extended JSON: ");
+    }
+
+    @Test
     void every_type_a_document_holds_is_one_the_envelope_carries() {
         assertThat(RandomBson.TYPES).containsExactlyInAnyOrderElementsOf(ExtendedJson.CARRIED);
         assertThat(ExtendedJson.CARRIED).doesNotContain(BsonType.TIMESTAMP, BsonType.JAVASCRIPT, BsonType.MIN_KEY);

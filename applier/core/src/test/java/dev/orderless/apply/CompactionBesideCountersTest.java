@@ -1,4 +1,4 @@
-package dev.orderless.review;
+package dev.orderless.apply;
 
 import static com.mongodb.client.model.Filters.eq;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -6,15 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.TransientException;
-import dev.orderless.apply.ApplierOptions;
-import dev.orderless.apply.BatchResult;
-import dev.orderless.apply.CollectionSchema;
-import dev.orderless.apply.CounterValues;
-import dev.orderless.apply.EntityState;
-import dev.orderless.apply.GuardedApplier;
-import dev.orderless.apply.Operation;
-import dev.orderless.apply.Outcome;
-import dev.orderless.apply.TombstoneCompactor;
 import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.testing.ManualClock;
 import dev.orderless.testing.MongoExtension;
@@ -36,9 +27,9 @@ import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** Review: compaction folding runs while three threads increment and delete one counter. */
+/** Issue 50 (from its review): compaction folding runs while three threads increment and delete one counter. */
 @ExtendWith(MongoExtension.class)
-class ReviewCompactionRaceTest {
+class CompactionBesideCountersTest {
     private static final CollectionSchema SCHEMA = CollectionSchema.builder().counter("cents").build();
     private static final ReferenceModel ORACLE = new ReferenceModel(SCHEMA);
     private static final Set<Long> APPLIED = ConcurrentHashMap.newKeySet();
@@ -121,7 +112,7 @@ class ReviewCompactionRaceTest {
             refused.removeAll(APPLIED);
             List<Operation> counted = ops.stream().filter(op -> !refused.contains(op.seq())).toList();
             EntityState expected = ORACLE.replay(counted).get(entity);
-            System.out.println("round " + round + " refused " + refused.size() + " stored " + stored.get("cents"));
+            System.out.println("[counters] compaction beside increments, round " + round + ": " + refused.size() + " refused, stored " + stored.get("cents"));
             assertThat(EntityState.of(stored, SCHEMA)).as("round %d refused %s", round, refused).isEqualTo(expected);
             BigInteger sum = expected.counters().get("cents");
             assertThat(stored.get("cents")).isEqualTo(sum == null ? null : CounterValues.stored(sum));
