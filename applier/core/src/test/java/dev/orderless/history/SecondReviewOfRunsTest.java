@@ -1,0 +1,203 @@
+package dev.orderless.history;
+
+import static com.mongodb.client.model.Filters.eq;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
+import dev.orderless.apply.ApplierOptions;
+import dev.orderless.apply.CollectionSchema;
+import dev.orderless.apply.EntityState;
+import dev.orderless.apply.GuardedApplier;
+import dev.orderless.apply.Operation;
+import dev.orderless.apply.Outcome;
+import dev.orderless.apply.TombstoneCompactor;
+import dev.orderless.backends.MongoBackend;
+import dev.orderless.testing.ManualClock;
+import dev.orderless.testing.MongoExtension;
+import dev.orderless.testing.TcpProxy;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Second review of issue 50's runs in the history (commit 6771045): what the first fix left open.
+ */
+@ExtendWith(MongoExtension.class)
+class SecondReviewOfRunsTest {
+    private static final CollectionSchema SCHEMA = CollectionSchema.builder().counter("cents").register("name").build();
+
+    private final ManualClock clock = new ManualClock();
+    private MongoDatabase db;
+    private MongoCollection<BsonDocument> live;
+    private GuardedApplier applier;
+
+    @BeforeEach
+    void setUp(MongoDatabase db) {
+        this.db = db;
+        live = db.getCollection("accounts", BsonDocument.class);
+        applier = GuardedApplier.create(live, SCHEMA, ApplierOptions.ofDefaults().withClock(clock));
+    }
+
+    private History baselined() {
+        History history = History.of(db.getCollection("accounts_history", BsonDocument.class), SCHEMA).withLive(live);
+        history.beginBaseline(HistoryBaseline.Start.DETECT);
+        history.baseline(() -> true);
+        return history;
+    }
+
+    private EntityState liveState() {
+        return EntityState.of(live.find(eq("_id", "e")).first(), SCHEMA);
+    }
+
+    /**
+     * A consumer that does not record (a rolling upgrade's older instance) applies increments after the baseline; the
+     * increment that coalesces them is recorded. The live document shows only the run's two ends, both accounted for,
+     * so the history vouches for a state without the 249 increments it never saw.
+     */
+    @Test
+    void increments_applied_without_recording_inside_a_run_are_never_answered_known_without() {
+        applier.apply(Operation.increment("e", 1, "cents", 1));
+        History history = baselined();
+        for (long seq = 2; seq <= 250; seq++) {
+            applier.apply(Operation.increment("e", seq, "cents", 1));   // not recorded
+        }
+        assertThat(history.recording(applier).apply(Operation.increment("e", 251, "cents", 1)))
+                .isEqualTo(Outcome.APPLIED);
+        assertThat(live.find(eq("_id", "e")).first().toJson()).as("coalesced into one run").contains("_incRuns");
+
+        Read<EntityState> read = history.asOf("e", 251);
+        if (read instanceof Read.Known<EntityState> known) {
+            assertThat(known.answer()).as("Known, so the live state (251)").isEqualTo(liveState());
+        }
+    }
+
+    /**
+     * Then the repair history.md names: a repeated baseline pass joins the live document in. The join takes the live
+     * document's pending increments but not its runs, so the entity stays unexplained whatever the passes.
+     */
+    @Test
+    void a_repeated_baseline_pass_joins_in_a_run_applied_without_recording() {
+        applier.apply(Operation.increment("e", 1, "cents", 1));
+        History history = baselined();
+        for (long seq = 2; seq <= 251; seq++) {
+            applier.apply(Operation.increment("e", seq, "cents", 1));   // not recorded: run [1..251]
+        }
+        assertThat(history.asOf("e", 251)).isInstanceOf(Read.Unknowable.class);
+
+        history.baseline(() -> true);
+
+        assertThat(history.asOf("e", 251).value()).as("joined: Known from its new horizon").contains(liveState());
+    }
+
+    /**
+     * A rebuilt collection redelivered every seq of a run: the live one calls each a duplicate (inside a run), the
+     * rebuilt one holds the seqs it still has pending with the stand-in deltas (the whole sum on the first, 0 after),
+     * and calls those seq collisions (counted, WARN "check the stamper").
+     */
+    @Test
+    void a_rebuilt_collection_calls_every_seq_of_a_run_delivered_again_a_duplicate_as_the_live_one_does() {
+        for (long seq = 1; seq <= 300; seq++) {
+            applier.apply(Operation.increment("e", seq, "cents", 1));
+        }
+        History history = baselined();
+        MongoCollection<BsonDocument> copy = db.getCollection("accounts_rebuilt", BsonDocument.class);
+        GuardedApplier target = GuardedApplier.create(copy, SCHEMA);
+        assertThat(history.rebuild(target).complete()).isTrue();
+
+        Map<Outcome, Integer> onLive = new TreeMap<>();
+        Map<Outcome, Integer> onTarget = new TreeMap<>();
+        for (long seq = 1; seq <= 300; seq++) {
+            Operation again = Operation.increment("e", seq, "cents", 1);
+            onLive.merge(applier.apply(again), 1, Integer::sum);
+            onTarget.merge(target.apply(again), 1, Integer::sum);
+        }
+        assertThat(onLive).isEqualTo(Map.of(Outcome.DUPLICATE, 300));
+        assertThat(onTarget).as("rebuilt").isEqualTo(onLive);
+    }
+
+    /**
+     * The fold's own seq delivered again: the live document folded it (BEYOND_HORIZON, dead-lettered as the grace
+     * promises); the rebuilt one keeps the stand-in increment at that seq with the whole folded sum as its delta.
+     */
+    @Test
+    void a_rebuilt_collection_answers_the_folds_own_seq_delivered_again_as_the_live_one_does() {
+        for (long seq = 1; seq <= 20; seq++) {
+            applier.apply(Operation.increment("e", seq, "cents", 1));
+        }
+        clock.advance(Duration.ofHours(2));
+        TombstoneCompactor.create(live, SCHEMA, Duration.ofHours(1), ApplierOptions.ofDefaults().withClock(clock))
+                .compact("e");   // _incFloor 20
+        History history = baselined();
+        MongoCollection<BsonDocument> copy = db.getCollection("accounts_rebuilt", BsonDocument.class);
+        GuardedApplier target = GuardedApplier.create(copy, SCHEMA);
+        assertThat(history.rebuild(target).complete()).isTrue();
+
+        Operation again = Operation.increment("e", 20, "cents", 1);
+        assertThat(target.apply(again)).as("rebuilt").isEqualTo(applier.apply(again));
+    }
+
+    /**
+     * A rebuild whose batch failed for the fold's stand-in increment (a connection it drops): the fold is raised on
+     * the target before the failed increment is applied again, so the retry lands at or below the target's
+     * {@code _incFloor} and is refused as beyond the horizon: the folded sum is lost, and the rebuild says complete.
+     */
+    @Test
+    void a_rebuild_that_retries_a_folds_increment_keeps_the_folded_sum(MongoBackend backend) {
+        for (long seq = 1; seq <= 20; seq++) {
+            applier.apply(Operation.increment("e", seq, "cents", 1));
+        }
+        applier.apply(Operation.assign("e", 21, "name", new BsonString("Ada")));
+        clock.advance(Duration.ofHours(2));
+        TombstoneCompactor.create(live, SCHEMA, Duration.ofHours(1), ApplierOptions.ofDefaults().withClock(clock))
+                .compact("e");   // _incFloor 20, cents 20
+        History history = baselined();
+
+        String[] host = new ConnectionString(backend.connectionString()).getHosts().get(0).split(":");
+        try (TcpProxy proxy = TcpProxy.start(host[0], host.length > 1 ? Integer.parseInt(host[1]) : 27017);
+             MongoClient through = MongoClients.create(MongoClientSettings.builder()
+                     .applyConnectionString(new ConnectionString("mongodb://127.0.0.1:" + proxy.port()
+                             + "/?directConnection=true&serverSelectionTimeoutMS=2000&socketTimeoutMS=3000"))
+                     .addCommandListener(new CommandListener() {
+                         @Override
+                         public void commandStarted(CommandStartedEvent event) {
+                             if (event.getCommandName().equals("update") && raisesAFold(event.getCommand())) {
+                                 proxy.dropWhenClientSends("");   // MongoDB answers again from the raise on
+                             }
+                         }
+                     }).build())) {
+            proxy.dropWhenClientSends("_inc.cents.249");   // every blind increment of the counter: its connection drops
+            MongoCollection<BsonDocument> copy = through.getDatabase(db.getName())
+                    .getCollection("accounts_rebuilt", BsonDocument.class);
+            Rebuild rebuild = history.rebuild(GuardedApplier.create(copy, SCHEMA));
+
+            EntityState rebuilt = EntityState.of(db.getCollection("accounts_rebuilt", BsonDocument.class)
+                    .find(eq("_id", "e")).first(), SCHEMA);
+            assertThat(rebuilt).as("rebuilt (rebuild complete: %s, %s)", rebuild.complete(), rebuild)
+                    .isEqualTo(liveState());
+        }
+    }
+
+    private static boolean raisesAFold(BsonDocument command) {
+        for (BsonValue update : command.getArray("updates", new org.bson.BsonArray())) {
+            BsonValue u = update.asDocument().get("u");
+            if (u != null && u.isDocument() && u.asDocument().containsKey("$set")
+                    && u.asDocument().getDocument("$set").containsKey("_incFloor.cents")) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
