@@ -190,6 +190,24 @@ class SecondReviewOfRunsTest {
         }
     }
 
+    /**
+     * A run that ends at the largest seq (the applier takes it: {@code CounterBook.coalesced} and {@code Ledger.inRun}
+     * guard that end): the rebuild's stand-in increments count {@code seq++} up to {@code hi} inclusive, which passes
+     * {@code Long.MAX_VALUE} to a negative seq, and the whole rebuild ends in "seq must be positive".
+     */
+    @Test
+    void a_collection_rebuilt_over_a_run_that_ends_at_the_largest_seq_is_rebuilt() {
+        for (long seq = Long.MAX_VALUE - 250; seq > 0; seq++) {   // to Long.MAX_VALUE inclusive
+            applier.apply(Operation.increment("e", seq, "cents", 1));
+        }
+        assertThat(live.find(eq("_id", "e")).first().toJson()).as("coalesced into a run").contains("_incRuns");
+        History history = baselined();
+        MongoCollection<BsonDocument> copy = db.getCollection("accounts_rebuilt", BsonDocument.class);
+
+        assertThat(history.rebuild(GuardedApplier.create(copy, SCHEMA)).complete()).isTrue();
+        assertThat(EntityState.of(copy.find(eq("_id", "e")).first(), SCHEMA)).isEqualTo(liveState());
+    }
+
     private static boolean raisesAFold(BsonDocument command) {
         for (BsonValue update : command.getArray("updates", new org.bson.BsonArray())) {
             BsonValue u = update.asDocument().get("u");
