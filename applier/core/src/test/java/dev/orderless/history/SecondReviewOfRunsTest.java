@@ -129,6 +129,29 @@ class SecondReviewOfRunsTest {
     }
 
     /**
+     * Rebuilder's promise: a rebuild "can run while consumers run". A consumer redelivers seq 1 of a run (a duplicate on
+     * the live document) to the new collection before the rebuild writes that seq: it is counted with its own delta,
+     * and the rebuild's stand-in for seq 1, which carries the whole run's sum, is then a seq collision there. The
+     * rebuilt counter holds 1 where the live one holds 300, and the rebuild says complete.
+     */
+    @Test
+    void a_rebuild_beside_a_consumer_that_redelivers_a_seq_of_a_run_keeps_the_runs_sum() {
+        for (long seq = 1; seq <= 300; seq++) {
+            applier.apply(Operation.increment("e", seq, "cents", 1));
+        }
+        History history = baselined();
+        MongoCollection<BsonDocument> copy = db.getCollection("accounts_rebuilt", BsonDocument.class);
+        GuardedApplier target = GuardedApplier.create(copy, SCHEMA);
+        assertThat(target.apply(Operation.increment("e", 1, "cents", 1))).as("the consumer, first")
+                .isEqualTo(Outcome.APPLIED);
+
+        Rebuild rebuild = history.rebuild(target);
+
+        assertThat(EntityState.of(copy.find(eq("_id", "e")).first(), SCHEMA))
+                .as("rebuilt (rebuild complete: %s)", rebuild.complete()).isEqualTo(liveState());
+    }
+
+    /**
      * The fold's own seq delivered again: the live document folded it (BEYOND_HORIZON, dead-lettered as the grace
      * promises); the rebuilt one keeps the stand-in increment at that seq with the whole folded sum as its delta.
      */
