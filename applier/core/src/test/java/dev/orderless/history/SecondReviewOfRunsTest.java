@@ -267,6 +267,28 @@ class SecondReviewOfRunsTest {
         assertThat(statements.sum()).as("update statements sent for a run of %d", n).isLessThanOrEqualTo(2 * n);
     }
 
+    /**
+     * A run of two increments of {@code Long.MIN_VALUE} (a delta the applier takes): its sum, -2^64, is exactly what two
+     * increments carry, but {@code Ledger.foldPastALong} bounds a run's sum by {@code seqs * Long.MAX_VALUE} on both
+     * sides, so the rebuild leaves the entity out, saying its run is "more than as many increments can carry".
+     */
+    @Test
+    void a_collection_rebuilt_over_a_run_of_the_smallest_deltas_is_rebuilt() {
+        applier.apply(Operation.increment("e", 1, "cents", Long.MIN_VALUE));
+        applier.apply(Operation.increment("e", 2, "cents", Long.MIN_VALUE));
+        for (long seq = 4; seq <= 500; seq += 2) {   // 249 more, none next to another: runs of one, coalesced at 500
+            applier.apply(Operation.increment("e", seq, "cents", 0));
+        }
+        assertThat(live.find(eq("_id", "e")).first().toJson()).as("coalesced into runs").contains("_incRuns");
+        History history = baselined();
+        MongoCollection<BsonDocument> copy = db.getCollection("accounts_rebuilt", BsonDocument.class);
+
+        Rebuild rebuild = history.rebuild(GuardedApplier.create(copy, SCHEMA));
+
+        assertThat(rebuild.complete()).as("%s", rebuild).isTrue();
+        assertThat(EntityState.of(copy.find(eq("_id", "e")).first(), SCHEMA)).isEqualTo(liveState());
+    }
+
     private static boolean raisesAFold(BsonDocument command) {
         for (BsonValue update : command.getArray("updates", new org.bson.BsonArray())) {
             BsonValue u = update.asDocument().get("u");
