@@ -318,6 +318,46 @@ class SecondReviewOfRunsTest {
                 2 * bytes(live.find(eq("_id", "e")).first()));
     }
 
+    /**
+     * A delete at the largest seq, folded by retention: {@code Ledger.after} keeps the increments and runs above it with
+     * {@code tailMap(delete.seq() + 1)}, which wraps to {@code tailMap(Long.MIN_VALUE)} and keeps them all; the folded
+     * state's counters are read from the ledger ({@code Records.stateOf}), so the history answers Known with the counter
+     * the delete removed (the live document has none).
+     */
+    @Test
+    void a_delete_at_the_largest_seq_folded_by_retention_leaves_no_counter() {
+        History history = HistoryTest.fromTheStart(db.getCollection("accounts_history", BsonDocument.class), live,
+                SCHEMA, HistoryOptions.ofDefaults().withClock(clock));
+        RecordingApplier recording = history.recording(applier);
+        for (long seq = 1; seq <= 300; seq++) {
+            recording.apply(Operation.increment("e", seq, "cents", 1));   // in runs and pending
+        }
+        assertThat(recording.apply(Operation.delete("e", Long.MAX_VALUE))).isEqualTo(Outcome.APPLIED);
+        assertThat(liveState().counters()).as("live").isEmpty();
+        clock.advance(Duration.ofDays(2));
+        assertThat(history.retain(clock.instant().minus(Duration.ofDays(1)), () -> true).complete()).isTrue();
+
+        assertThat(history.asOf("e", Long.MAX_VALUE).value()).as("Known, so the live state").contains(liveState());
+    }
+
+    /**
+     * A run of one seq at the largest seq (an increment at {@code Long.MAX_VALUE} next to none, coalesced): {@code
+     * Ledger.inRun} looks among {@code runs.headMap(seq)} for {@code Long.MAX_VALUE}, which leaves out the run that starts
+     * there, so the baseline's own ledger does not account for the seq its live document shows, and no read of the
+     * entity is ever answered.
+     */
+    @Test
+    void a_baseline_over_a_run_that_starts_at_the_largest_seq_answers_from_its_horizon() {
+        for (long seq = 2; seq <= 500; seq += 2) {   // 250 pending, none next to another
+            applier.apply(Operation.increment("e", seq, "cents", 1));
+        }
+        applier.apply(Operation.increment("e", Long.MAX_VALUE, "cents", 1));   // coalesces: [MAX..MAX] among them
+        assertThat(live.find(eq("_id", "e")).first().toJson()).as("coalesced into runs").contains("_incRuns");
+
+        Read<EntityState> read = baselined().asOf("e", Long.MAX_VALUE);
+        assertThat(read.value()).as("Known from the baseline's horizon: %s", read).contains(liveState());
+    }
+
     private static int bytes(BsonDocument doc) {
         return new org.bson.RawBsonDocument(doc, new org.bson.codecs.BsonDocumentCodec()).getByteBuffer().remaining();
     }
