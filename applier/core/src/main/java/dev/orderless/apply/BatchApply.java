@@ -226,12 +226,13 @@ final class BatchApply {
         List<Integer> bulk = new ArrayList<>();
         commands.add(bulk);
         boolean countedInBulk = false;
-        Set<String> comparedAndSet = new HashSet<>();   // entities with a compare-and-set this round
+        Map<String, List<Integer>> comparedAndSet = new HashMap<>();   // entity to the command of its compare-and-set
         for (int i : choice.writers()) {
             boolean counted = counted(candidates.get(i));
-            if (counted && !comparedAndSet.add(ops.get(i).entity())) {
+            String entity = ops.get(i).entity();
+            if (counted && comparedAndSet.containsKey(entity)) {
                 // the first compare-and-set of its entity changes _v, so this one would miss. Its blind write goes
-                // after it instead, in the same command: a hot counter's increments that found no room all settle
+                // behind it instead, in the same command: a hot counter's increments that found no room all settle
                 // once the first coalesces; where the first does not (or runs after: an unordered bulk write need
                 // not keep the order), the blind write misses and a read decides, as after any blind write
                 Optional<WritePlan.Write> behind = plans.get(i).first();
@@ -239,16 +240,22 @@ final class BatchApply {
                 if (behind.isEmpty() || counted(behind.get())) {
                     next.add(i);
                     next.addAll(choice.followersOf(i));
-                    continue;
+                } else {
+                    candidates.put(i, List.of(behind.get()));
+                    comparedAndSet.get(entity).add(i);
                 }
-                candidates.put(i, List.of(behind.get()));
-                counted = false;
+                continue;
             }
             if (counted && countedInBulk) {
-                commands.add(List.of(i));   // a bulk result counts its matches: one per command says whose
+                List<Integer> own = new ArrayList<>(List.of(i));   // a bulk result counts its matches: one per command
+                commands.add(own);
+                comparedAndSet.put(entity, own);
             } else {
                 bulk.add(i);
-                countedInBulk |= counted;
+                if (counted) {
+                    countedInBulk = true;
+                    comparedAndSet.put(entity, bulk);
+                }
             }
         }
         Set<String> changed = new HashSet<>();   // entities a write of this round changed

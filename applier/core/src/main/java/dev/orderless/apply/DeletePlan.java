@@ -9,6 +9,8 @@ import static com.mongodb.client.model.Updates.unset;
 import static dev.orderless.apply.WritePlan.Step.done;
 import static dev.orderless.apply.WritePlan.Step.next;
 
+import dev.orderless.apply.internal.CounterBook;
+
 import java.math.BigInteger;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -3,6 +3,8 @@ package dev.orderless.apply;
 import static dev.orderless.apply.WritePlan.Step.done;
 import static dev.orderless.apply.WritePlan.Step.next;
 
+import dev.orderless.apply.internal.CounterBook;
+
 import java.math.BigInteger;
 import java.time.Instant;
 import java.util.List;

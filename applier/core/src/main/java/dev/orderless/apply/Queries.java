@@ -24,6 +24,8 @@ import static dev.orderless.apply.StoredFields.ID;
 import static dev.orderless.apply.StoredFields.REGISTER_SEQS;
 import static dev.orderless.apply.StoredFields.VERSION;
 
+import dev.orderless.apply.internal.CounterBook;
+
 import com.mongodb.client.model.Filters;
 import java.util.List;
 import org.bson.BsonDocument;

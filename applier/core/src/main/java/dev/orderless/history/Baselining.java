@@ -167,7 +167,7 @@ final class Baselining {
         long compacted = Math.max(loaded.baseline().map(Baseline::compacted).orElse(0L), LiveDocument.gcFloor(doc));
         Ledger ledger = LiveDocument.ledger(doc, history.schema());
         Loaded.Merged joined = Loaded.keepBeforeOrderless(Loaded.merge(history.model(), loaded.folded(),
-                loaded.ledger(), ledger, Rebuilder.standingFor(state, ledger, false)), state, history.schema());
+                loaded.ledger(), ledger, Rebuilder.standingFor(state, ledger)), state, history.schema());
         return replace(loaded, Records.baseline(joined.state(), joined.ledger(), joinedHorizon,
                 new Baseline(joinedHorizon, compacted, LiveDocument.version(doc), now), now), Taken.JOINED);
     }

@@ -772,6 +772,11 @@ public final class History {
                 unaccounted.put(seq, where);
             }
         });
+        for (String counter : schema.counters()) {
+            LiveDocument.runs(document.get(), counter).forEach((lo, run) -> loaded.firstUnaccounted(counter, lo,
+                    run.hi(), recorded).ifPresent(seq -> unaccounted.putIfAbsent(seq, "an increment of counter '"
+                    + counter + "' in a run of seqs " + lo + " to " + run.hi())));
+        }
         if (unaccounted.isEmpty()) {
             return uncounted(loaded, document.get());
         }

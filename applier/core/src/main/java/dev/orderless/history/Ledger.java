@@ -91,8 +91,8 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
 
         /** True if a run holds {@code seq}: an increment there is counted already. */
         boolean inRun(long seq) {
-            SortedMap<Long, Run> atOrBelow = runs.headMap(seq == Long.MAX_VALUE ? seq : seq + 1);
-            return !atOrBelow.isEmpty() && atOrBelow.get(atOrBelow.lastKey()).hi() >= seq;
+            Map.Entry<Long, Run> atOrBelow = new TreeMap<>(runs).floorEntry(seq);
+            return atOrBelow != null && atOrBelow.getValue().hi() >= seq;
         }
 
         /** True if an increment at {@code seq} may be in {@code base}, and so cannot be merged exactly. */
@@ -106,6 +106,51 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
      * live document keeps in {@code _incRuns}).
      */
     record Run(long hi, BigInteger sum) {
+    }
+
+    /**
+     * This ledger with each counter's consecutive listed increments coalesced into runs where it lists more than the
+     * live document keeps one by one ({@link dev.orderless.apply.internal.CounterBook#PENDING_MAX}), as the live
+     * document coalesces them: a hot counter's folded state stays about as small as its live document (a run answers a
+     * late increment or delete as the live document's does).
+     */
+    Ledger coalesced() {
+        Map<String, Counted> next = new TreeMap<>();
+        counters.forEach((field, c) -> {
+            if (c.listed().size() <= dev.orderless.apply.internal.CounterBook.PENDING_MAX) {
+                next.put(field, c);
+                return;
+            }
+            SortedMap<Long, Run> runs = new TreeMap<>(c.runs());
+            SortedMap<Long, Long> listed = new TreeMap<>();
+            List<Map.Entry<Long, Long>> group = new ArrayList<>();
+            for (Map.Entry<Long, Long> increment : c.listed().entrySet()) {
+                if (!group.isEmpty() && increment.getKey() != group.get(group.size() - 1).getKey() + 1) {
+                    close(group, runs, listed);
+                }
+                group.add(increment);
+            }
+            close(group, runs, listed);
+            next.put(field, new Counted(c.folded(), c.upTo(), c.base(), listed, c.asLive(), runs));
+        });
+        return new Ledger(next, ranked);
+    }
+
+    /** Consecutive increments: two or more a run, one listed as it is. */
+    private static void close(List<Map.Entry<Long, Long>> group, SortedMap<Long, Run> runs, SortedMap<Long, Long> listed) {
+        if (group.size() == 1) {
+            listed.put(group.get(0).getKey(), group.get(0).getValue());
+        } else if (group.size() > 1) {
+            BigInteger sum = group.stream().map(e -> BigInteger.valueOf(e.getValue())).reduce(BigInteger.ZERO,
+                    BigInteger::add);
+            runs.put(group.get(0).getKey(), new Run(group.get(group.size() - 1).getKey(), sum));
+        }
+        group.clear();
+    }
+
+    /** The entries of {@code bySeq} strictly above {@code seq} (none above the largest seq). */
+    private static <V> SortedMap<Long, V> above(SortedMap<Long, V> bySeq, long seq) {
+        return seq == Long.MAX_VALUE ? new TreeMap<>() : new TreeMap<>(bySeq.tailMap(seq + 1));
     }
 
     /** A ranked register's assignment that a later delete could bring back. */
@@ -160,8 +205,7 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
                     // is left unjudged (Loaded)
                     boolean folded = c.folded() && c.upTo() > delete.seq();
                     return new Counted(folded, folded ? c.upTo() : 0, folded ? c.base() : BigInteger.ZERO,
-                            new TreeMap<>(c.listed().tailMap(delete.seq() + 1)), !folded || c.asLive(),
-                            new TreeMap<>(c.runs().tailMap(delete.seq() + 1)));
+                            above(c.listed(), delete.seq()), !folded || c.asLive(), above(c.runs(), delete.seq()));
                 });
                 nextRanked.clear();
             }
@@ -182,7 +226,8 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
             if (c == null) {
                 return;
             }
-            SortedMap<Long, Long> moved = c.listed().headMap(cut + 1);
+            SortedMap<Long, Long> moved = new TreeMap<>(c.listed());
+            moved.keySet().removeAll(above(c.listed(), cut).keySet());
             // a run is folded whole or not at all: one that goes past the cut stays, its seqs known
             SortedMap<Long, Run> movedRuns = new TreeMap<>();
             c.runs().forEach((lo, run) -> {
@@ -205,16 +250,17 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
             }
             SortedMap<Long, Run> kept = new TreeMap<>(c.runs());
             movedRuns.keySet().forEach(kept::remove);
-            next.put(field, new Counted(true, upTo, base, c.listed().tailMap(cut + 1),
+            next.put(field, new Counted(true, upTo, base, above(c.listed(), cut),
                     (!c.folded() || c.asLive()) && asLive, kept));
         });
         return new Ledger(next, ranked);
     }
 
     /**
-     * This ledger's listed increments and candidates forgotten, its folded sums kept, and {@code other}'s folded sum
-     * taken instead where it folded up to a higher seq (it then holds those of this one too: both are the live
-     * document's compaction, at two times): where a merge starts, before the operations are applied again.
+     * This ledger's listed increments and candidates forgotten, its folded sums and runs kept, {@code other}'s folded
+     * sum taken instead where it folded up to a higher seq (it then holds those of this one too: both are the live
+     * document's compaction, at two times), and {@code other}'s runs joined in: where a merge starts, before the
+     * operations are applied again.
      */
     Ledger foldsOnly(Ledger other) {
         Map<String, Counted> next = new TreeMap<>();
@@ -233,44 +279,38 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
                 next.put(field, new Counted(true, c.upTo(), c.base(), new TreeMap<>(), c.asLive(), above));
             }
         });
+        other.counters.forEach((field, c) -> c.runs().forEach((lo, run) -> {
+            // the other's runs too (no operation stands for one): both are the live document's, at two times, and its
+            // runs only grow, so one of the other's holds whole any of this one's it meets
+            Counted mine = next.getOrDefault(field, Counted.NONE);
+            if (mine.folded() && lo <= mine.upTo()) {
+                return;   // in the sum already
+            }
+            SortedMap<Long, Run> runs = new TreeMap<>(mine.runs());
+            runs.entrySet().removeIf(held -> held.getKey() >= lo && held.getValue().hi() <= run.hi());
+            boolean meets = runs.entrySet().stream().anyMatch(held -> held.getKey() <= run.hi()
+                    && held.getValue().hi() >= lo);
+            if (!meets) {
+                runs.put(lo, run);
+                next.put(field, new Counted(mine.folded(), mine.upTo(), mine.base(), new TreeMap<>(), mine.asLive(),
+                        runs));
+            }
+        }));
         return new Ledger(next, Map.of());
     }
 
     /**
-     * The operations that stand for this ledger's parts: an increment per listed one, an assignment per candidate
-     * (each with its own seq), and, with {@code withFolds}, an increment of each folded sum at its {@code upTo} (what
-     * a rebuild writes: the increments it stands for are folded in the target too). A candidate written before
-     * orderless (seq 0) has no operation: see {@link #writtenBeforeOrderless()}.
+     * The operations that stand for this ledger's parts: an increment per listed one and an assignment per candidate,
+     * each with its own seq. A fold's sum and a run stand for increments no one operation can: a merge keeps them
+     * ({@link #foldsOnly}), a rebuild writes them as they are ({@link dev.orderless.apply.internal.CounterRestore}). A
+     * candidate written before orderless (seq 0) has no operation: see {@link #writtenBeforeOrderless()}.
      */
-    List<Operation> standing(String entity, boolean withFolds) {
+    List<Operation> standing(String entity) {
         List<Operation> ops = new ArrayList<>();
-        counters.forEach((field, c) -> {
-            if (withFolds && c.folded() && c.upTo() > 0) {
-                ops.add(Operation.increment(entity, c.upTo(), field, c.base().longValueExact()));   // see foldPastALong
-            }
-            c.listed().forEach((seq, delta) -> ops.add(Operation.increment(entity, seq, field, delta)));
-            if (withFolds) {
-                c.runs().forEach((lo, run) -> ops.addAll(runIncrements(entity, field, lo, run)));
-            }
-        });
+        counters.forEach((field, c) -> c.listed().forEach((seq, delta) -> ops.add(Operation.increment(entity, seq,
+                field, delta))));
         ranked.forEach((field, candidates) -> candidates.stream().filter(candidate -> candidate.seq() > 0)
                 .forEach(candidate -> ops.add(Operation.assign(entity, candidate.seq(), field, candidate.value()))));
-        return ops;
-    }
-
-    /**
-     * Increments that a guarded applier counts as {@code run}: one at each of its seqs (so that each seq delivered
-     * again there is a duplicate, as on the live document), the sum carried by the first ones, a long at a time.
-     */
-    private static List<Operation> runIncrements(String entity, String field, long lo, Run run) {
-        List<Operation> ops = new ArrayList<>();
-        BigInteger left = run.sum();
-        for (long seq = lo; seq <= run.hi(); seq++) {
-            long delta = left.max(BigInteger.valueOf(Long.MIN_VALUE)).min(BigInteger.valueOf(Long.MAX_VALUE))
-                    .longValue();
-            ops.add(Operation.increment(entity, seq, field, delta));
-            left = left.subtract(BigInteger.valueOf(delta));
-        }
         return ops;
     }
 
@@ -302,28 +342,6 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
         candidates.addAll(next.getOrDefault(field, List.of()));
         next.put(field, candidates);
         return new Ledger(counters, next);
-    }
-
-    /**
-     * A counter whose folded sum does not fit the one increment that stands for it in a rebuild ({@link #standing}),
-     * if any: out of reach of a real counter (a sum past a long folded before its last increment).
-     */
-    Optional<String> foldPastALong() {
-        for (var counter : counters.entrySet()) {
-            Counted c = counter.getValue();
-            if (c.folded() && c.upTo() > 0 && c.base().bitLength() > 63) {
-                return Optional.of("counter '" + counter.getKey() + "' holds a folded sum " + c.base() + " past a 64-bit"
-                        + " integer, which no one increment can stand for");
-            }
-            for (var run : c.runs().entrySet()) {
-                BigInteger seqs = BigInteger.valueOf(run.getValue().hi() - run.getKey() + 1);
-                if (run.getValue().sum().abs().compareTo(seqs.multiply(BigInteger.valueOf(Long.MAX_VALUE))) > 0) {
-                    return Optional.of("counter '" + counter.getKey() + "' holds a run of " + seqs + " increments"
-                            + " summing to " + run.getValue().sum() + ", more than as many increments can carry");
-                }
-            }
-        }
-        return Optional.empty();
     }
 
     /** What no operation can stand for: a counter's sum or a ranked value written before orderless, if any. */

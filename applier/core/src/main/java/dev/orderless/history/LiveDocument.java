@@ -116,7 +116,7 @@ final class LiveDocument {
     }
 
     /** Counter {@code counter}'s runs ({@code _incRuns}): lowest seq to the run. */
-    private static java.util.SortedMap<Long, Ledger.Run> runs(BsonDocument doc, String counter) {
+    static java.util.SortedMap<Long, Ledger.Run> runs(BsonDocument doc, String counter) {
         java.util.SortedMap<Long, Ledger.Run> runs = new TreeMap<>();
         for (BsonValue run : entries(doc, StoredFields.INCREMENT_RUNS, counter)) {
             if (run.isDocument() && number(run.asDocument().get(StoredFields.ENTRY_SEQ)) > 0) {

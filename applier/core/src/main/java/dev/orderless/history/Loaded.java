@@ -104,7 +104,7 @@ record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, 
      * increment at or below a fold, nor a delete below one: they are left unjudged ({@link #judge}).
      */
     static Merged merge(ReferenceModel model, EntityState state, Ledger ledger, Ledger folds, List<Operation> ops) {
-        List<Operation> all = new ArrayList<>(Rebuilder.standingFor(state, ledger, false));
+        List<Operation> all = new ArrayList<>(Rebuilder.standingFor(state, ledger));
         all.addAll(ops);
         EntityState replayed = model.replay(all).getOrDefault(state.entity(), History.empty(state.entity()));
         Ledger merged = ledger.foldsOnly(folds).after(all, model.schema());
@@ -259,6 +259,37 @@ record Loaded(String entity, Optional<BsonDocument> record, EntityState stored, 
         return seq <= stored.floor() || seq <= baseline.map(Baseline::compacted).orElse(0L)
                 || (seq == liveGcFloor && seq == gcFloor) || ReferenceModel.witnesses(stored).contains(seq)
                 || ledger.accountsFor(seq);
+    }
+
+    /**
+     * The first seq from {@code lo} to {@code hi}, a run of counter {@code field}'s increments on the live document,
+     * that neither a record ({@code recorded}) nor the folded state accounts for, if any: every seq of a live run was
+     * an increment there, but the document shows only its two ends.
+     */
+    java.util.OptionalLong firstUnaccounted(String field, long lo, long hi, Set<Long> recorded) {
+        List<long[]> covered = new ArrayList<>();
+        if (record.isPresent()) {
+            Ledger.Counted c = ledger.counted(field);
+            covered.add(new long[] {Long.MIN_VALUE, Math.max(Math.max(stored.floor(), baseline.map(Baseline::compacted)
+                    .orElse(0L)), c.folded() ? c.upTo() : 0)});
+            c.runs().forEach((from, run) -> covered.add(new long[] {from, run.hi()}));
+            c.listed().keySet().forEach(seq -> covered.add(new long[] {seq, seq}));
+        }
+        recorded.stream().filter(seq -> seq >= lo && seq <= hi).forEach(seq -> covered.add(new long[] {seq, seq}));
+        covered.sort(java.util.Comparator.comparingLong(interval -> interval[0]));
+        long next = lo;   // the lowest seq not yet covered
+        for (long[] interval : covered) {
+            if (interval[0] > next) {
+                break;
+            }
+            if (interval[1] >= next) {
+                if (interval[1] >= hi) {
+                    return java.util.OptionalLong.empty();
+                }
+                next = interval[1] + 1;
+            }
+        }
+        return next <= hi ? java.util.OptionalLong.of(next) : java.util.OptionalLong.empty();
     }
 
     /** The seqs of every record but the folded state's. */

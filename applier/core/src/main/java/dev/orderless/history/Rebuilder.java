@@ -7,6 +7,7 @@ import dev.orderless.apply.EntityState;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
 import dev.orderless.apply.Outcome;
+import dev.orderless.apply.internal.CounterRestore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -22,9 +23,10 @@ import org.slf4j.LoggerFactory;
  *   <li>For each entity, in entity order: the operations that stand for its folded state, if retention folded
  *       any or the baseline took one (an add per live element, a remove per tombstone, an assign per register and
  *       per ranked candidate, an increment per counted increment, a delete at the floor, each with the seq that
- *       wrote it, so each equals the operation it stands for; and one increment at a fold's seq for the increments
- *       folded into its sum, {@link Ledger}), then every record, late ones included (the live document received
- *       them too).
+ *       wrote it, so each equals the operation it stands for), then every record, late ones included (the live
+ *       document received them too); once those are applied, each counter's increments folded into one sum and
+ *       coalesced into runs ({@link Ledger}), written as the live document keeps them
+ *       ({@link dev.orderless.apply.internal.CounterRestore}), which no operation can stand for.
  *   <li>Except an entity whose state the history cannot vouch for: the history does not know its live collection
  *       or its start was never decided, or the baseline is under way and has not taken the entity in (it may have
  *       had operations before the history was on), or its live document holds state no record accounts for
@@ -53,8 +55,12 @@ final class Rebuilder {
     private final History history;
     private final GuardedApplier target;
     private final List<Operation> pending = new ArrayList<>();
-    /** Per entity of {@link #pending}, each counter's fold, raised on the target once its operations are applied. */
-    private final java.util.Map<String, java.util.Map<String, Long>> folds = new java.util.LinkedHashMap<>();
+    /** The counters of {@link #pending}'s entities whose folds and runs are written once their operations are applied. */
+    private final List<Restore> restores = new ArrayList<>();
+
+    /** A counter's fold and runs to write on the target ({@link CounterRestore}). */
+    private record Restore(String entity, String field, Ledger.Counted counted) {
+    }
     private long entities;
     private long operations;
     private long applied;
@@ -94,10 +100,10 @@ final class Rebuilder {
                     target.reads().getNamespace().getCollectionName(), unknown.get());
             return;
         }
-        pending.addAll(standingFor(loaded.folded(), loaded.ledger(), true));
+        pending.addAll(standingFor(loaded.folded(), loaded.ledger()));
         loaded.ledger().counters().forEach((field, c) -> {
-            if (c.folded() && c.upTo() > 0) {
-                folds.computeIfAbsent(loaded.entity(), e -> new java.util.TreeMap<>()).put(field, c.upTo());
+            if (c.folded() && c.upTo() > 0 || !c.runs().isEmpty()) {
+                restores.add(new Restore(loaded.entity(), field, c));
             }
         });
         loaded.late().forEach(record -> {
@@ -126,7 +132,6 @@ final class Rebuilder {
             return loaded.unreadable();
         }
         Optional<String> beforeOrderless = loaded.ledger().writtenBeforeOrderless()
-                .or(() -> loaded.ledger().foldPastALong())
                 .or(() -> loaded.folded().registers().entrySet().stream().filter(r -> r.getValue().seq() == 0)
                         .findFirst().map(r -> "register '" + r.getKey() + "' holds a value written before orderless"))
                 .map(what -> "'" + loaded.entity() + "': " + what + ", which no operation stands for: a rebuild"
@@ -168,11 +173,11 @@ final class Rebuilder {
     }
 
     /**
-     * Operations whose guarded apply, in any order, gives {@code state} with {@code ledger}: each with the seq that
-     * wrote its part; with {@code withFolds}, an increment of each counter's folded sum at its fold's seq (see
-     * {@link Ledger#standing}). A value written before orderless (seq 0) has none.
+     * Operations whose guarded apply, in any order, gives {@code state} with {@code ledger}, but for its counters' folds
+     * and runs ({@link Ledger#standing}): each with the seq that wrote its part. A value written before orderless (seq
+     * 0) has none.
      */
-    static List<Operation> standingFor(EntityState state, Ledger ledger, boolean withFolds) {
+    static List<Operation> standingFor(EntityState state, Ledger ledger) {
         List<Operation> ops = new ArrayList<>();
         if (state.floor() > 0) {
             ops.add(Operation.delete(state.entity(), state.floor()));
@@ -186,7 +191,7 @@ final class Rebuilder {
                 ops.add(Operation.assign(state.entity(), r.seq(), field, r.value()));
             }
         });
-        ops.addAll(ledger.standing(state.entity(), withFolds));
+        ops.addAll(ledger.standing(state.entity()));
         return ops;
     }
 
@@ -209,47 +214,56 @@ final class Rebuilder {
     }
 
     private void flush() {
-        if (pending.isEmpty()) {
-            return;
-        }
-        List<BatchResult> results = target.applyAll(List.copyOf(pending));
-        operations += pending.size();
-        pending.clear();
-        raiseFolds();
-        for (BatchResult result : results) {
-            if (result instanceof BatchResult.Done done) {
-                count(done.outcome());
-            } else if (result instanceof BatchResult.Refused r) {
-                refused++;
-                log.error("rebuild: {} refused by the target: {}", r.op(), r.reason().getMessage());
-            } else {
-                again(result.op(), ((BatchResult.Failed) result).error());
+        if (!pending.isEmpty()) {
+            List<BatchResult> results = target.applyAll(List.copyOf(pending));
+            operations += pending.size();
+            pending.clear();
+            for (BatchResult result : results) {
+                if (result instanceof BatchResult.Done done) {
+                    count(done.outcome());
+                } else if (result instanceof BatchResult.Refused r) {
+                    refused++;
+                    log.error("rebuild: {} refused by the target: {}", r.op(), r.reason().getMessage());
+                } else {
+                    again(result.op(), ((BatchResult.Failed) result).error());
+                }
             }
         }
+        restoreCounters();
     }
 
     /**
-     * Each rebuilt counter's fold on the target too ({@code _incFloor}, as the live document's compaction left it): the
-     * one increment that stands for the folded sum carries its highest seq only, so without it a lower seq delivered
-     * again would be counted a second time there, where the live document refuses it as beyond its horizon.
+     * Each rebuilt counter's fold and runs, written on the target as the live document keeps them, once the entity's
+     * operations are applied (retried ones included): one increment could not stand for them, as a lower seq
+     * delivered again there would be counted a second time, a consumer's redelivery of one of a run's seqs beside the
+     * rebuild would collide with it, and a run's seqs one by one would cost a write each.
      */
-    private void raiseFolds() {
-        folds.forEach((entity, byField) -> byField.forEach((field, upTo) -> {
-            String path = dev.orderless.apply.StoredFields.INCREMENT_FLOOR + "." + field;
+    private void restoreCounters() {
+        CounterRestore restore = CounterRestore.on(target.reads(), ATTEMPTS);
+        for (Restore r : restores) {
+            java.util.SortedMap<Long, java.util.Map.Entry<Long, java.math.BigInteger>> runs = new java.util.TreeMap<>();
+            r.counted().runs().forEach((lo, run) -> runs.put(lo, java.util.Map.entry(run.hi(), run.sum())));
+            operations++;
             try {
-                target.reads().updateOne(com.mongodb.client.model.Filters.and(
-                                com.mongodb.client.model.Filters.eq(dev.orderless.apply.StoredFields.ID, entity),
-                                com.mongodb.client.model.Filters.not(com.mongodb.client.model.Filters.gte(path, upTo))),
-                        com.mongodb.client.model.Updates.combine(com.mongodb.client.model.Updates.set(path, upTo),
-                                com.mongodb.client.model.Updates.inc(dev.orderless.apply.StoredFields.VERSION, 1L)));
-            } catch (RuntimeException e) {
+                Optional<String> refused = restore.restore(r.entity(), r.field(), r.counted().folded()
+                        ? r.counted().upTo() : 0, r.counted().base(), runs, java.time.Instant.now());
+                if (refused.isPresent()) {
+                    this.refused++;
+                    log.error("rebuild: {} refused by the target: {}", r, refused.get());
+                } else {
+                    applied++;
+                }
+            } catch (OrderlessException e) {
                 failed++;
-                log.error("rebuild: '{}' counter '{}': its fold up to seq {} not written on the target ({}); a lower seq"
-                        + " delivered again could be counted twice there: rebuild it again", entity, field, upTo,
-                        e.getMessage());
+                log.error("rebuild: '{}' counter '{}': its folded and coalesced increments not written on the target"
+                        + " ({}); rebuild it again", r.entity(), r.field(), e.getMessage());
+                if (e instanceof TransientException t && t.backendDown()) {
+                    restores.clear();
+                    throw t;
+                }
             }
-        }));
-        folds.clear();
+        }
+        restores.clear();
     }
 
     private void again(Operation op, OrderlessException first) {

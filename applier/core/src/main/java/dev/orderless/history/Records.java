@@ -142,6 +142,7 @@ final class Records {
      * apart: the ledger holds it.
      */
     static BsonDocument folded(EntityState state, Ledger ledger, long horizon, Instant cutoff, Instant at) {
+        ledger = ledger.coalesced();   // a hot counter's increments as runs, as on the live document
         BsonDocument live = new BsonDocument();
         state.live().forEach((field, elements) -> {
             BsonArray entries = new BsonArray();

@@ -1,4 +1,7 @@
-package dev.orderless.apply;
+package dev.orderless.apply.internal;
+
+import dev.orderless.apply.CounterValues;
+import dev.orderless.apply.StoredFields;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -35,24 +38,24 @@ import org.bson.BsonValue;
  * @param pending the entries of {@code _inc.<field>}, as stored
  * @param runs    the entries of {@code _incRuns.<field>}, as stored
  */
-record CounterBook(List<Span> pending, List<Span> runs) {
+public record CounterBook(List<Span> pending, List<Span> runs) {
     /**
      * The most increments the blind write pushes before the next one coalesces them into runs: 250 entries (about
      * 12 KB, a document MongoDB rewrites on every increment), one read and compare-and-set every 250 increments (a
      * batch's other increments of the counter go blind behind it, in the same command: {@link BatchApply}).
      */
-    static final int PENDING_MAX = 250;
+    public static final int PENDING_MAX = 250;
 
     /**
      * Consecutive seqs counted as one: {@code lo} to {@code hi}, their deltas summing to {@code sum}, the newest
      * counted at {@code atMillis}. A pending entry is a span of one seq.
      */
-    record Span(long lo, long hi, BigInteger sum, long atMillis) {
-        boolean holds(long seq) {
+    public record Span(long lo, long hi, BigInteger sum, long atMillis) {
+        public boolean holds(long seq) {
             return lo <= seq && seq <= hi;
         }
 
-        BsonDocument toRun() {
+        public BsonDocument toRun() {
             return new BsonDocument(StoredFields.ENTRY_SEQ, new BsonInt64(lo))
                     .append(StoredFields.ENTRY_HI, new BsonInt64(hi))
                     .append(StoredFields.ENTRY_DELTA, CounterValues.stored(sum))
@@ -60,28 +63,28 @@ record CounterBook(List<Span> pending, List<Span> runs) {
         }
     }
 
-    static CounterBook of(BsonDocument doc, String field) {
+    public static CounterBook of(BsonDocument doc, String field) {
         return new CounterBook(spans(doc, StoredFields.INCREMENTS, field), spans(doc, StoredFields.INCREMENT_RUNS,
                 field));
     }
 
     /** The pending entry with this very seq, or the run holding it. */
-    Optional<Span> holding(long seq) {
+    public Optional<Span> holding(long seq) {
         return all().stream().filter(span -> span.holds(seq)).findFirst();
     }
 
     /** True if the pending entry with this seq records exactly this delta (a pending entry knows its own). */
-    boolean pendingWith(long seq, long delta) {
+    public boolean pendingWith(long seq, long delta) {
         return pending.stream().anyMatch(span -> span.lo() == seq && span.sum().equals(BigInteger.valueOf(delta)));
     }
 
     /** True if the blind write finds no room (see {@link #PENDING_MAX}). */
-    boolean pendingFull() {
+    public boolean pendingFull() {
         return pending.size() >= PENDING_MAX;
     }
 
     /** Every span, pending and run, by {@code lo}. */
-    List<Span> all() {
+    public List<Span> all() {
         List<Span> all = new ArrayList<>(pending);
         all.addAll(runs);
         all.sort(Comparator.comparingLong(Span::lo));
@@ -89,12 +92,12 @@ record CounterBook(List<Span> pending, List<Span> runs) {
     }
 
     /** True if the counter keeps anything. */
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return pending.isEmpty() && runs.isEmpty();
     }
 
     /** The sum of every span. */
-    BigInteger sum() {
+    public BigInteger sum() {
         return all().stream().map(Span::sum).reduce(BigInteger.ZERO, BigInteger::add);
     }
 
@@ -102,7 +105,7 @@ record CounterBook(List<Span> pending, List<Span> runs) {
      * {@code spans} merged into maximal runs of consecutive seqs (overlaps, which orderless never writes, are kept
      * apart rather than guessed at), as {@code _incRuns} entries.
      */
-    static BsonArray coalesced(List<Span> spans) {
+    public static BsonArray coalesced(List<Span> spans) {
         List<Span> sorted = new ArrayList<>(spans);
         sorted.sort(Comparator.comparingLong(Span::lo));
         BsonArray runs = new BsonArray();

@@ -3,6 +3,7 @@ package dev.orderless.apply;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoCollection;
+import dev.orderless.apply.internal.CounterBook;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
 import java.util.List;
@@ -14,12 +15,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import dev.orderless.testing.MongoExtension;
 
 /**
- * Second review of 17cd01a (a second compare-and-set of one entity in a round goes as its op's blind write "after the
- * first, in the same command"): where the first compare-and-set is not the first of the round, it goes in a command of
- * its own, sent after the bulk write that carries the blind writes behind it.
+ * Hot counters in one batch (issue 50, from its second review): a second compare-and-set of one entity in a round goes
+ * as its op's blind write behind the first, in the same command, also where the first is not the round's first
+ * compare-and-set and goes in a command of its own (it went in the bulk write sent before it).
  */
 @ExtendWith(MongoExtension.class)
-class SecondReviewOfBatchesTest {
+class HotCountersInOneBatchTest {
     private static final CollectionSchema SCHEMA = CollectionSchema.builder().counter("credits").build();
 
     private MongoCollection<BsonDocument> counters;

@@ -33,10 +33,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Second review of issue 50's runs in the history (commit 6771045): what the first fix left open.
+ * A counter's runs of increments in the version history (issue 50, from its second review): late operations and
+ * increments applied without recording around runs, repeated baseline passes, rebuilds beside consumers and of long
+ * runs, runs and deletes at the ends of the seqs, and a hot counter's folded history as small as its live document.
  */
 @ExtendWith(MongoExtension.class)
-class SecondReviewOfRunsTest {
+class RunsInTheHistoryTest {
     private static final CollectionSchema SCHEMA = CollectionSchema.builder().counter("cents").register("name").build();
 
     private final ManualClock clock = new ManualClock();
