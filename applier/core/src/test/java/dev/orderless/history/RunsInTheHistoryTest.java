@@ -375,4 +375,68 @@ class RunsInTheHistoryTest {
         }
         return false;
     }
+
+    /** Increments of 1 at seqs 1 to 300 but {@code skipped}, before the history is on; then its baseline. */
+    private History baselineOver(long skipped) {
+        for (long seq = 1; seq <= 300; seq++) {
+            if (seq != skipped) {
+                applier.apply(Operation.increment("e", seq, "cents", 1));
+            }
+        }
+        assertThat(live.find(eq("_id", "e")).first()).as("coalesced into runs").containsKey("_incRuns");
+        return baselined();
+    }
+
+    @Test
+    void a_late_increment_in_a_gap_between_runs_is_merged_as_the_live_document_counts_it() {
+        History history = baselineOver(50);
+
+        assertThat(history.recording(applier).apply(Operation.increment("e", 50, "cents", 1000)))
+                .isEqualTo(Outcome.APPLIED);
+
+        assertThat(liveState().counters().get("cents")).hasToString("1299");
+        assertThat(history.asOf("e", 300).value()).as("Known, and the live state").contains(liveState());
+    }
+
+    @Test
+    void a_late_delete_in_a_gap_between_runs_is_merged_as_the_live_document_applies_it() {
+        History history = baselineOver(50);
+
+        assertThat(history.recording(applier).apply(Operation.delete("e", 50))).isEqualTo(Outcome.APPLIED);
+
+        assertThat(liveState().counters().get("cents")).hasToString("250");
+        assertThat(history.asOf("e", 300).value()).as("Known, and the live state").contains(liveState());
+    }
+
+    @Test
+    void a_collection_rebuilt_over_runs_counts_a_seq_delivered_again_once_as_the_live_one_does() {
+        History history = baselineOver(0);
+        MongoCollection<BsonDocument> copy = db.getCollection("accounts_rebuilt", BsonDocument.class);
+        GuardedApplier target = GuardedApplier.create(copy, SCHEMA);
+        assertThat(history.rebuild(target).complete()).isTrue();
+
+        Operation again = Operation.increment("e", 30, "cents", 1);
+        assertThat(applier.apply(again)).as("live").isEqualTo(Outcome.DUPLICATE);
+        assertThat(target.apply(again)).as("rebuilt").isEqualTo(Outcome.DUPLICATE);
+        assertThat(EntityState.of(copy.find(eq("_id", "e")).first(), SCHEMA)).isEqualTo(liveState());
+    }
+
+    @Test
+    void a_collection_rebuilt_over_a_compaction_fold_refuses_a_seq_delivered_again_as_the_live_one_does() {
+        for (long seq = 1; seq <= 20; seq++) {
+            applier.apply(Operation.increment("e", seq, "cents", 1));
+        }
+        clock.advance(Duration.ofHours(2));
+        TombstoneCompactor.create(live, SCHEMA, Duration.ofHours(1), ApplierOptions.ofDefaults().withClock(clock))
+                .compact("e");   // _incFloor 20
+        History history = baselined();
+        MongoCollection<BsonDocument> copy = db.getCollection("accounts_rebuilt", BsonDocument.class);
+        GuardedApplier target = GuardedApplier.create(copy, SCHEMA);
+        assertThat(history.rebuild(target).complete()).isTrue();
+
+        Operation again = Operation.increment("e", 7, "cents", 1);
+        assertThat(applier.apply(again)).as("live").isEqualTo(Outcome.BEYOND_HORIZON);
+        assertThat(target.apply(again)).as("rebuilt: not counted a second time").isEqualTo(Outcome.BEYOND_HORIZON);
+        assertThat(EntityState.of(copy.find(eq("_id", "e")).first(), SCHEMA)).isEqualTo(liveState());
+    }
 }
