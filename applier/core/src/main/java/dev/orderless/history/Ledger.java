@@ -62,7 +62,7 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
 
         Counted {
             listed = Collections.unmodifiableSortedMap(new TreeMap<>(listed));
-            runs = Collections.unmodifiableSortedMap(new TreeMap<>(runs));
+            runs = Collections.unmodifiableNavigableMap(new TreeMap<>(runs));   // navigable: inRun
         }
 
         Counted(boolean folded, long upTo, BigInteger base, SortedMap<Long, Long> listed) {
@@ -91,7 +91,7 @@ record Ledger(Map<String, Counted> counters, Map<String, List<Candidate>> ranked
 
         /** True if a run holds {@code seq}: an increment there is counted already. */
         boolean inRun(long seq) {
-            Map.Entry<Long, Run> atOrBelow = new TreeMap<>(runs).floorEntry(seq);
+            Map.Entry<Long, Run> atOrBelow = ((java.util.NavigableMap<Long, Run>) runs).floorEntry(seq);
             return atOrBelow != null && atOrBelow.getValue().hi() >= seq;
         }
 

@@ -53,6 +53,23 @@ class RunsInTheHistoryTest {
         applier = GuardedApplier.create(live, SCHEMA, ApplierOptions.ofDefaults().withClock(clock));
     }
 
+    /** Increments of 1 at seqs 1 to 20, folded by the live document's compaction: {@code _incFloor} 20. */
+    private void foldedUpTo20() {
+        for (long seq = 1; seq <= 20; seq++) {
+            applier.apply(Operation.increment("e", seq, "cents", 1));
+        }
+        clock.advance(Duration.ofHours(2));
+        TombstoneCompactor.create(live, SCHEMA, Duration.ofHours(1), ApplierOptions.ofDefaults().withClock(clock))
+                .compact("e");
+    }
+
+    /** An applier on {@code copy}, which a complete rebuild from {@code history} wrote. */
+    private static GuardedApplier rebuiltFrom(History history, MongoCollection<BsonDocument> copy) {
+        GuardedApplier target = GuardedApplier.create(copy, SCHEMA);
+        assertThat(history.rebuild(target).complete()).isTrue();
+        return target;
+    }
+
     private History baselined() {
         History history = History.of(db.getCollection("accounts_history", BsonDocument.class), SCHEMA).withLive(live);
         history.beginBaseline(HistoryBaseline.Start.DETECT);
@@ -105,9 +122,8 @@ class RunsInTheHistoryTest {
     }
 
     /**
-     * A rebuilt collection redelivered every seq of a run: the live one calls each a duplicate (inside a run), the
-     * rebuilt one holds the seqs it still has pending with the stand-in deltas (the whole sum on the first, 0 after),
-     * and calls those seq collisions (counted, WARN "check the stamper").
+     * A rebuilt collection redelivered every seq of a run: the live one calls each a duplicate (inside a run), and so
+     * does the rebuilt one, which holds the run as a run (stand-in increments per seq made some seq collisions).
      */
     @Test
     void a_rebuilt_collection_calls_every_seq_of_a_run_delivered_again_a_duplicate_as_the_live_one_does() {
@@ -116,8 +132,7 @@ class RunsInTheHistoryTest {
         }
         History history = baselined();
         MongoCollection<BsonDocument> copy = db.getCollection("accounts_rebuilt", BsonDocument.class);
-        GuardedApplier target = GuardedApplier.create(copy, SCHEMA);
-        assertThat(history.rebuild(target).complete()).isTrue();
+        GuardedApplier target = rebuiltFrom(history, copy);
 
         Map<Outcome, Integer> onLive = new TreeMap<>();
         Map<Outcome, Integer> onTarget = new TreeMap<>();
@@ -132,9 +147,8 @@ class RunsInTheHistoryTest {
 
     /**
      * Rebuilder's promise: a rebuild "can run while consumers run". A consumer redelivers seq 1 of a run (a duplicate on
-     * the live document) to the new collection before the rebuild writes that seq: it is counted with its own delta,
-     * and the rebuild's stand-in for seq 1, which carries the whole run's sum, is then a seq collision there. The
-     * rebuilt counter holds 1 where the live one holds 300, and the rebuild says complete.
+     * the live document) to the new collection before the rebuild writes the run: the run takes its place, so the
+     * rebuilt counter holds the live one's 300 (a stand-in for seq 1 carrying the run's sum collided with it: 1).
      */
     @Test
     void a_rebuild_beside_a_consumer_that_redelivers_a_seq_of_a_run_keeps_the_runs_sum() {
@@ -155,20 +169,15 @@ class RunsInTheHistoryTest {
 
     /**
      * The fold's own seq delivered again: the live document folded it (BEYOND_HORIZON, dead-lettered as the grace
-     * promises); the rebuilt one keeps the stand-in increment at that seq with the whole folded sum as its delta.
+     * promises); so does the rebuilt one, which the rebuild gave the fold too (a stand-in increment at that seq, with
+     * the whole folded sum as its delta, made it a seq collision there).
      */
     @Test
     void a_rebuilt_collection_answers_the_folds_own_seq_delivered_again_as_the_live_one_does() {
-        for (long seq = 1; seq <= 20; seq++) {
-            applier.apply(Operation.increment("e", seq, "cents", 1));
-        }
-        clock.advance(Duration.ofHours(2));
-        TombstoneCompactor.create(live, SCHEMA, Duration.ofHours(1), ApplierOptions.ofDefaults().withClock(clock))
-                .compact("e");   // _incFloor 20
+        foldedUpTo20();
         History history = baselined();
         MongoCollection<BsonDocument> copy = db.getCollection("accounts_rebuilt", BsonDocument.class);
-        GuardedApplier target = GuardedApplier.create(copy, SCHEMA);
-        assertThat(history.rebuild(target).complete()).isTrue();
+        GuardedApplier target = rebuiltFrom(history, copy);
 
         Operation again = Operation.increment("e", 20, "cents", 1);
         assertThat(target.apply(again)).as("rebuilt").isEqualTo(applier.apply(again));
@@ -412,8 +421,7 @@ class RunsInTheHistoryTest {
     void a_collection_rebuilt_over_runs_counts_a_seq_delivered_again_once_as_the_live_one_does() {
         History history = baselineOver(0);
         MongoCollection<BsonDocument> copy = db.getCollection("accounts_rebuilt", BsonDocument.class);
-        GuardedApplier target = GuardedApplier.create(copy, SCHEMA);
-        assertThat(history.rebuild(target).complete()).isTrue();
+        GuardedApplier target = rebuiltFrom(history, copy);
 
         Operation again = Operation.increment("e", 30, "cents", 1);
         assertThat(applier.apply(again)).as("live").isEqualTo(Outcome.DUPLICATE);
@@ -423,16 +431,10 @@ class RunsInTheHistoryTest {
 
     @Test
     void a_collection_rebuilt_over_a_compaction_fold_refuses_a_seq_delivered_again_as_the_live_one_does() {
-        for (long seq = 1; seq <= 20; seq++) {
-            applier.apply(Operation.increment("e", seq, "cents", 1));
-        }
-        clock.advance(Duration.ofHours(2));
-        TombstoneCompactor.create(live, SCHEMA, Duration.ofHours(1), ApplierOptions.ofDefaults().withClock(clock))
-                .compact("e");   // _incFloor 20
+        foldedUpTo20();
         History history = baselined();
         MongoCollection<BsonDocument> copy = db.getCollection("accounts_rebuilt", BsonDocument.class);
-        GuardedApplier target = GuardedApplier.create(copy, SCHEMA);
-        assertThat(history.rebuild(target).complete()).isTrue();
+        GuardedApplier target = rebuiltFrom(history, copy);
 
         Operation again = Operation.increment("e", 7, "cents", 1);
         assertThat(applier.apply(again)).as("live").isEqualTo(Outcome.BEYOND_HORIZON);
