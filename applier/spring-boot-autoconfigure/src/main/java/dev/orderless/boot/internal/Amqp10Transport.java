@@ -4,6 +4,7 @@ import com.rabbitmq.client.amqp.AmqpException;
 import com.rabbitmq.client.amqp.Connection;
 import com.rabbitmq.client.amqp.Environment;
 import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
+import com.rabbitmq.client.amqp.metrics.MetricsCollector;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp10.Amqp10Consumer;
@@ -18,7 +19,8 @@ import org.springframework.boot.amqp.autoconfigure.RabbitConnectionDetails;
 /**
  * {@code orderless.consumer.protocol=amqp-1.0}: the {@link Amqp10Consumer} on a connection of its own, opened
  * from Spring Boot's RabbitMQ connection details ({@code spring.rabbitmq.host}, {@code port}, {@code username},
- * {@code password}, {@code virtual-host}, or {@code addresses}: the first one). Only loaded when chosen, so that
+ * {@code password}, {@code virtual-host}, or {@code addresses}: the first one), with the application's
+ * {@code com.rabbitmq.client.amqp.metrics.MetricsCollector} bean if it has one. Only loaded when chosen, so that
  * {@code orderless-rabbit-amqp10} stays optional.
  */
 public final class Amqp10Transport {
@@ -46,7 +48,8 @@ public final class Amqp10Transport {
     public static ConsumerStarter starter(RabbitConnectionDetails details, GuardedApplier applier,
                                           ConsumerOptions options, MeterRegistry meters,
                                           ObservationRegistry observations, Optional<History> history,
-                                          dev.orderless.message.OperationDecoder decoder) {
+                                          dev.orderless.message.OperationDecoder decoder,
+                                          org.springframework.beans.factory.BeanFactory beans) {
         if (details.getSslBundle() != null) {
             throw new InvalidConfigurationException("orderless.consumer.protocol=amqp-1.0 does not take"
                     + " spring.rabbitmq.ssl yet: use amqp-0-9-1 over TLS, or a plain connection");
@@ -57,13 +60,21 @@ public final class Amqp10Transport {
             @Override
             public synchronized RunningConsumer start() {
                 RabbitConnectionDetails.Address address = details.getFirstAddress();
-                Environment env = environment.orElseGet(() -> new AmqpEnvironmentBuilder().connectionSettings()
-                        .host(address.host()).port(address.port())
-                        // unset, as Spring Boot's own RabbitMQ connection takes them: guest / guest
-                        .username(details.getUsername() == null ? "guest" : details.getUsername())
-                        .password(details.getPassword() == null ? "guest" : details.getPassword())
-                        .virtualHost(details.getVirtualHost() == null ? "/" : details.getVirtualHost())
-                        .environmentBuilder().build());
+                Environment env = environment.orElseGet(() -> {
+                    AmqpEnvironmentBuilder builder = new AmqpEnvironmentBuilder();
+                    // the application's metrics collector for the AMQP 1.0 client, where it has one
+                    MetricsCollector metrics = beans.getBeanProvider(MetricsCollector.class).getIfUnique();
+                    if (metrics != null) {
+                        builder.metricsCollector(metrics);
+                    }
+                    return builder.connectionSettings()
+                            .host(address.host()).port(address.port())
+                            // unset, as Spring Boot's own RabbitMQ connection takes them: guest / guest
+                            .username(details.getUsername() == null ? "guest" : details.getUsername())
+                            .password(details.getPassword() == null ? "guest" : details.getPassword())
+                            .virtualHost(details.getVirtualHost() == null ? "/" : details.getVirtualHost())
+                            .environmentBuilder().build();
+                });
                 environment = Optional.of(env);
                 Connection connection;
                 try {
