@@ -8,6 +8,7 @@ import dev.orderless.broker.internal.BrokerRefusals;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import org.springframework.amqp.AmqpConnectException;
 import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.core.Declarables;
 import org.springframework.amqp.core.Queue;
@@ -182,12 +183,14 @@ public final class QueueTopology {
                     .filter(text -> !text.contains("down or inaccessible")).isPresent()) {
                 return Optional.empty();
             }
-            if (BrokerRefusals.configurationProblem(e).isPresent()) {
+            if (BrokerRefusals.configurationProblem(e).isPresent() || e instanceof AmqpConnectException) {
+                // refused the login, or no connection at all: what to check is the connection, not the queue
                 throw BrokerRefusals.named(connectionFactory, "looking for queue '" + queue + "'", e);
             }
-            throw new TransientException("RabbitMQ at " + BrokerRefusals.address(connectionFactory) + " did not answer"
-                    + " normally when asked for queue '" + queue + "' (" + rootMessage(e) + "): it may be starting,"
-                    + " stopping or failing over; whether the queue exists is not known yet", e);
+            throw new TransientException("RabbitMQ at " + BrokerRefusals.address(connectionFactory) + " (virtual host '"
+                    + connectionFactory.getVirtualHost() + "') did not answer normally when asked for queue '" + queue
+                    + "' (" + rootMessage(e) + "): it may be starting, stopping or failing over; whether the queue"
+                    + " exists is not known yet", e);
         }
     }
 
