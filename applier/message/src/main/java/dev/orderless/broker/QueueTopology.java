@@ -192,9 +192,10 @@ public final class QueueTopology {
                 throw new InvalidConfigurationException("RabbitMQ at " + BrokerRefusals.address(connectionFactory)
                         + " refused looking for queue '" + queue + "': " + refused.get(), e);
             }
-            throw new TransientException("RabbitMQ at " + BrokerRefusals.address(connectionFactory) + " did not answer"
-                    + " normally when asked for queue '" + queue + "' (" + rootMessage(e) + "): it may be starting,"
-                    + " stopping or failing over; whether the queue exists is not known yet", e);
+            throw new TransientException(BrokerRefusals.where(connectionFactory) + " did not answer normally when"
+                    + " asked for queue '" + queue + "' (" + rootMessage(e) + "): it may be starting, stopping or"
+                    + " failing over, or not be running (check it, and the connection factory's host, port and virtual"
+                    + " host); whether the queue exists is not known yet", e);
         }
     }
 
