@@ -171,8 +171,9 @@ final class ScaleBenchmark {
 
     private static final Pattern RATE = Pattern.compile("throughput\\s+([\\d,]+) messages/s");
     private static final Pattern LAG = Pattern.compile("view lag\\s+([\\d.]+ s)");
-    private static final Pattern RESULT = Pattern.compile(
-            "RESULT converged=(\\S+) entities=(\\d+) .* lost=(\\d+) rosters_consistent=(\\S+)");
+    /** The demo's RESULT line; {@code queued=N} between lost and rosters_consistent, optional. */
+    static final Pattern RESULT = Pattern.compile(
+            "RESULT converged=(\\S+) entities=(\\d+) .* lost=(\\d+)(?: queued=(\\d+))? rosters_consistent=(\\S+)");
 
     private static Demo demo(String... options) throws Exception {
         Path stdout = Files.createTempFile("orderless-demo", ".out");
@@ -203,7 +204,9 @@ final class ScaleBenchmark {
             }
             return new Demo(Double.parseDouble(rate.group(1).replace(",", "")), Integer.parseInt(result.group(2)),
                     lag.find() ? lag.group(1) : "not consistent",
-                    "converged=" + result.group(1) + " lost=" + result.group(3) + " rosters_consistent=" + result.group(4));
+                    "converged=" + result.group(1) + " lost=" + result.group(3)
+                            + (result.group(4) == null ? "" : " queued=" + result.group(4))
+                            + " rosters_consistent=" + result.group(5));
         } finally {
             process.destroyForcibly();
             Files.deleteIfExists(stdout);

@@ -26,12 +26,13 @@ record Result(int entities, long diverged, long creditsDiverged, long statusDive
     }
 
     /**
-     * The same result while {@code queued} messages are still in the work queue (or held by a consumer attached to
-     * it): effects not applied yet are not lost yet, so {@code lost} is 0 and {@code queued} says how many wait.
+     * The same result with {@code queued} missing effects that messages still in the work queue may bring: not lost
+     * yet. {@code lost} counts only what no message in the queue can bring (the caller subtracts), so a queue holding
+     * a few messages never hides more effects lost than that.
      */
     Result stillQueued(long queued) {
         return queued == 0 ? this : new Result(entities, diverged, creditsDiverged, statusDiverged, published, applied,
-                stale, deadLettered, 0, queued, rostersConsistent);
+                stale, deadLettered, lost, queued, rostersConsistent);
     }
 
     private static long differing(Map<String, EntityState> expected, Map<String, EntityState> stored,

@@ -93,6 +93,35 @@ class ConsumeExitWhenIdleTest {
         }
     }
 
+    @Test
+    void verify_calls_lost_what_is_missing_beyond_what_the_queue_can_still_bring(MongoBackend mongo,
+                                                                                RabbitBackend rabbit,
+                                                                                ConnectionFactory cf) {
+        String queue = RabbitExtension.uniqueQueue("lost-beyond");
+        String database = MongoBackend.freshDatabaseName("beyond");
+        Map<String, String> env = Map.of("MONGODB_URI", mongo.connectionString(), "RABBITMQ_URI", rabbit.uri().toString());
+        try {
+            CliRun publish = CliRun.of(env, "publish", "--ops", "30", "--students", "3", "--database", database,
+                    "--queue", queue);
+            assertThat(publish.exit()).as(publish.err()).isZero();
+            Awaitility.await("the published messages in the queue").atMost(Duration.ofSeconds(30))
+                    .until(() -> new RabbitAdmin(cf).getQueueInfo(queue).getMessageCount() == 30);
+            // every message lost (purged), then one message in the queue: it can bring one effect, not all of them
+            new RabbitAdmin(cf).purgeQueue(queue, false);
+            new org.springframework.amqp.rabbit.core.RabbitTemplate(cf).convertAndSend("", queue, "one");
+            Awaitility.await("the one message in the queue").atMost(Duration.ofSeconds(30))
+                    .until(() -> new RabbitAdmin(cf).getQueueInfo(queue).getMessageCount() == 1);
+
+            CliRun verify = CliRun.of(env, "verify", "--database", database, "--queue", queue, "--wait", "1");
+
+            assertThat(verify.result()).contains("converged=false", "queued=1").doesNotContain("lost=0");
+            assertThat(verify.exit()).isEqualTo(1);
+        } finally {
+            new RabbitAdmin(cf).deleteQueue(queue);
+            new RabbitAdmin(cf).deleteQueue(queue + ".dlq");
+        }
+    }
+
     private static List<String> lines(Path log) throws java.io.IOException {
         return Files.exists(log) ? Files.readAllLines(log) : List.of();
     }

@@ -170,7 +170,9 @@ public final class QueueTopology {
      *
      * @return the queue's name and counts (ready messages, consumers), or empty if the broker says it does not exist
      * @throws dev.orderless.TransientException        if the broker did not answer normally: worth asking again
-     * @throws InvalidConfigurationException if the broker refused the connection (login, virtual host, permissions)
+     * @throws InvalidConfigurationException if the broker refused the connection (login, virtual host, permissions),
+     *                                       or refused this queue (403 permissions on it, 405 another connection's
+     *                                       exclusive queue)
      */
     public static Optional<QueueInformation> lookup(ConnectionFactory connectionFactory, String queue) {
         try {
@@ -187,11 +189,29 @@ public final class QueueTopology {
                 // refused the login, or no connection at all: what to check is the connection, not the queue
                 throw BrokerRefusals.named(connectionFactory, "looking for queue '" + queue + "'", e);
             }
-            throw new TransientException("RabbitMQ at " + BrokerRefusals.address(connectionFactory) + " (virtual host '"
-                    + connectionFactory.getVirtualHost() + "') did not answer normally when asked for queue '" + queue
-                    + "' (" + rootMessage(e) + "): it may be starting, stopping or failing over; whether the queue"
-                    + " exists is not known yet", e);
+            Optional<String> refused = refusedAs(e, queue);
+            if (refused.isPresent()) {
+                throw new InvalidConfigurationException("RabbitMQ at " + BrokerRefusals.address(connectionFactory)
+                        + " refused looking for queue '" + queue + "': " + refused.get(), e);
+            }
+            throw new TransientException(BrokerRefusals.where(connectionFactory) + " did not answer normally when"
+                    + " asked for queue '" + queue + "' (" + rootMessage(e) + "): it may be starting, stopping or"
+                    + " failing over, or not be running (check it, and the connection factory's host, port and virtual"
+                    + " host); whether the queue exists is not known yet", e);
         }
+    }
+
+    /**
+     * What to fix if the broker answered normally and refused {@code queue} on the channel for good: 403 (the
+     * user's permissions on it) or 405 (another connection's exclusive queue, or one declared with another
+     * exclusive property). Asking again gets the same answer, so these are configuration, never "not reachable".
+     */
+    private static Optional<String> refusedAs(Throwable e, String queue) {
+        return closedWith(e, AMQP.ACCESS_REFUSED).map(text -> text + "; check the user's configure and read"
+                        + " permissions on queue '" + queue + "' in the virtual host")
+                .or(() -> closedWith(e, AMQP.RESOURCE_LOCKED).map(text -> text + "; another connection holds a queue"
+                        + " of that name exclusively, or it exists with another exclusive property: choose another"
+                        + " name"));
     }
 
     /** The reply text if {@code e} is the broker closing a channel (not the connection) with {@code code}. */
@@ -220,6 +240,11 @@ public final class QueueTopology {
         try {
             admin.declareQueue(queue);
         } catch (AmqpException e) {
+            Optional<String> refused = refusedAs(e, queue.getName());
+            if (BrokerRefusals.configurationProblem(e).isEmpty() && refused.isPresent()) {
+                throw new InvalidConfigurationException("RabbitMQ at " + BrokerRefusals.address(connectionFactory)
+                        + " refused declaring queue '" + queue.getName() + "': " + refused.get(), e);
+            }
             if (BrokerRefusals.configurationProblem(e).isPresent() || closedWith(e, AMQP.PRECONDITION_FAILED).isEmpty()) {
                 // refused the connection, or did not answer (refused, timed out, cut, a node down or electing a
                 // leader): nothing to say about the queue's arguments

@@ -1,6 +1,7 @@
 package dev.orderless.amqp;
 
 import dev.orderless.InvalidConfigurationException;
+import dev.orderless.TransientException;
 import dev.orderless.amqp.internal.Applying;
 import dev.orderless.amqp.internal.ApplyingHandler;
 import dev.orderless.amqp.internal.BatchApplyingHandler;
@@ -10,6 +11,7 @@ import dev.orderless.amqp.internal.RetryPause;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.broker.BrokerBlocking;
 import dev.orderless.broker.QueueTopology;
+import dev.orderless.broker.internal.BrokerRefusals;
 import dev.orderless.history.History;
 import dev.orderless.history.RecordingApplier;
 import dev.orderless.message.Envelope;
@@ -270,8 +272,16 @@ public final class OperationConsumer implements AutoCloseable {
             if ((decoderSet && decoder == null) || meters == null || observations == null) {
                 throw new InvalidConfigurationException("consumer: decoder, meters and observations must not be null");
             }
-            requireQueue(options.queue());
-            requireQueue(options.deadLetterQueue());
+            try {
+                requireQueue(options.queue());
+                requireQueue(options.deadLetterQueue());
+            } catch (TransientException e) {
+                // said as every other failure to reach the broker is: where, what was being done, what to check
+                String where = BrokerRefusals.where(connectionFactory);
+                String why = e.getMessage().startsWith(where) ? e.getMessage().substring(where.length()).trim()
+                        : e.getMessage();
+                throw new TransientException(where + ", starting the consumer of '" + options.queue() + "': " + why, e);
+            }
             CountDownLatch stop = new CountDownLatch(1);
             DeadLetterPublisher publisher = recoverer != null ? null : deadLetterPublisher();
             try {

@@ -51,6 +51,11 @@ public final class BrokerRefusals {
         return Optional.empty();
     }
 
+    /** How failures name the broker {@code factory} connects to: "RabbitMQ at host:port (virtual host 'v')". */
+    public static String where(ConnectionFactory factory) {
+        return "RabbitMQ at " + address(factory) + " (virtual host '" + factory.getVirtualHost() + "')";
+    }
+
     /**
      * A failure to reach or use the broker that {@code factory} names, as one line that says where (host, port,
      * virtual host), what failed ({@code doing}) and what to check: an {@link InvalidConfigurationException} when
@@ -58,7 +63,7 @@ public final class BrokerRefusals {
      * (it did not answer: refused, timed out, cut). Anything else is returned as it is, in neither.
      */
     public static RuntimeException named(ConnectionFactory factory, String doing, AmqpException failure) {
-        String where = "RabbitMQ at " + address(factory) + " (virtual host '" + factory.getVirtualHost() + "')";
+        String where = where(factory);
         Optional<String> refused = configurationProblem(failure);
         if (refused.isPresent()) {
             return new InvalidConfigurationException(where + ", " + doing + ": " + refused.get(), failure);
