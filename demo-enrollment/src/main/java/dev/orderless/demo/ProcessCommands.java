@@ -25,8 +25,12 @@ import org.springframework.context.ConfigurableApplicationContext;
  * ({@link DemoBoot}).
  */
 final class ProcessCommands {
-    /** How long {@code consume --exit-when-idle} waits for consumers that do not consume (a broker away). */
-    private static final Duration START_WAIT = Duration.ofSeconds(120);
+    /**
+     * How long {@code consume --exit-when-idle} waits for consumers that do not consume (a broker away), and, once
+     * idle, for what keeps it from exiting (a retry held while MongoDB is away, deliveries unsettled): then it exits
+     * with an error naming it, and what it held goes back to the queue. Never stuck, never exiting in silence.
+     */
+    private static final Duration GIVE_UP = Duration.ofSeconds(120);
 
     private ProcessCommands() {
     }
@@ -63,10 +67,10 @@ final class ProcessCommands {
                     }
                     if (consumer.isConsuming()) {
                         consumingSince = System.nanoTime();
-                    } else if (o.exitWhenIdleSeconds() > 0 && System.nanoTime() - consumingSince > START_WAIT.toNanos()) {
+                    } else if (o.exitWhenIdleSeconds() > 0 && System.nanoTime() - consumingSince > GIVE_UP.toNanos()) {
                         // bounded: a run meant to end does not wait for ever on a broker that never comes back
                         throw new TransientException("consume: the consumers have not consumed for "
-                                + START_WAIT.toSeconds() + " s: " + consumer.waitingFor().orElse("they stopped"));
+                                + GIVE_UP.toSeconds() + " s: " + consumer.waitingFor().orElse("they stopped"));
                     }
                     if (handled != lastHandled) {
                         lastHandled = handled;
@@ -80,6 +84,10 @@ final class ProcessCommands {
                         if (!holding.equals(said)) {   // once per reason: the progress line goes on meanwhile
                             out.println("  idle " + o.exitWhenIdleSeconds() + " s, not exiting: " + holding.get());
                             said = holding;
+                        }
+                        if (System.nanoTime() - idleSince > o.exitWhenIdleSeconds() * 1_000_000_000L + GIVE_UP.toNanos()) {
+                            throw new TransientException("consume: idle " + (o.exitWhenIdleSeconds() + GIVE_UP.toSeconds())
+                                    + " s and still not done: " + holding.get() + "; what it holds goes back to the queue");
                         }
                     }
                 }

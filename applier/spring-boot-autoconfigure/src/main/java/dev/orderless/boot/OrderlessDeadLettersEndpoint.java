@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
-import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -73,7 +72,8 @@ public final class OrderlessDeadLettersEndpoint {
         view.put("groups", groups);
         String parking = QueueTopology.parkingQueue(options.deadLetterQueue());
         view.put("parkingQueue", parking);
-        if (new RabbitAdmin(connectionFactory).getQueueProperties(parking) != null) {
+        // a broker failing over in between throws (transient), rather than leaving "parked" out as if there were none
+        if (QueueTopology.lookup(connectionFactory, parking).isPresent()) {
             view.put("parked", DeadLetterQueue.of(connectionFactory, options.queue(), parking).list(limit));
         }
         grace.ifPresent(g -> view.put("replayGrace", g.toString()));
