@@ -65,13 +65,15 @@ class ElectionErrorsTest {
     void an_apply_refused_during_an_election_is_transient_says_mongodb_is_down_and_applies_once_it_is_over(int code) {
         requireFailPoint(FailPoint.FAIL_COMMAND);
         Operation op = Students.enroll("s-1", 5, "CS 101");
+        // tag::forced-election[]
         try (FailPoint election = FailPoint.times(admin, 1, FailPoint.Data.failing("update")
-                .withError(code, "RetryableWriteError").forApp(app))) {
+                .withError(code, "RetryableWriteError").forApp(app))) {   // this client's next update only
             assertThatThrownBy(() -> applier.apply(op))
                     .isInstanceOfSatisfying(TransientException.class, e -> assertThat(e.backendDown())
                             .as("an election fails every write: the consumer waits for MongoDB").isTrue());
-            election.awaitEntered(1, WAIT);
-        }
+            election.awaitEntered(1, WAIT);                                 // it did fail, forced, not timed
+        }                                                                   // off: a primary answers again
+        // end::forced-election[]
 
         assertThat(applier.apply(op)).isEqualTo(Outcome.APPLIED);
         assertThat(state()).isEqualTo(expected(op));
