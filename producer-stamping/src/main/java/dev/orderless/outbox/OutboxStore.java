@@ -133,7 +133,9 @@ final class OutboxStore {
 
     /**
      * Claims up to {@code limit} due entries for {@code token} until {@code until}: those another relay
-     * did not claim first. Two round trips when nobody competes, three when someone does.
+     * did not claim first. Two round trips when nobody competes, three when someone does. If the claim fails, what
+     * it may have claimed is handed back (due at {@code now}) before the failure is thrown: a claim that landed
+     * with its reply lost does not hold its entries for the claim ttl.
      */
     List<BsonDocument> claim(String token, int limit, Instant now, Instant until) {
         List<BsonDocument> due = entries.find(lte(DUE, new BsonDateTime(now.toEpochMilli()))).sort(ascending(DUE))
@@ -142,8 +144,20 @@ final class OutboxStore {
             return due;
         }
         List<BsonValue> ids = due.stream().map(d -> d.get(ID)).toList();
-        UpdateResult claimed = entries.updateMany(and(in(ID, ids), lte(DUE, new BsonDateTime(now.toEpochMilli()))),
-                combine(set(CLAIM, token), set(DUE, new BsonDateTime(until.toEpochMilli())), inc(TRIES, 1)));
+        UpdateResult claimed;
+        try {
+            claimed = entries.updateMany(and(in(ID, ids), lte(DUE, new BsonDateTime(now.toEpochMilli()))),
+                    combine(set(CLAIM, token), set(DUE, new BsonDateTime(until.toEpochMilli())), inc(TRIES, 1)));
+        } catch (MongoException e) {
+            // the claim may have landed and its reply been lost (a connection closed, an election): what this
+            // token holds goes back due now, or its entries would wait out the claim ttl with no relay on them
+            try {
+                release(ids, token, now);
+            } catch (MongoException again) {
+                e.addSuppressed(again);   // then they wait out the claim ttl, as a dead relay's do
+            }
+            throw e;
+        }
         if (claimed.getModifiedCount() == ids.size()) {
             return due;
         }
