@@ -133,31 +133,30 @@ final class OutboxStore {
 
     /**
      * Claims up to {@code limit} due entries for {@code token} until {@code until}: those another relay
-     * did not claim first. Two round trips when nobody competes, three when someone does. If the claim fails, what
-     * it may have claimed is handed back (due at {@code now}) before the failure is thrown: a claim that landed
-     * with its reply lost does not hold its entries for the claim ttl.
+     * did not claim first. Two round trips when nobody competes, three when someone does.
      */
     List<BsonDocument> claim(String token, int limit, Instant now, Instant until) {
-        List<BsonDocument> due = entries.find(lte(DUE, new BsonDateTime(now.toEpochMilli()))).sort(ascending(DUE))
+        return claim(due(limit, now), token, now, until);
+    }
+
+    /** Up to {@code limit} entries due at {@code now}, the longest due first: what a relay is about to claim. */
+    List<BsonDocument> due(int limit, Instant now) {
+        return entries.find(lte(DUE, new BsonDateTime(now.toEpochMilli()))).sort(ascending(DUE))
                 .limit(limit).into(new ArrayList<>());
+    }
+
+    /**
+     * Claims {@code due} (read by {@link #due}) for {@code token} until {@code until}: those another relay did not
+     * claim first. One round trip when nobody competes, two when someone does. If it fails, the claim may have
+     * landed all the same (its reply lost): whoever calls it hands {@code due} back under {@code token}.
+     */
+    List<BsonDocument> claim(List<BsonDocument> due, String token, Instant now, Instant until) {
         if (due.isEmpty()) {
             return due;
         }
         List<BsonValue> ids = due.stream().map(d -> d.get(ID)).toList();
-        UpdateResult claimed;
-        try {
-            claimed = entries.updateMany(and(in(ID, ids), lte(DUE, new BsonDateTime(now.toEpochMilli()))),
-                    combine(set(CLAIM, token), set(DUE, new BsonDateTime(until.toEpochMilli())), inc(TRIES, 1)));
-        } catch (MongoException e) {
-            // the claim may have landed and its reply been lost (a connection closed, an election): what this
-            // token holds goes back due now, or its entries would wait out the claim ttl with no relay on them
-            try {
-                release(ids, token, now);
-            } catch (MongoException again) {
-                e.addSuppressed(again);   // then they wait out the claim ttl, as a dead relay's do
-            }
-            throw e;
-        }
+        UpdateResult claimed = entries.updateMany(and(in(ID, ids), lte(DUE, new BsonDateTime(now.toEpochMilli()))),
+                combine(set(CLAIM, token), set(DUE, new BsonDateTime(until.toEpochMilli())), inc(TRIES, 1)));
         if (claimed.getModifiedCount() == ids.size()) {
             return due;
         }
