@@ -188,6 +188,11 @@ final class ChaosRig implements AutoCloseable {
         return messages.size();
     }
 
+    /** Counts {@code messages} published to the queue around the rig (by an outbox relay): the drain waits for them. */
+    void publishedAround(long messages) {
+        published += (int) messages;
+    }
+
     /** Writes malformed student documents around orderless, {@code count} of three kinds; returns how many. */
     int writeMalformedStudents(int count) {
         for (int i = 0; i < count; i++) {

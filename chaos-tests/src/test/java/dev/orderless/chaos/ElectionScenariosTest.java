@@ -4,10 +4,17 @@ import static dev.orderless.chaos.Scenarios.progress;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.Updates;
+import com.mongodb.client.result.UpdateResult;
+import dev.orderless.Backoff;
 import dev.orderless.TransientException;
+import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.apply.ApplierOptions;
 import dev.orderless.apply.EntityState;
@@ -21,10 +28,18 @@ import dev.orderless.compaction.CompactionSchedule;
 import dev.orderless.demo.Enrollment;
 import dev.orderless.history.History;
 import dev.orderless.history.Rebuild;
+import dev.orderless.lease.Lease;
 import dev.orderless.lease.LeaseOptions;
 import dev.orderless.lease.MongoLeaseProvider;
 import dev.orderless.oracle.ReferenceModel;
+import dev.orderless.outbox.Outbox;
+import dev.orderless.outbox.OutboxOptions;
+import dev.orderless.outbox.OutboxRelay;
+import dev.orderless.outbox.RelayOptions;
+import dev.orderless.publish.ConfirmingPublisher;
+import dev.orderless.publish.PublisherOptions;
 import dev.orderless.testing.FailPoint;
+import dev.orderless.testing.ManualClock;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.rabbit.RabbitExtension;
 import dev.orderless.view.ViewFeeder;
@@ -42,6 +57,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.awaitility.Awaitility;
 import org.bson.BsonDocument;
+import org.bson.BsonInt64;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.MethodOrderer;
@@ -56,8 +72,11 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
  * {@code failCommand} fail point ({@link FailPoint}): NotWritablePrimary (10107), PrimarySteppedDown (189) and
  * InterruptedDueToReplStateChange (11602) with the {@code RetryableWriteError} label; a write concern error (91) on a
  * write that was applied; a change stream's getMore failing with {@code ResumableChangeStreamError}; a lease whose
- * renewal fails; and, the embedded server's own fail point, a bulk write applied whose connection closes before its
- * reply. The embedded server says it is a standalone, so the driver retries no write: every error reaches orderless.
+ * renewal fails, under the view feeder and on its own (its clock moved by hand: the holder stops before its lease can
+ * pass, the fence rises, a stale write is refused); the outbox relay's claims and removals refused; and, the embedded
+ * server's own fail point, a write applied whose connection closes before its reply (a bulk write, a single apply, an
+ * outbox claim and removal). The embedded server says it is a standalone, so the driver retries no write: every error
+ * reaches orderless.
  *
  * <p>Each fault is forced, not timed: armed for the rig's clients only ({@code appName}), awaited until it fired
  * ({@code waitForFailPoint}) and the component shows that it waits, then turned off. Each scenario then drains and
@@ -183,13 +202,21 @@ class ElectionScenariosTest {
         private final Thread thread;
 
         WaitWatcher(ChaosRig rig) {
+            this(() -> {
+                for (ChaosRig.Consumer c : new ArrayList<>(rig.consumers)) {
+                    if (c.consumer() instanceof OperationConsumer consumer && consumer.waitingFor().isPresent()) {
+                        return consumer.waitingFor();
+                    }
+                }
+                return Optional.empty();
+            });
+        }
+
+        /** Watches any component's waiting state or problem ({@code OutboxRelay::problem}). */
+        WaitWatcher(Supplier<Optional<String>> waiting) {
             thread = new Thread(() -> {
                 while (!Thread.currentThread().isInterrupted() && seen.get() == null) {
-                    for (ChaosRig.Consumer c : new ArrayList<>(rig.consumers)) {
-                        if (c.consumer() instanceof OperationConsumer consumer) {
-                            consumer.waitingFor().ifPresent(w -> seen.compareAndSet(null, w));
-                        }
-                    }
+                    waiting.get().ifPresent(w -> seen.compareAndSet(null, w));
                     java.util.concurrent.locks.LockSupport.parkNanos(2_000_000);
                 }
             }, "election-wait-watcher");
@@ -352,6 +379,201 @@ class ElectionScenariosTest {
         });
     }
 
+    @Test
+    @Order(7)
+    void the_outbox_relay_comes_through_three_elections_and_lost_replies_and_every_entry_is_published(
+            MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db, MongoClient admin) {
+        scenario("outbox relay", 7, 400, m, r, cf, db, admin, FailPoint.FAIL_COMMAND, (rig, ops) -> {
+            rig.startConsumer(2);
+            rig.startConsumer(2);
+            rig.startFeeder("feeder-a");
+            MongoCollection<BsonDocument> entries = rig.direct.getCollection("outbox", BsonDocument.class);
+            Operation[] next = new Operation[1];
+            // the workload's own seqs (the web app's counter stamped them), recorded as the web app would
+            Outbox outbox = Outbox.create(entries, entity -> next[0].seq(), OutboxOptions.ofDefaults());
+            boolean replyLost = FailPoint.unavailable(admin, FailPoint.CLOSE_AFTER).isEmpty();
+            List<List<Operation>> slices = slices(ops, replyLost ? 5 : 3);
+            String namespace = rig.direct.getName() + ".outbox";
+            record Election(int code, String... commands) {
+            }
+            // one refuses the claim, one the removal of what was published (so it is published again), one both
+            List<Election> elections = List.of(new Election(10107, "update", "findAndModify"),
+                    new Election(189, "delete"), new Election(11602, "update", "delete", "findAndModify"));
+            Duration worst = Duration.ZERO;
+            String waiting = "";
+            // the default claim ttl (1 min): a claim whose reply was lost must not hold its entries that long
+            try (OutboxRelay relay = OutboxRelay.start(rig.proxied().getCollection("outbox", BsonDocument.class),
+                    ConfirmingPublisher.toQueue(cf, rig.queue, PublisherOptions.ofDefaults()),
+                    RelayOptions.ofDefaults().withBatch(50).withOwner("relay-a").withMeters(rig.meters)
+                            .withBackoff(Backoff.of(Duration.ofMillis(50), Duration.ofMillis(200))))) {
+                for (int i = 0; i < elections.size(); i++) {
+                    Election e = elections.get(i);
+                    try (FailPoint election = FailPoint.alwaysOn(admin, FailPoint.Data.failing(e.commands())
+                            .withError(e.code(), "RetryableWriteError").forApp(rig.appName).onNamespace(namespace))) {
+                        record(outbox, next, slices.get(i));
+                        election.awaitEntered(2, FIRED);
+                        Awaitility.await("the relay shows that it backs off, and why").atMost(FIRED)
+                                .pollInterval(Duration.ofMillis(10)).until(() -> relay.state()
+                                        == OutboxRelay.State.BACKING_OFF && relay.problem().isPresent());
+                        waiting = relay.problem().orElse("");
+                        assertThat(waiting).as("the relay names MongoDB while it backs off").startsWith("MongoDB");
+                        long before = relay.published();
+                        Instant end = election.off();
+                        worst = max(worst, recovery(end, () -> relay.published() > before));
+                    }
+                }
+                String lostSeen = "";
+                for (int i = elections.size(); i < slices.size(); i++) {
+                    // the claim landed, then the removal of a published batch landed: each reply lost
+                    String command = i == elections.size() ? "update" : "delete";
+                    Instant end;
+                    try (WaitWatcher watcher = new WaitWatcher(relay::problem);
+                         FailPoint lost = FailPoint.closeAfter(admin, 1, FailPoint.Data.failing(command)
+                                 .forApp(rig.appName).onNamespace(namespace))) {
+                        record(outbox, next, slices.get(i));
+                        lost.awaitEntered(1, FIRED);
+                        end = Instant.now();
+                        worst = max(worst, recovery(end, () -> entries.countDocuments() == 0));
+                        lostSeen = watcher.seen().orElse(lostSeen);
+                    }
+                }
+                Awaitility.await("every entry published and removed").atMost(Duration.ofSeconds(60))
+                        .until(() -> entries.countDocuments() == 0);
+                assertThat(outbox.parked().count()).as("parked: an election is nobody's fault").isZero();
+                rig.publishedAround(ops.size());
+                return new Fault("outbox claim refused 10107, removal refused 189 (published again), both 11602"
+                        + (replyLost ? "; a claim and a removal applied, replies lost" : "; (no reply-lost fail point"
+                        + " on this server)") + "; " + relay.published() + " entries removed after their confirms",
+                        worst, brief(waiting) + (lostSeen.isEmpty() ? "" : " | reply lost: " + brief(lostSeen)));
+            }
+        }, (rig, ops, fault) -> {
+            assertThat(rig.handled()).as("every recorded entry reached the consumers").isGreaterThanOrEqualTo(ops.size());
+            return new Fault(fault.what() + "; " + (long) outcomes(rig, Outcome.DUPLICATE) + " duplicates absorbed",
+                    fault.recovery(), fault.waiting());
+        });
+    }
+
+    private static void record(Outbox outbox, Operation[] next, List<Operation> ops) {
+        for (Operation op : ops) {
+            next[0] = op;
+            outbox.record(op.entity(), seq -> op);
+        }
+    }
+
+    @Test
+    @Order(8)
+    void a_lease_whose_renewal_and_acquire_an_election_refuses_stops_its_holder_in_time_and_fencing_holds(
+            MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db, MongoClient admin) {
+        scenario("lease alone, renew+acquire refused", 8, 200, m, r, cf, db, admin, FailPoint.FAIL_COMMAND, (rig, ops) -> {
+            rig.startConsumer(2);
+            rig.startConsumer(2);
+            rig.startFeeder("feeder-a");
+            rig.publish(ops, true, 0.1, 0);   // the consumers and the view go on beside the lease's election
+            // time moves by hand: the renewer runs every 500 ms of real time, expiry is the manual clock's
+            ManualClock clock = new ManualClock();
+            Duration ttl = Duration.ofSeconds(30);
+            Duration renew = Duration.ofMillis(500);
+            MongoLeaseProvider leases = MongoLeaseProvider.create(rig.proxied().getCollection("fenced_leases",
+                    BsonDocument.class), LeaseOptions.ofDefaults().withTtl(ttl, renew).withClock(clock));
+            MongoCollection<BsonDocument> work = rig.proxied().getCollection("fenced_work", BsonDocument.class);
+            Lease a = leases.tryAcquire("election", "holder-a").orElseThrow();
+            assertThat(fencedWrite(work, a)).as("the holder's first write").isTrue();
+            String namespace = rig.direct.getName() + ".fenced_leases";
+            String waiting;
+            Instant end;
+            try (FailPoint election = FailPoint.alwaysOn(admin, FailPoint.Data.failing("update", "findAndModify")
+                    .withError(189, "RetryableWriteError").forApp(rig.appName).onNamespace(namespace))) {
+                election.awaitEntered(1, FIRED);   // a renewal refused
+                TransientException refused = catchTransient(() -> leases.tryAcquire("election", "holder-b"));
+                // the last renewal that landed was at the start: the stored expiry is start + ttl, and the holder
+                // stops one renewal period before it
+                clock.advance(ttl.minus(renew));
+                assertThat(a.isHeld()).as("the holder stops acting as owner before its lease can pass").isFalse();
+                waiting = "holder-a held=" + a.isHeld() + "; holder-b: " + refused.getMessage().lines().findFirst()
+                        .orElse("");
+                end = election.off();
+            }
+            assertThat(leases.tryAcquire("election", "holder-b")).as("not before the stored expiry").isEmpty();
+            clock.advance(renew);
+            try (FailPoint second = FailPoint.times(admin, 1, FailPoint.Data.failing("findAndModify")
+                    .withError(10107, "RetryableWriteError").forApp(rig.appName).onNamespace(namespace))) {
+                catchTransient(() -> leases.tryAcquire("election", "holder-b"));
+                second.awaitEntered(1, FIRED);
+            }
+            AtomicReference<Lease> b = new AtomicReference<>();
+            Duration recovery = recovery(end, () -> {
+                try {
+                    leases.tryAcquire("election", "holder-b").ifPresent(b::set);
+                } catch (TransientException e) {
+                    return false;
+                }
+                return b.get() != null;
+            });
+            assertThat(b.get().fence()).as("a new owner, a higher fence").isGreaterThan(a.fence());
+            assertThat(fencedWrite(work, b.get())).as("the standby writes under its fence").isTrue();
+            assertThat(fencedWrite(work, a)).as("a write under the stale fence").isFalse();
+            assertThat(a.commit(new BsonDocument("late", new BsonInt64(1)))).as("the old holder's commit").isFalse();
+            BsonDocument written = work.find().first();
+            assertThat(written.getInt64("fence").getValue()).isEqualTo(b.get().fence());
+            assertThat(written.getArray("fences").stream().map(v -> v.asInt64().getValue()).toList())
+                    .as("fences written, in order").isSorted().containsExactly(a.fence(), b.get().fence());
+            b.get().close();
+            a.close();
+            return new Fault("lease renewal and acquire refused 189, the takeover's first acquire 10107; fence "
+                    + a.fence() + " -> " + b.get().fence() + ", the stale write refused", recovery, waiting);
+        });
+    }
+
+    /**
+     * The work a lease guards, written only under a fence at least the last one written: what a holder that lost
+     * its lease without knowing it cannot overwrite. True if it landed.
+     */
+    private static boolean fencedWrite(MongoCollection<BsonDocument> work, Lease lease) {
+        try {
+            UpdateResult written = work.updateOne(Filters.and(Filters.eq("_id", lease.resource()),
+                            Filters.lte("fence", lease.fence())),
+                    Updates.combine(Updates.set("fence", lease.fence()), Updates.set("writer", lease.owner()),
+                            Updates.push("fences", lease.fence())), new UpdateOptions().upsert(true));
+            return written.getMatchedCount() > 0 || written.getUpsertedId() != null;
+        } catch (MongoWriteException e) {
+            if (e.getError().getCode() == 11000) {
+                return false;   // the guard failed and the upsert met the document: a higher fence wrote it
+            }
+            throw e;
+        }
+    }
+
+    @Test
+    @Order(9)
+    void one_message_at_a_time_consumers_absorb_an_apply_whose_reply_was_lost_as_a_duplicate(
+            MongoBackend m, RabbitBackend r, ConnectionFactory cf, MongoDatabase db, MongoClient admin) {
+        scenario("per message, reply lost", 9, 300, m, r, cf, db, admin, FailPoint.CLOSE_AFTER, (rig, ops) -> {
+            rig.startConsumer(2, ConsumerOptions::perMessage);
+            rig.startConsumer(2, ConsumerOptions::perMessage);
+            rig.startFeeder("feeder-a");
+            Instant end;
+            String waiting;
+            int messages;
+            try (FailPoint lost = FailPoint.closeAfter(admin, 3, FailPoint.Data.failing("update")
+                    .forApp(rig.appName).onNamespace(students(rig)))) {
+                messages = rig.publish(ops, true, 0, 2);   // no duplicates published: each counted is a retry
+                lost.awaitEntered(3, FIRED);
+                end = Instant.now();
+                double before = rig.handled();
+                Duration recovery = recovery(end, () -> rig.handled() > before);
+                progress(rig, messages, 1.0);
+                // one closed connection is not MongoDB down (no waitingFor): each message says it retries
+                waiting = (long) rig.meters.find("orderless.consume.retried").counters().stream()
+                        .mapToDouble(c -> c.count()).sum() + " retried (orderless.consume.retried), each a WARN"
+                        + " 'not applied, retry 1 after a pause: ... Prematurely reached end of stream'";
+                double absorbed = outcomes(rig, Outcome.DUPLICATE);
+                assertThat(absorbed).as("the applies whose replies were lost came again as duplicates").isPositive();
+                return new Fault("3 single applies ran, connection closed before the reply; " + (long) absorbed
+                        + " absorbed as duplicates", recovery, waiting);
+            }
+        });
+    }
+
     /** Checks after the verdict, for a scenario with more to prove; returns the fault to report. */
     interface After {
         Fault check(ChaosRig rig, List<Operation> ops, Fault fault) throws Exception;
@@ -364,6 +586,17 @@ class ElectionScenariosTest {
 
     private void scenario(String name, int index, MongoBackend m, RabbitBackend r, ConnectionFactory cf,
                           MongoDatabase db, MongoClient admin, String failPoint, Body body, After after) {
+        scenario(name, index, OPS, m, r, cf, db, admin, failPoint, body, after);
+    }
+
+    /** A scenario whose fault needs fewer operations around it than {@link #OPS} (the class keeps within budget). */
+    private void scenario(String name, int index, int opCount, MongoBackend m, RabbitBackend r, ConnectionFactory cf,
+                          MongoDatabase db, MongoClient admin, String failPoint, Body body) {
+        scenario(name, index, opCount, m, r, cf, db, admin, failPoint, body, (rig, ops, fault) -> fault);
+    }
+
+    private void scenario(String name, int index, int opCount, MongoBackend m, RabbitBackend r, ConnectionFactory cf,
+                          MongoDatabase db, MongoClient admin, String failPoint, Body body, After after) {
         Optional<String> unavailable = FailPoint.unavailable(admin, failPoint);
         if (unavailable.isPresent()) {
             LINES.add(String.format("%-34s skipped: %s", name, unavailable.get()));
@@ -371,7 +604,7 @@ class ElectionScenariosTest {
         }
         long started = System.nanoTime();
         try (ChaosRig rig = new ChaosRig(m, r, cf, db, SEED + index)) {
-            List<Operation> ops = new ArrayList<>(rig.workload(OPS, STUDENTS));
+            List<Operation> ops = new ArrayList<>(rig.workload(opCount, STUDENTS));
             Fault fault = body.run(rig, ops);
             rig.drain();
             ChaosRig.Verdict v = rig.verify(ops);

@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
  *       or (after a full batch) not at all.
  *   <li>Claim up to {@link RelayOptions#batch()} due entries under a token no other relay (in this process
  *       or another) uses: a claim makes them not due for {@link RelayOptions#claimTtl()}, so a relay that
- *       dies leaves them to the others after that.
+ *       dies leaves them to the others after that. A claim that failed, or landed with its reply lost (a
+ *       connection closed, an election), is handed back at once, or before the next claim if MongoDB refuses
+ *       that too: a relay that lives never leaves its entries waiting out a claim.
  *   <li>Publish them with confirms and mandatory routing ({@link ConfirmingPublisher}); remove those the
  *       broker confirmed. Any it did not take are released, due again after the back-off.
  *   <li>An entry whose own message could not be sent (the publisher refused it before it reached the
@@ -88,10 +90,15 @@ public final class OutboxRelay implements AutoCloseable {
     private final RefusalRule refusals;
     /** When this relay last had an entry confirmed: the evidence that a refused entry is at fault itself. */
     private Instant lastConfirmed = Instant.MIN;
-    /** The claim in hand, handed back if the loop ends unexpectedly. */
+    /** The claim in hand (from before its update is sent), handed back if the loop ends unexpectedly. */
     private Optional<Held> held = Optional.empty();
+    /**
+     * Claims whose hand-back failed (MongoDB still away, or its connection pool paused after the error that ended
+     * the round): tried again before every claim until they land or their claim expires.
+     */
+    private final List<Held> owed = new ArrayList<>();
 
-    private record Held(String token, List<BsonValue> ids) {
+    private record Held(String token, List<BsonValue> ids, Instant until) {
     }
 
     private OutboxRelay(OutboxStore store, ConfirmingPublisher publisher, RelayOptions options) {
@@ -182,10 +189,16 @@ public final class OutboxRelay implements AutoCloseable {
             boolean more;
             try {
                 metrics.refresh();
+                handBackOwed();
                 Instant now = options.clock().instant();
                 String token = tokens.next();
-                List<BsonDocument> batch = store.claim(token, options.batch(), now, now.plus(options.claimTtl()));
-                held = Optional.of(new Held(token, batch.stream().map(d -> d.get(OutboxStore.ID)).toList()));
+                Instant until = now.plus(options.claimTtl());
+                List<BsonDocument> due = store.due(options.batch(), now);
+                // held before the claim is sent: a claim that lands with its reply lost (a connection closed, an
+                // election) is handed back all the same, not left to expire with no relay on its entries
+                held = Optional.of(new Held(token, ids(due), until));
+                List<BsonDocument> batch = store.claim(due, token, now, until);
+                held = Optional.of(new Held(token, ids(batch), until));
                 more = batch.size() == options.batch();
                 boolean took = batch.isEmpty() || publish(batch, token);
                 held = Optional.empty();
@@ -310,23 +323,46 @@ public final class OutboxRelay implements AutoCloseable {
                 + (seq.isNumber() ? String.valueOf(seq.asNumber().longValue()) : String.valueOf(seq)) + ")";
     }
 
+    private static List<BsonValue> ids(List<BsonDocument> entries) {
+        return entries.stream().map(d -> d.get(OutboxStore.ID)).toList();
+    }
+
     private static List<BsonValue> ids(Map<Operation, List<BsonDocument>> entries, List<Operation> ops) {
         List<BsonValue> all = new ArrayList<>();
         ops.forEach(op -> entries.getOrDefault(op, List.of()).forEach(entry -> all.add(entry.get(OutboxStore.ID))));
         return all;
     }
 
-    /** Hands the claim in hand back, due now, so that other relays need not wait for it to expire. */
+    /**
+     * Hands the claim in hand back, due now, so that no relay (this one included) waits for it to expire; if that
+     * fails too, it is owed, and handed back before the next claim ({@link #handBackOwed()}).
+     */
     private void handBack() {
         Optional<Held> claim = held;
         held = Optional.empty();
-        claim.ifPresent(h -> {
+        claim.filter(h -> !h.ids().isEmpty()).ifPresent(h -> {
             try {
                 store.release(h.ids(), h.token(), options.clock().instant());
             } catch (RuntimeException e) {
-                log.debug("outbox relay '{}': handing back its claim: {}", store.name(), e.toString());   // it expires
+                log.debug("outbox relay '{}': handing back its claim: {}; again before the next claim", store.name(),
+                        e.toString());
+                owed.add(h);
             }
         });
+    }
+
+    /**
+     * Hands back the claims whose hand-back failed, those not expired yet (an expired one is due again anyway).
+     * Throws what MongoDB throws: the round then backs off as for any failure, and they stay owed.
+     */
+    private void handBackOwed() {
+        Instant now = options.clock().instant();
+        owed.removeIf(h -> !h.until().isAfter(now));
+        while (!owed.isEmpty()) {
+            Held h = owed.get(0);
+            store.release(h.ids(), h.token(), now);   // only what this token still holds: harmless if taken since
+            owed.remove(0);
+        }
     }
 
     /** The end of the loop on something it cannot go on from: FAILED, why, an ERROR line, its claim handed back. */

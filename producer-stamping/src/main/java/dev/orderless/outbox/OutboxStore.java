@@ -136,8 +136,21 @@ final class OutboxStore {
      * did not claim first. Two round trips when nobody competes, three when someone does.
      */
     List<BsonDocument> claim(String token, int limit, Instant now, Instant until) {
-        List<BsonDocument> due = entries.find(lte(DUE, new BsonDateTime(now.toEpochMilli()))).sort(ascending(DUE))
+        return claim(due(limit, now), token, now, until);
+    }
+
+    /** Up to {@code limit} entries due at {@code now}, the longest due first: what a relay is about to claim. */
+    List<BsonDocument> due(int limit, Instant now) {
+        return entries.find(lte(DUE, new BsonDateTime(now.toEpochMilli()))).sort(ascending(DUE))
                 .limit(limit).into(new ArrayList<>());
+    }
+
+    /**
+     * Claims {@code due} (read by {@link #due}) for {@code token} until {@code until}: those another relay did not
+     * claim first. One round trip when nobody competes, two when someone does. If it fails, the claim may have
+     * landed all the same (its reply lost): whoever calls it hands {@code due} back under {@code token}.
+     */
+    List<BsonDocument> claim(List<BsonDocument> due, String token, Instant now, Instant until) {
         if (due.isEmpty()) {
             return due;
         }

@@ -3,6 +3,10 @@ package dev.orderless.outbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.rabbitmq.client.Channel;
@@ -11,12 +15,14 @@ import dev.orderless.Backoff;
 import dev.orderless.InvalidInputException;
 import dev.orderless.amqp.DeadLetterQueue;
 import dev.orderless.apply.Operation;
+import dev.orderless.backends.MongoBackend;
 import dev.orderless.backends.rabbit.RabbitBackend;
 import dev.orderless.message.Envelope;
 import dev.orderless.publish.ConfirmingPublisher;
 import dev.orderless.publish.PublisherOptions;
 import dev.orderless.stamp.HybridLogicalClock;
 import dev.orderless.stamp.MongoCounterStamper;
+import dev.orderless.testing.FailPoint;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.rabbit.RabbitExtension;
 import dev.orderless.testing.TcpProxy;
@@ -43,6 +49,7 @@ import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.types.ObjectId;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.amqp.core.Queue;
@@ -265,6 +272,40 @@ class OutboxEdgesTest {
                         Duration.between(recorded, Instant.now()), problem);
             } finally {
                 viaProxy.destroy();
+            }
+        }
+        assertThat(receive(cf, queue)).hasSameElementsAs(ops);
+    }
+
+    @Test
+    void a_claim_that_landed_but_whose_reply_was_lost_is_handed_back_at_once_not_after_its_claim_ttl(
+            MongoBackend backend, MongoClient admin, MongoDatabase db, ConnectionFactory cf) {
+        Optional<String> unavailable = FailPoint.unavailable(admin, FailPoint.CLOSE_AFTER);
+        Assumptions.assumeTrue(unavailable.isEmpty(), () -> unavailable.orElse(""));
+        String queue = queue(cf);
+        MongoCollection<BsonDocument> entries = db.getCollection("outbox_claim_lost", BsonDocument.class);
+        Outbox outbox = Outbox.create(entries, HybridLogicalClock.create(7), OutboxOptions.ofDefaults());
+        List<Operation> ops = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            String student = "s" + i;
+            ops.add(outbox.record(student, seq -> Operation.delete(student, seq)));
+        }
+        String app = "relay-claim-lost-" + System.nanoTime();
+        try (MongoClient relayClient = MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(backend.connectionString())).applicationName(app).build());
+             FailPoint lost = FailPoint.closeAfter(admin, 1, FailPoint.Data.failing("update").forApp(app)
+                     .onNamespace(db.getName() + ".outbox_claim_lost"))) {
+            Instant started = Instant.now();
+            // a claim ttl no test waits out: the entries come back only if the relay hands its claim back
+            try (OutboxRelay relay = OutboxRelay.start(relayClient.getDatabase(db.getName())
+                            .getCollection("outbox_claim_lost", BsonDocument.class), ConfirmingPublisher.toQueue(cf, queue, PublisherOptions.ofDefaults()),
+                    RelayOptions.ofDefaults().withClaimTtl(Duration.ofMinutes(10))
+                            .withBackoff(Backoff.of(Duration.ofMillis(50), Duration.ofMillis(300))))) {
+                lost.awaitEntered(1, BOUND);   // the claim landed, its connection closed before the reply
+                Awaitility.await("published although the claim's reply was lost").atMost(BOUND)
+                        .until(() -> entries.countDocuments() == 0 && relay.published() >= 20);
+                row("a claim applied, its reply lost (claim ttl 10 min)", "handed back, published",
+                        Duration.between(started, Instant.now()), "the claim's connection closed after it ran");
             }
         }
         assertThat(receive(cf, queue)).hasSameElementsAs(ops);
