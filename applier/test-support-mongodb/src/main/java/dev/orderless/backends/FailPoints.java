@@ -19,8 +19,9 @@ import java.util.concurrent.TimeUnit;
  * "The failCommand fail point" page and the drivers' specifications use), and {@code waitForFailPoint}.
  *
  * <p>The error reply is MongoDB's: {@code {ok: 0, errmsg: "Failing command via 'failCommand' failpoint", code,
- * codeName, errorLabels}}; with {@code writeConcernError} the command runs and its reply carries that document (and
- * the labels), as a write applied and then not acknowledged by a majority during an election; with
+ * codeName, errorLabels}}; with {@code writeConcernError} a command that takes a write concern runs and its reply
+ * carries that document as given (and the labels), as a write applied and then not acknowledged by a majority during
+ * an election; with
  * {@code closeConnection} the connection closes and the command does not run.
  *
  * <p>One fail point is this server's own, with no counterpart in MongoDB (whose {@code closeConnection} never runs
@@ -42,6 +43,13 @@ final class FailPoints {
             "closeConnection", "writeConcernError", "appName", "namespace", "failInternalCommands");
     private static final Set<String> CLOSE_AFTER_FIELDS = Set.of("failCommands", "appName", "namespace");
     private static final Set<String> NEVER_FAILED = Set.of("configurefailpoint", "waitforfailpoint");
+    /**
+     * The commands that take a write concern (lower case): MongoDB adds a fail point's {@code writeConcernError} to
+     * these only, and passes over (does not count) any other it names.
+     */
+    private static final Set<String> TAKE_WRITE_CONCERN = Set.of("insert", "update", "delete", "findandmodify",
+            "create", "drop", "dropdatabase", "createindexes", "dropindexes", "renamecollection", "collmod",
+            "committransaction", "aborttransaction");
     /**
      * The names MongoDB gives the codes a test of elections and outages uses (its error_codes.yml); any other code
      * is named {@code Location<code>}, as MongoDB names a code it has no name for.
@@ -132,14 +140,12 @@ final class FailPoints {
         return reply;
     }
 
-    /** The command's own reply, with the fail point's {@code writeConcernError} (and labels) added. */
+    /**
+     * The command's own reply, with the fail point's {@code writeConcernError} (and labels) added: the document as the
+     * test gave it, as MongoDB appends it (no {@code codeName} or {@code errmsg} of its own).
+     */
     static Document withWriteConcernError(Document data, Document response) {
-        Document error = new Document((Document) data.get("writeConcernError"));
-        if (error.get("code") instanceof Number code && !error.containsKey("codeName")) {
-            error.put("codeName", codeName(code.intValue()));
-        }
-        error.putIfAbsent("errmsg", MESSAGE);
-        response.put("writeConcernError", error);
+        response.put("writeConcernError", new Document((Document) data.get("writeConcernError")));
         labels(data, response);
         return response;
     }
@@ -158,7 +164,7 @@ final class FailPoints {
     private Document take(String name, Channel channel, String databaseName, String command, Document query) {
         Document[] taken = {null};
         armed.computeIfPresent(name, (n, point) -> {
-            if (!matches(point.data(), channel, databaseName, command, query)) {
+            if (!matches(n, point.data(), channel, databaseName, command, query)) {
                 return point;
             }
             taken[0] = point.data();
@@ -174,13 +180,24 @@ final class FailPoints {
         return taken[0];
     }
 
-    private boolean matches(Document data, Channel channel, String databaseName, String command, Document query) {
+    /** True if failCommand's {@code data} does something to {@code command}, as MongoDB decides it. */
+    private static boolean acts(Document data, String command) {
+        return Boolean.TRUE.equals(data.get("closeConnection")) || data.get("errorCode") instanceof Number
+                || data.get("writeConcernError") instanceof Document
+                && TAKE_WRITE_CONCERN.contains(command.toLowerCase(Locale.ROOT));
+    }
+
+    private boolean matches(String name, Document data, Channel channel, String databaseName, String command,
+                            Document query) {
         if (!(data.get("failCommands") instanceof List<?> commands)
                 || commands.stream().noneMatch(c -> c instanceof String s && s.equalsIgnoreCase(command))) {
             return false;
         }
         if (data.get("appName") instanceof String app && !app.equals(appNames.get(channel))) {
             return false;
+        }
+        if (name.equals(FAIL_COMMAND) && !acts(data, command)) {
+            return false;   // as MongoDB: a fail point that does nothing to this command neither counts it nor ends
         }
         if (data.get("namespace") instanceof String namespace) {
             Object named = command.equalsIgnoreCase("getMore") ? query.get("collection") : query.get(command);
