@@ -76,7 +76,8 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
  * pass, the fence rises, a stale write is refused); the outbox relay's claims and removals refused; and, the embedded
  * server's own fail point, a write applied whose connection closes before its reply (a bulk write, a single apply, an
  * outbox claim and removal). The embedded server says it is a standalone, so the driver retries no write: every error
- * reaches orderless.
+ * reaches orderless. A replica set gets the driver's one retry of each refused write (the rig's clients keep
+ * {@code retryWrites} on, as users do): a fault a step must see is armed always on, or for two commands.
  *
  * <p>Each fault is forced, not timed: armed for the rig's clients only ({@code appName}), awaited until it fired
  * ({@code waitForFailPoint}) and the component shows that it waits, then turned off. Each scenario then drains and
@@ -495,7 +496,8 @@ class ElectionScenariosTest {
             }
             assertThat(leases.tryAcquire("election", "holder-b")).as("not before the stored expiry").isEmpty();
             clock.advance(renew);
-            try (FailPoint second = FailPoint.times(admin, 1, FailPoint.Data.failing("findAndModify")
+            // two: on a replica set the driver retries the refused findAndModify once (retryWrites), and both fail
+            try (FailPoint second = FailPoint.times(admin, 2, FailPoint.Data.failing("findAndModify")
                     .withError(10107, "RetryableWriteError").forApp(rig.appName).onNamespace(namespace))) {
                 catchTransient(() -> leases.tryAcquire("election", "holder-b"));
                 second.awaitEntered(1, FIRED);
