@@ -110,6 +110,11 @@ final class ChaosRig implements AutoCloseable {
     final String queue;
     final String deadLetterQueue;
     final TcpProxy mongoProxy;
+    /**
+     * The {@code appName} of every MongoDB client the rig's consumers, feeders and leases use (not the test's own,
+     * direct one): a fail point ({@code FailPoint}) that names it fails their commands and no other test's.
+     */
+    final String appName;
     final MongoDatabase direct;
     final MongoCollection<BsonDocument> students;
     final SimpleMeterRegistry meters = new SimpleMeterRegistry();
@@ -144,8 +149,10 @@ final class ChaosRig implements AutoCloseable {
         this.mongoUri = mongo.connectionString();
         String[] target = new ConnectionString(mongo.connectionString()).getHosts().get(0).split(":");
         this.mongoProxy = TcpProxy.start(target[0], target.length > 1 ? Integer.parseInt(target[1]) : 27017);
+        this.appName = "chaos-" + Long.toHexString(seed) + "-" + queue.hashCode();
         this.proxiedClient = MongoClients.create("mongodb://127.0.0.1:" + mongoProxy.port()
-                + "/?directConnection=true&serverSelectionTimeoutMS=2000&connectTimeoutMS=1000&socketTimeoutMS=5000");
+                + "/?directConnection=true&serverSelectionTimeoutMS=2000&connectTimeoutMS=1000&socketTimeoutMS=5000"
+                + "&appName=" + appName);
         this.proxied = proxiedClient.getDatabase(direct.getName());
         this.students = direct.getCollection(Enrollment.STUDENTS, BsonDocument.class);
         LeaseOptions lease = LeaseOptions.ofDefaults().withTtl(Duration.ofMillis(1500), Duration.ofMillis(300));
@@ -210,6 +217,11 @@ final class ChaosRig implements AutoCloseable {
     }
 
     Consumer startConsumer(int threads) {
+        return startConsumer(threads, options -> options);
+    }
+
+    /** A consumer whose options are the rig's, tuned by {@code tune} (batches, say). */
+    Consumer startConsumer(int threads, java.util.function.UnaryOperator<ConsumerOptions> tune) {
         URI uri = rabbit.uri();
         TcpProxy proxy = TcpProxy.start(uri.getHost(), uri.getPort() < 0 ? 5672 : uri.getPort());
         CachingConnectionFactory connection = new CachingConnectionFactory(uri);
@@ -218,8 +230,8 @@ final class ChaosRig implements AutoCloseable {
         GuardedApplier applier = GuardedApplier.create(proxied.getCollection(Enrollment.STUDENTS, BsonDocument.class),
                 Enrollment.STUDENT_SCHEMA, dev.orderless.apply.ApplierOptions.ofDefaults().withMeters(meters));
         OperationConsumer consumer = OperationConsumer.builder(connection, applier)
-                .options(ConsumerOptions.ofDefaults(queue).withConcurrency(threads)
-                        .withBackoff(Backoff.of(Duration.ofMillis(50), Duration.ofMillis(500))))
+                .options(tune.apply(ConsumerOptions.ofDefaults(queue).withConcurrency(threads)
+                        .withBackoff(Backoff.of(Duration.ofMillis(50), Duration.ofMillis(500)))))
                 .container(ChaosRig::container)
                 .meters(meters).start();
         Consumer started = new Consumer(proxy, connection::destroy, consumer);
@@ -280,7 +292,8 @@ final class ChaosRig implements AutoCloseable {
         String[] target = new ConnectionString(mongoUri).getHosts().get(0).split(":");
         TcpProxy mongo = TcpProxy.start(target[0], target.length > 1 ? Integer.parseInt(target[1]) : 27017);
         MongoClient client = MongoClients.create("mongodb://127.0.0.1:" + mongo.port()
-                + "/?directConnection=true&serverSelectionTimeoutMS=2000&connectTimeoutMS=1000&socketTimeoutMS=5000");
+                + "/?directConnection=true&serverSelectionTimeoutMS=2000&connectTimeoutMS=1000&socketTimeoutMS=5000"
+                + "&appName=" + appName);
         MongoDatabase db = client.getDatabase(direct.getName());
         GuardedApplier applier = GuardedApplier.create(db.getCollection(Enrollment.STUDENTS, BsonDocument.class),
                 Enrollment.STUDENT_SCHEMA, dev.orderless.apply.ApplierOptions.ofDefaults().withMeters(meters));
@@ -301,6 +314,11 @@ final class ChaosRig implements AutoCloseable {
                 java.util.Optional.of(client));
         consumers.add(started);
         return started;
+    }
+
+    /** The database as the rig's components see it: through the MongoDB proxy, as {@link #appName}. */
+    MongoDatabase proxied() {
+        return proxied;
     }
 
     /** The students' history, read directly, checking its reads against the students. */

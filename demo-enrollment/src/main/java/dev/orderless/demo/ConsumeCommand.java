@@ -15,7 +15,8 @@ final class ConsumeCommand extends DemoCommand {
     int consumers;
 
     @Option(names = "--exit-when-idle", paramLabel = "SECONDS", order = 2, defaultValue = "0",
-            description = "Exit after this long with nothing handled and an empty queue; 0: never (default: ${DEFAULT-VALUE}).")
+            description = "Exit after this long with nothing handled, nothing held (every delivery settled) and an empty"
+                    + " queue; 0: never (default: ${DEFAULT-VALUE}).")
     int exitWhenIdle;
 
     @Option(names = "--relay", order = 3,

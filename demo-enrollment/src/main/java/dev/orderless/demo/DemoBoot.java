@@ -241,6 +241,8 @@ final class DemoBoot {
                     context.getBeanFactory().registerSingleton("meterRegistry", meters);
                     if (amqp) {
                         context.getBeanFactory().registerSingleton("rabbitConnectionFactory", (ConnectionFactory) w.rabbit());
+                        // the AMQP 1.0 consumer's client counts what it holds into the same tally as AMQP 0-9-1's
+                        context.getBeanFactory().registerSingleton("amqp10MetricsCollector", w.held.amqp10());
                     }
                 });
         try {

@@ -10,7 +10,11 @@ import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.List;
-import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import dev.orderless.TransientException;
+import dev.orderless.boot.OrderlessConsumer;
+import dev.orderless.broker.QueueTopology;
+import java.util.Optional;
+import org.springframework.amqp.core.QueueInformation;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -21,6 +25,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * ({@link DemoBoot}).
  */
 final class ProcessCommands {
+    /** How long {@code consume --exit-when-idle} waits for consumers that do not consume (a broker away). */
+    private static final Duration START_WAIT = Duration.ofSeconds(120);
+
     private ProcessCommands() {
     }
 
@@ -29,37 +36,50 @@ final class ProcessCommands {
         out.println("consume: " + o.consumers() + " consumers" + (o.protocol() == Protocol.AMQP_1_0 ? " over AMQP 1.0" : "")
                 + (relay ? " and an outbox relay" : "")
                 + (o.exitWhenIdleSeconds() > 0
-                ? ", exiting after " + o.exitWhenIdleSeconds() + " s idle with an empty queue" : ", until stopped"));
+                ? ", exiting once idle " + o.exitWhenIdleSeconds() + " s, holding nothing, with an empty queue" : ", until stopped"));
         out.println(w.describe());
         out.println("  starting the consumers (a Spring Boot application inside)");
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         Counts counts = new Counts(meters);
         String process = "consume " + ManagementFactory.getRuntimeMXBean().getName() + " " + System.currentTimeMillis();
-        RabbitAdmin admin = new RabbitAdmin(w.rabbit());
         try (StopSignal stop = new StopSignal()) {
-            try (ConfigurableApplicationContext consumer = DemoBoot.consume(w, meters);
+            try (ConfigurableApplicationContext context = DemoBoot.consume(w, meters);
                  AutoCloseable relaying = relay ? w.startRelay(meters, 500, Duration.ofSeconds(10)) : () -> { };
                  Progress progress = new Progress(out, () -> String.format("  applied %,.0f, stale %,.0f,"
                          + " dead-lettered %,.0f, retried %,.0f", counts.applied(), counts.stale(),
-                         counts.deadLettered(), counts.retried()))) {
+                         counts.deadLettered(), counts.retried()) + DemoBoot.consumer(context).waitingFor()
+                         .map(why -> "; waiting for " + why).orElse(""))) {
+                OrderlessConsumer consumer = DemoBoot.consumer(context);
                 double lastHandled = -1;
                 long idleSince = System.nanoTime();
+                long consumingSince = System.nanoTime();
                 long tallied = System.nanoTime();
+                Optional<String> said = Optional.empty();
                 while (!stop.await(200)) {
                     double handled = counts.handled();
                     if (System.nanoTime() - tallied > 1_000_000_000L) {
                         tally(w, process, counts, out);
                         tallied = System.nanoTime();
                     }
+                    if (consumer.isConsuming()) {
+                        consumingSince = System.nanoTime();
+                    } else if (o.exitWhenIdleSeconds() > 0 && System.nanoTime() - consumingSince > START_WAIT.toNanos()) {
+                        // bounded: a run meant to end does not wait for ever on a broker that never comes back
+                        throw new TransientException("consume: the consumers have not consumed for "
+                                + START_WAIT.toSeconds() + " s: " + consumer.waitingFor().orElse("they stopped"));
+                    }
                     if (handled != lastHandled) {
                         lastHandled = handled;
                         idleSince = System.nanoTime();
                     } else if (o.exitWhenIdleSeconds() > 0
                             && System.nanoTime() - idleSince > o.exitWhenIdleSeconds() * 1_000_000_000L) {
-                        var info = admin.getQueueInfo(o.queue());
-                        if (info != null && info.getMessageCount() == 0
-                                && (!relay || w.outboxEntries().countDocuments() == 0)) {
+                        Optional<String> holding = holding(w, consumer, relay);
+                        if (holding.isEmpty()) {
                             break;
+                        }
+                        if (!holding.equals(said)) {   // once per reason: the progress line goes on meanwhile
+                            out.println("  idle " + o.exitWhenIdleSeconds() + " s, not exiting: " + holding.get());
+                            said = holding;
                         }
                     }
                 }
@@ -69,6 +89,48 @@ final class ProcessCommands {
                     counts.stale(), counts.deadLettered(), counts.retried());
         }
         return 0;
+    }
+
+    /**
+     * Why {@code consume --exit-when-idle} must not exit yet, or empty once this process holds nothing and the queue
+     * is empty: what it holds is read before and after the queue, so a delivery that left the queue in between is
+     * seen held. Deciding from the queue's ready count alone exited with prefetched, in-flight and retried messages
+     * unsettled (they are not ready), which {@code verify} then reported lost.
+     */
+    static Optional<String> holding(Wiring w, OrderlessConsumer consumer, boolean relay) {
+        Optional<String> waiting = consumer.waitingFor();
+        if (waiting.isPresent()) {
+            return Optional.of("the consumers wait for " + waiting.get());
+        }
+        if (!consumer.isConsuming()) {
+            return Optional.of("the consumers are not consuming");
+        }
+        if (consumer.retrying() > 0) {
+            return Optional.of(consumer.retrying() + " messages held for a retry");
+        }
+        if (w.held.held() > 0) {
+            return Optional.of("this process holds " + w.held.held() + " deliveries not settled yet");
+        }
+        long ready;
+        try {
+            Optional<QueueInformation> queue = QueueTopology.lookup(w.rabbit(), w.options.queue());
+            if (queue.isEmpty()) {
+                return Optional.of("queue '" + w.options.queue() + "' does not exist");
+            }
+            ready = queue.get().getMessageCount();
+        } catch (TransientException e) {
+            return Optional.of(e.getMessage());
+        }
+        if (ready > 0) {
+            return Optional.of(ready + " messages ready in '" + w.options.queue() + "'");
+        }
+        if (w.held.held() > 0) {
+            return Optional.of("this process holds " + w.held.held() + " deliveries not settled yet");
+        }
+        if (relay && w.outboxEntries().countDocuments() > 0) {
+            return Optional.of("outbox entries not relayed yet");
+        }
+        return Optional.empty();
     }
 
     /** Only the web application: stamps, records (for {@code verify}) and publishes, for consumers elsewhere. */

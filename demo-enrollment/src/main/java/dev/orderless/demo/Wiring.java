@@ -74,6 +74,8 @@ final class Wiring implements AutoCloseable {
     final Journal journal;
     private final Optional<RabbitBackend> rabbitBackend;
     private final Optional<CachingConnectionFactory> rabbit;
+    /** The deliveries this process's consumers hold, over either protocol (counted by the clients). */
+    final HeldDeliveries held = new HeldDeliveries();
     /** One watcher per connection factory, made before its first connection: the broker says "blocked" once. */
     private final Optional<BrokerBlocking> blocking;
     /** {@code --protocol amqp-1.0}: the AMQP 1.0 client's environment and connection, opened when connecting. */
@@ -107,6 +109,7 @@ final class Wiring implements AutoCloseable {
             factory.setPublisherReturns(true);
             factory.setChannelCacheSize(32);
             factory.setConnectionNameStrategy(f -> "orderless-demo-" + options.command());
+            factory.getRabbitConnectionFactory().setMetricsCollector(held.amqp091());
             return factory;
         });
         this.blocking = rabbit.map(f -> BrokerBlocking.watch(f.getPublisherConnectionFactory(), new SimpleMeterRegistry(),

@@ -1,6 +1,7 @@
 package dev.orderless.internal;
 
 import com.mongodb.ErrorCategory;
+import com.mongodb.MongoBulkWriteException;
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
 import com.mongodb.MongoNodeIsRecoveringException;
@@ -34,8 +35,8 @@ import org.bson.codecs.configuration.CodecConfigurationException;
  *   <li>Configuration (the same for every message: permissions, a shard key other than {@code _id}, an
  *       unknown write concern, a view): {@link InvalidConfigurationException}.
  *   <li>MongoDB down for everyone (no server selectable, connection refused, host unreachable, not
- *       primary, shutting down, write concern not satisfied): {@link TransientException} with
- *       {@code backendDown}.
+ *       primary, shutting down, write concern not satisfied, for one write or a bulk write):
+ *       {@link TransientException} with {@code backendDown}.
  *   <li>Too large (a command the driver will not send, a document the server will not grow):
  *       {@link CannotApplyException} {@code TOO_LARGE}; a value the driver cannot encode: bad input.
  *   <li>A write error that depends on this document only (a field of another type, a path that cannot
@@ -204,6 +205,8 @@ public final class MongoErrors {
                 || e instanceof MongoNotPrimaryException
                 || e instanceof MongoNodeIsRecoveringException
                 || e instanceof MongoWriteConcernException
+                // a bulk write applied and then not acknowledged (an election, a shutdown): as for one write
+                || e instanceof MongoBulkWriteException bulk && bulk.getWriteConcernError() != null
                 || DOWN.contains(code);
     }
 

@@ -1,17 +1,23 @@
 package dev.orderless.broker;
 
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.ShutdownSignalException;
 import dev.orderless.InvalidConfigurationException;
+import dev.orderless.TransientException;
 import dev.orderless.broker.internal.BrokerRefusals;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import org.springframework.amqp.AmqpConnectException;
 import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.core.Declarables;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.core.QueueBuilder;
+import org.springframework.amqp.core.QueueInformation;
 import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
 
 /**
  * Declares a work queue and its dead-letter queue, the best way the broker allows.
@@ -154,6 +160,51 @@ public final class QueueTopology {
         return deadLetterQueue + ".parked";
     }
 
+    /**
+     * Whether {@code queue} exists, and its counts, as the broker answers a passive declaration. Only a broker that
+     * answers normally can say a queue is missing: a channel closed with 404 ({@code NOT_FOUND}) for that queue. Every
+     * other failure leaves it unknown and throws: a connection refused, cut or closed while the broker starts or
+     * stops, a timeout, and RabbitMQ's 404 for a queue whose node is down ("home node ... is down or inaccessible",
+     * a classic queue in a cluster losing a node). Spring's {@code RabbitAdmin.getQueueProperties} returns null for
+     * all of them alike, so a consumer started while the broker restarted read "does not exist".
+     *
+     * @return the queue's name and counts (ready messages, consumers), or empty if the broker says it does not exist
+     * @throws dev.orderless.TransientException        if the broker did not answer normally: worth asking again
+     * @throws InvalidConfigurationException if the broker refused the connection (login, virtual host, permissions)
+     */
+    public static Optional<QueueInformation> lookup(ConnectionFactory connectionFactory, String queue) {
+        try {
+            return Optional.ofNullable(new RabbitTemplate(connectionFactory).execute(channel -> {
+                AMQP.Queue.DeclareOk ok = channel.queueDeclarePassive(queue);
+                return new QueueInformation(ok.getQueue(), ok.getMessageCount(), ok.getConsumerCount());
+            }));
+        } catch (AmqpException e) {
+            if (BrokerRefusals.configurationProblem(e).isEmpty() && closedWith(e, AMQP.NOT_FOUND)
+                    .filter(text -> !text.contains("down or inaccessible")).isPresent()) {
+                return Optional.empty();
+            }
+            if (BrokerRefusals.configurationProblem(e).isPresent() || e instanceof AmqpConnectException) {
+                // refused the login, or no connection at all: what to check is the connection, not the queue
+                throw BrokerRefusals.named(connectionFactory, "looking for queue '" + queue + "'", e);
+            }
+            throw new TransientException("RabbitMQ at " + BrokerRefusals.address(connectionFactory) + " (virtual host '"
+                    + connectionFactory.getVirtualHost() + "') did not answer normally when asked for queue '" + queue
+                    + "' (" + rootMessage(e) + "): it may be starting, stopping or failing over; whether the queue"
+                    + " exists is not known yet", e);
+        }
+    }
+
+    /** The reply text if {@code e} is the broker closing a channel (not the connection) with {@code code}. */
+    private static Optional<String> closedWith(Throwable e, int code) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof ShutdownSignalException signal && !signal.isHardError()
+                    && signal.getReason() instanceof AMQP.Channel.Close close && close.getReplyCode() == code) {
+                return Optional.of(String.valueOf(close.getReplyText()));
+            }
+        }
+        return Optional.empty();
+    }
+
     /** True if the broker says it is RabbitMQ (its {@code product} server property). */
     public static boolean isRabbitMq(ConnectionFactory connectionFactory) {
         try (Connection connection = connectionFactory.createConnection()) {
@@ -169,8 +220,9 @@ public final class QueueTopology {
         try {
             admin.declareQueue(queue);
         } catch (AmqpException e) {
-            if (BrokerRefusals.configurationProblem(e).isPresent() || !refusedByTheBroker(e)) {
-                // refused the connection, or did not answer (refused, timed out, cut): nothing to say about the queue
+            if (BrokerRefusals.configurationProblem(e).isPresent() || closedWith(e, AMQP.PRECONDITION_FAILED).isEmpty()) {
+                // refused the connection, or did not answer (refused, timed out, cut, a node down or electing a
+                // leader): nothing to say about the queue's arguments
                 throw BrokerRefusals.named(connectionFactory, "declaring queue '" + queue.getName() + "'", e);
             }
             throw new InvalidConfigurationException("queue '" + queue.getName() + "' could not be declared with "
@@ -178,16 +230,6 @@ public final class QueueTopology {
                     + " RabbitMQ cannot change in place: undo the change, or choose another name, or move its"
                     + " messages elsewhere (a dead-letter queue's: DeadLetterQueue.park) before deleting it");
         }
-    }
-
-    /** True if the broker answered the declaration by closing the channel: it refused this queue as declared. */
-    private static boolean refusedByTheBroker(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof com.rabbitmq.client.ShutdownSignalException signal && !signal.isHardError()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static String rootMessage(Throwable e) {

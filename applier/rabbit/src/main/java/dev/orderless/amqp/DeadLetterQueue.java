@@ -346,7 +346,7 @@ public final class DeadLetterQueue {
     public long park(Optional<String> kind, int max) {
         requireKind(kind);
         String parking = QueueTopology.parkingQueue(deadLetterQueue);
-        if (new RabbitAdmin(connectionFactory).getQueueProperties(parking) == null) {
+        if (QueueTopology.lookup(connectionFactory, parking).isEmpty()) {
             new RabbitAdmin(connectionFactory).declareQueue(QueueBuilder.durable(parking).build());
         }
         return onChannel(channel -> walk(channel, kind, max, confirming(channel, parking,
@@ -432,13 +432,7 @@ public final class DeadLetterQueue {
     }
 
     private void requireQueue(String queue, String otherwise) {
-        java.util.Properties properties;
-        try {
-            properties = new RabbitAdmin(connectionFactory).getQueueProperties(queue);
-        } catch (org.springframework.amqp.AmqpException e) {
-            throw dev.orderless.broker.internal.BrokerRefusals.named(connectionFactory, "looking for queue '" + queue + "'", e);
-        }
-        if (properties == null) {
+        if (QueueTopology.lookup(connectionFactory, queue).isEmpty()) {
             throw new InvalidConfigurationException(otherwise);
         }
     }

@@ -10,7 +10,6 @@ import dev.orderless.amqp.internal.RetryPause;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.broker.BrokerBlocking;
 import dev.orderless.broker.QueueTopology;
-import dev.orderless.broker.internal.BrokerRefusals;
 import dev.orderless.history.History;
 import dev.orderless.history.RecordingApplier;
 import dev.orderless.message.Envelope;
@@ -26,7 +25,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
-import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 
 /**
@@ -47,8 +45,9 @@ import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
  * consumer.close();   // in-flight messages finish, or go back to the queue
  * </pre>
  *
- * Start-up fails with {@link InvalidConfigurationException} if the queue or its dead-letter queue does
- * not exist (declare them with {@link QueueTopology}).
+ * Start-up fails with {@link InvalidConfigurationException} if the broker says the queue or its dead-letter queue
+ * does not exist (declare them with {@link QueueTopology}), and with a {@link dev.orderless.TransientException}
+ * naming the queue if the broker did not answer normally (starting, stopping, failing over): try again.
  */
 public final class OperationConsumer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(OperationConsumer.class);
@@ -258,8 +257,11 @@ public final class OperationConsumer implements AutoCloseable {
          * Checks the queues and starts the consumers.
          *
          * @return the running consumer; close it to stop
-         * @throws InvalidConfigurationException if options are missing, a part is null, or the queue or its
-         *                                       dead-letter queue does not exist
+         * @throws InvalidConfigurationException if options are missing, a part is null, or the broker says the queue
+         *                                       or its dead-letter queue does not exist
+         * @throws dev.orderless.TransientException if the broker did not answer normally when asked for them (it
+         *                                          is starting, stopping or failing over): whether they exist is
+         *                                          not known; start again later
          */
         public OperationConsumer start() {
             if (options == null) {
@@ -268,12 +270,8 @@ public final class OperationConsumer implements AutoCloseable {
             if ((decoderSet && decoder == null) || meters == null || observations == null) {
                 throw new InvalidConfigurationException("consumer: decoder, meters and observations must not be null");
             }
-            try {
-                requireQueue(options.queue());
-                requireQueue(options.deadLetterQueue());
-            } catch (org.springframework.amqp.AmqpException e) {
-                throw BrokerRefusals.named(connectionFactory, "starting the consumer of '" + options.queue() + "'", e);
-            }
+            requireQueue(options.queue());
+            requireQueue(options.deadLetterQueue());
             CountDownLatch stop = new CountDownLatch(1);
             DeadLetterPublisher publisher = recoverer != null ? null : deadLetterPublisher();
             try {
@@ -367,8 +365,9 @@ public final class OperationConsumer implements AutoCloseable {
                     DEAD_LETTER_CONFIRM_TIMEOUT, meters);
         }
 
+        /** Missing only if the broker says so: a broker starting or failing over leaves it unknown (transient). */
         private void requireQueue(String queue) {
-            if (new RabbitAdmin(connectionFactory).getQueueProperties(queue) == null) {
+            if (QueueTopology.lookup(connectionFactory, queue).isEmpty()) {
                 throw new InvalidConfigurationException("consumer: queue '" + queue + "' does not exist; declare it"
                         + " (and its dead-letter queue) with QueueTopology.declare(connectionFactory, \"" + options.queue()
                         + "\", \"" + options.deadLetterQueue() + "\")");

@@ -72,6 +72,6 @@ class UnreachableBrokerTest {
         assertThatThrownBy(() -> OperationConsumer.builder(nowhere, applier).options(ConsumerOptions.ofDefaults("orders")).start())
                 .isInstanceOf(TransientException.class)
                 .hasMessageStartingWith("RabbitMQ at 127.0.0.1:" + nowhere.getPort() + " (virtual host 'orders')")
-                .hasMessageContaining("starting the consumer of 'orders'");
+                .hasMessageContaining("looking for queue 'orders'");
     }
 }

@@ -261,7 +261,8 @@ public class OrderlessAutoConfiguration {
                                             ObjectProvider<dev.orderless.history.History> history,
                                             ObjectProvider<OrderlessHistoryBaseline> baseline,
                                             ObjectProvider<RabbitConnectionDetails> rabbitDetails,
-                                            ResourceLoader resources) {
+                                            ResourceLoader resources,
+                                            org.springframework.beans.factory.BeanFactory beanFactory) {
             // Spring Boot's listener properties, read as Boot binds them (relaxed names, environment variables)
             Binder binder = Binder.get(environment);
             String simple = "spring.rabbitmq.listener.simple.";
@@ -305,7 +306,7 @@ public class OrderlessAutoConfiguration {
                 return new OrderlessConsumer(connectionFactory, options, properties.consumer().queueType(),
                         OrderlessProperties.Protocol.AMQP_1_0, deadLetterTtl, Amqp10Transport.starter(details, applier,
                         options, registered, registry, Optional.ofNullable(history.getIfAvailable()),
-                        properties.consumer().envelope(registered)), before);
+                        properties.consumer().envelope(registered), beanFactory), before);
             }
             return OrderlessConsumer.overAmqp091(connectionFactory, applier, options, properties.consumer().queueType(),
                     registered, deadLetterTtl, before, builder -> {

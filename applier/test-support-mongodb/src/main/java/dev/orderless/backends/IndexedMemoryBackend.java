@@ -14,18 +14,50 @@ import io.netty.channel.Channel;
  * pin {@code _id} are served from the {@code _id} index, as on MongoDB, and the documents examined are
  * counted per collection. Its oplog, once enabled, is an {@link IndexedOplog}: a change stream's poll and
  * update lookup cost the same whatever the size of the oplog and of the collection. Every command passes its
- * {@link Pauses}, where a test can hold it ({@link EmbeddedMongo#pause}). The hooks are the
+ * {@link Pauses}, where a test can hold it ({@link EmbeddedMongo#pause}), and its {@link FailPoints}, where a test
+ * fails it as a replica set does during an election ({@code configureFailPoint: "failCommand"}). The hooks are the
  * chain backend → database → collection and index, and the backend's oplog, through mongo-java-server's
  * protected factory methods; {@code EmbeddedMongoTest} and {@code EmbeddedChangeStreamTest} fail if an
  * upgrade breaks them.
  */
 final class IndexedMemoryBackend extends MemoryBackend {
     private final Pauses pauses = new Pauses();
+    private final FailPoints failPoints = new FailPoints();
 
     /** Every command passes the {@link Pauses} before the server runs it and after, before its reply is sent. */
     @Override
     public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
         pauses.before(channel, command, query);
+        if (command.equalsIgnoreCase("hello") || command.equalsIgnoreCase("isMaster")) {
+            failPoints.handshake(channel, query);
+        }
+        if (FailPoints.answers(command)) {
+            return failPoints.answer(databaseName, command, query);
+        }
+        FailPoints.Decision decision = failPoints.decide(channel, databaseName, command, query);
+        switch (decision.action()) {
+            case FAIL -> {
+                return FailPoints.failure(decision.data());
+            }
+            case CLOSE_BEFORE -> {
+                channel.close();   // the command does not run; the driver sees a network error
+                return new Document("ok", 0.0);   // never sent: the connection is closed
+            }
+            default -> {
+            }
+        }
+        Document response = run(channel, databaseName, command, query);
+        return switch (decision.action()) {
+            case RUN_THEN_ADD_WRITE_CONCERN_ERROR -> FailPoints.withWriteConcernError(decision.data(), response);
+            case RUN_THEN_CLOSE -> {
+                channel.close();   // applied, and the reply never leaves: a network error after the write
+                yield response;
+            }
+            default -> response;
+        };
+    }
+
+    private Document run(Channel channel, String databaseName, String command, Document query) {
         if (command.equalsIgnoreCase("hello")) {
             return hello(channel, databaseName, query);
         }
@@ -52,6 +84,7 @@ final class IndexedMemoryBackend extends MemoryBackend {
     @Override
     public void handleClose(Channel channel) {
         pauses.closed(channel);
+        failPoints.closed(channel);
         super.handleClose(channel);
     }
 

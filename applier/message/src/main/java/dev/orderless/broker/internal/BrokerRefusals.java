@@ -77,7 +77,7 @@ public final class BrokerRefusals {
      * protected getter and its {@code getHost()} ignores them (it would name the machine's own host name and 5672),
      * so they are read from its field; a Spring AMQP without that field gets the host and port.
      */
-    static String address(ConnectionFactory factory) {
+    public static String address(ConnectionFactory factory) {
         if (factory instanceof AbstractConnectionFactory abstractFactory) {
             try {
                 Field field = AbstractConnectionFactory.class.getDeclaredField("addresses");

@@ -38,7 +38,8 @@ class Amqp10TransportTest {
         ConsumerStarter starter = Amqp10Transport.starter(() -> List.of(new RabbitConnectionDetails.Address(
                         "127.0.0.1", closedPort)), GuardedApplier.create(db.getCollection("e", BsonDocument.class),
                         Histories.SCHEMA), ConsumerOptions.ofDefaults("amqp10-transport"), new SimpleMeterRegistry(),
-                ObservationRegistry.NOOP, Optional.empty(), new dev.orderless.message.Envelope());
+                ObservationRegistry.NOOP, Optional.empty(), new dev.orderless.message.Envelope(),
+                new org.springframework.beans.factory.support.DefaultListableBeanFactory());
         try {
             assertThatThrownBy(starter::start).isInstanceOf(AmqpConnectException.class)
                     .hasMessageContaining("AMQP 1.0 connection to 127.0.0.1:" + closedPort)
