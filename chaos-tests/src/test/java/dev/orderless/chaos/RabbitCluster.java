@@ -149,6 +149,24 @@ final class RabbitCluster {
         script("heal");
     }
 
+    /**
+     * Stops node {@code n}'s replica of quorum queue {@code queue} (its Ra server), the node itself running on: with
+     * the leader's node down as well, the queue has no quorum and elects no leader until {@link #restartReplica}.
+     */
+    void stopReplica(int n, String queue) throws IOException {
+        ctl(n, "eval", raServer(queue, "stop_server"));
+    }
+
+    /** Starts node {@code n}'s replica of quorum queue {@code queue} again. */
+    void restartReplica(int n, String queue) throws IOException {
+        ctl(n, "eval", raServer(queue, "restart_server"));
+    }
+
+    private static String raServer(String queue, String verb) {
+        return "{ok, Q} = rabbit_amqqueue:lookup(rabbit_misc:r(<<\"/\">>, queue, <<\"" + queue + "\">>)),"
+                + " {RaName, _} = amqqueue:get_pid(Q), ra:" + verb + "(quorum_queues, {RaName, node()}).";
+    }
+
     /** {@code rabbitmqctl} on node {@code n}. */
     String ctl(int n, String... args) throws IOException {
         String[] all = new String[args.length + 2];
