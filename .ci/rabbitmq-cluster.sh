@@ -15,7 +15,8 @@
 #   rabbitmq-cluster.sh start          fresh cluster of three (wipes a previous one's data); idempotent: a running,
 #                                      complete cluster is left as it is
 #   rabbitmq-cluster.sh stop           stops the nodes and removes the namespaces and the bridge
-#   rabbitmq-cluster.sh status         cluster_status as node 1 sees it; exit 1 if a node is not running
+#   rabbitmq-cluster.sh status         each node running or not; exit 1 if a node is not running
+#   rabbitmq-cluster.sh whole          exit 0 if node 1 sees all three running and clustered (one CLI call)
 #   rabbitmq-cluster.sh uris           the three AMQP URIs, comma-separated (RABBITMQ_CLUSTER_URIS)
 #   rabbitmq-cluster.sh kill N         SIGKILL node N's Erlang VM (beam), no shutdown of any kind
 #   rabbitmq-cluster.sh stop-node N    stops node N gracefully
@@ -252,6 +253,8 @@ case "$cmd" in
       if running "$n"; then echo "$(node "$n") running (pid $(beam_pid "$n"))"; else echo "$(node "$n") not running"; fi
     done
     all_running ;;
+  whole)   # one CLI call (each takes seconds): node 1 runs and sees all three running, clustered
+    [ "$(cli 1 rabbitmqctl -q eval 'length(rabbit_nodes:all_running()).' 2>/dev/null)" = "3" ] ;;
   uris) uris ;;
   kill)
     check_node_arg "${1:-}"
@@ -276,5 +279,5 @@ case "$cmd" in
     log "partitions healed" ;;
   ctl) check_node_arg "${1:-}"; n=$1; shift; cli "$n" rabbitmqctl "$@" ;;
   queues) check_node_arg "${1:-}"; n=$1; shift; cli "$n" rabbitmq-queues "$@" ;;
-  *) die "usage: $0 start|stop|status|uris|kill N|stop-node N|start-node N|partition N|heal|ctl N ARGS|queues N ARGS" ;;
+  *) die "usage: $0 start|stop|status|whole|uris|kill N|stop-node N|start-node N|partition N|heal|ctl N ARGS|queues N ARGS" ;;
 esac

@@ -12,7 +12,6 @@ import dev.orderless.demo.Enrollment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.Awaitility;
 import org.bson.BsonDocument;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
@@ -21,9 +20,9 @@ import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 /**
  * A scenario's consumers on the cluster: each connection knows all three nodes (it connects to the node it was
  * given first, to the next when that one is gone), and they count in the rig's meters, so that the rig's verdict
- * and drain see them. It also clocks recovery: from a fault ({@link #faultNow()}) to the first delivery any of them
- * receives after it (read off the wire, as the client reads it), and to the first message applied after that
- * delivery.
+ * and drain see them. It also clocks recovery: from a fault ({@link #faultNow()}) to the end of the longest stretch
+ * without a delivery to any of them after it (deliveries read off the wire, as the client reads them), and to the
+ * first message applied after that.
  */
 final class ClusterFleet implements AutoCloseable {
     private final RabbitCluster cluster;
@@ -31,8 +30,8 @@ final class ClusterFleet implements AutoCloseable {
     private final List<CachingConnectionFactory> connections = new ArrayList<>();
     private final List<OperationConsumer> consumers = new ArrayList<>();
     private volatile long faultAt;
-    private final AtomicLong firstDeliveryAfter = new AtomicLong();
-    private final AtomicLong handledAtDelivery = new AtomicLong();
+    /** Every delivery read since the fault: when (nanoTime) and the messages handled then. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<long[]> deliveries = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     ClusterFleet(RabbitCluster cluster, ChaosRig rig) {
         this.cluster = cluster;
@@ -49,9 +48,8 @@ final class ClusterFleet implements AutoCloseable {
 
             @Override
             public void read(Command inbound) {
-                if (faultAt != 0 && inbound.getMethod() instanceof AMQP.Basic.Deliver
-                        && firstDeliveryAfter.compareAndSet(0, System.nanoTime())) {
-                    handledAtDelivery.set((long) rig.handled());
+                if (faultAt != 0 && inbound.getMethod() instanceof AMQP.Basic.Deliver) {
+                    deliveries.add(new long[] {System.nanoTime(), (long) rig.handled()});
                 }
             }
         });
@@ -66,6 +64,13 @@ final class ClusterFleet implements AutoCloseable {
         consumers.add(consumer);
     }
 
+    /** A consumer of two threads connected to each node first: six consumers of the queue. */
+    void startOnEachNode() {
+        for (int n = 1; n <= 3; n++) {
+            start(n, 2);
+        }
+    }
+
     /** A consumer that lost its node tries the next address every {@link ChaosRig#RECONNECT}, not every 5 s. */
     private static SimpleMessageListenerContainer container() {
         SimpleMessageListenerContainer container = new SimpleMessageListenerContainer();
@@ -75,36 +80,82 @@ final class ClusterFleet implements AutoCloseable {
 
     /** The fault happens now: recovery is clocked from here. */
     void faultNow() {
-        firstDeliveryAfter.set(0);
+        deliveries.clear();
         faultAt = System.nanoTime();
     }
 
-    /** What recovery took, from the fault. */
-    record Recovery(Duration toFirstDelivery, Duration toFirstApplied) {
+    /**
+     * What recovery took, from the fault: the longest stretch without a delivery after it (the stall: deliveries the
+     * lost node had already sent still arrive for a few milliseconds after a kill, so the first delivery after the
+     * fault would say nothing), the first delivery after that stretch, and the first message applied after that.
+     */
+    record Recovery(Duration stall, Duration toFirstDelivery, Duration toFirstApplied) {
         String text() {
-            return String.format(java.util.Locale.ROOT, "recovery_ms=%d (first delivery after %d ms)",
-                    toFirstApplied.toMillis(), toFirstDelivery.toMillis());
+            return String.format(java.util.Locale.ROOT, "recovery_ms=%d (deliveries stalled %d ms, first after it at %d ms)",
+                    toFirstApplied.toMillis(), stall.toMillis(), toFirstDelivery.toMillis());
         }
     }
 
+    /** Deliveries after the longest stall before the scenario takes the queue as serving again. */
+    private static final int SERVING = 20;
+    /** How long after the fault, at least, the stall is looked for (a stall must have begun by then). */
+    private static final Duration WATCH = Duration.ofSeconds(3);
+
     /**
-     * Waits (bounded) for the first delivery after the fault and for a message applied after it. Call it while the
-     * queue has messages for the consumers.
+     * Waits (bounded) until the queue serves again after the fault: at least {@link #WATCH} after it, the longest
+     * stretch without a delivery since the fault ended, and {@link #SERVING} deliveries followed, one of them after
+     * a message applied. Call it while the queue has messages for the consumers: of the {@code sent} messages,
+     * some not handled yet (a scenario that published them all before its consumers started has that backlog; one
+     * whose consumers kept up with its publisher may have none, and then nothing would be delivered after the fault).
      */
-    Recovery awaitRecovery() {
+    Recovery awaitRecovery(long sent) {
         double handledAtFault = rig.handled();
-        try {
-            Awaitility.await("a delivery after the fault").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(5))
-                    .until(() -> firstDeliveryAfter.get() != 0);
-        } catch (org.awaitility.core.ConditionTimeoutException e) {
-            throw new AssertionError("no delivery in 2 minutes after the fault: " + (long) handledAtFault + " messages"
-                    + " handled when it began, " + (long) rig.handled() + " now, " + rig.queued(rig.queue)
-                    + " ready in '" + rig.queue + "'", e);
+        if (handledAtFault >= sent) {
+            throw new AssertionError("no backlog at the fault: all " + sent + " messages were handled before it, so no"
+                    + " delivery after it can clock a recovery; publish before the consumers start");
         }
-        Awaitility.await("a message applied after the first delivery since the fault").atMost(Duration.ofMinutes(2))
-                .pollInterval(Duration.ofMillis(2)).until(() -> (long) rig.handled() > handledAtDelivery.get());
-        long applied = System.nanoTime();
-        return new Recovery(Duration.ofNanos(firstDeliveryAfter.get() - faultAt), Duration.ofNanos(applied - faultAt));
+        Recovery[] found = new Recovery[1];
+        try {
+            Awaitility.await("the queue serving again after the fault").atMost(Duration.ofMinutes(2))
+                    .pollInterval(Duration.ofMillis(50)).until(() -> (found[0] = recovered(sent)) != null);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("the queue did not serve again in 2 minutes after the fault: " + deliveries.size()
+                    + " deliveries since, " + (long) handledAtFault + " messages handled when it began, "
+                    + (long) rig.handled() + " now, " + rig.queued(rig.queue) + " ready in '" + rig.queue + "'", e);
+        }
+        return found[0];
+    }
+
+    /** The recovery, once the stall is over: null while it may go on (messages left and none delivered for longest). */
+    private Recovery recovered(long sent) {
+        long now = System.nanoTime();
+        if (now - faultAt < WATCH.toNanos()) {
+            return null;
+        }
+        List<long[]> seen = new ArrayList<>(deliveries);
+        long longest = -1;
+        int end = -1;   // the delivery that ended the longest stretch
+        long previous = faultAt;
+        for (int i = 0; i < seen.size(); i++) {
+            long gap = seen.get(i)[0] - previous;
+            if (gap > longest) {
+                longest = gap;
+                end = i;
+            }
+            previous = seen.get(i)[0];
+        }
+        boolean backlog = rig.handled() < sent;   // without one, the quiet since the last delivery is no stall
+        if (end < 0 || (backlog && (now - previous >= longest || seen.size() - end < SERVING))) {
+            return null;   // still stalled, or not serving long enough to tell
+        }
+        long handledThen = seen.get(end)[1];
+        for (int i = end + 1; i < seen.size(); i++) {
+            if (seen.get(i)[1] > handledThen) {
+                return new Recovery(Duration.ofNanos(longest), Duration.ofNanos(seen.get(end)[0] - faultAt),
+                        Duration.ofNanos(seen.get(i)[0] - faultAt));
+            }
+        }
+        return null;
     }
 
     /**

@@ -188,7 +188,7 @@ final class RabbitCluster {
     /** Whether all three nodes run and see each other. */
     boolean whole() {
         try {
-            script("status");
+            script("whole");
             return true;
         } catch (IOException e) {
             return false;
