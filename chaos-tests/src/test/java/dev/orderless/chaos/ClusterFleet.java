@@ -137,6 +137,9 @@ final class ClusterFleet implements AutoCloseable {
         int end = -1;   // the delivery that ended the longest stretch
         long previous = faultAt;
         for (int i = 0; i < seen.size(); i++) {
+            if (seen.get(i)[1] >= sent) {
+                break;   // the backlog was handled: later deliveries are redeliveries, after a quiet that is no stall
+            }
             long gap = seen.get(i)[0] - previous;
             if (gap > longest) {
                 longest = gap;
@@ -154,6 +157,10 @@ final class ClusterFleet implements AutoCloseable {
                 return new Recovery(Duration.ofNanos(longest), Duration.ofNanos(seen.get(end)[0] - faultAt),
                         Duration.ofNanos(seen.get(i)[0] - faultAt));
             }
+        }
+        if (!backlog) {   // the backlog ended with that delivery: its apply came after it, unseen
+            Duration at = Duration.ofNanos(seen.get(end)[0] - faultAt);
+            return new Recovery(Duration.ofNanos(longest), at, at);
         }
         return null;
     }
