@@ -167,6 +167,11 @@ final class ChaosRig implements AutoCloseable {
 
     /** Publishes every op (some twice), shuffled if asked, with poison mixed in; returns the message count. */
     int publish(List<Operation> ops, boolean shuffle, double duplicateRate, int poison) {
+        return publish(ops, shuffle, duplicateRate, poison, PublisherOptions.ofDefaults());
+    }
+
+    /** As {@link #publish(List, boolean, double, int)}, the confirming publisher waiting and re-sending as {@code options} say. */
+    int publish(List<Operation> ops, boolean shuffle, double duplicateRate, int poison, PublisherOptions options) {
         Envelope envelope = new Envelope();
         List<byte[]> messages = new ArrayList<>();
         for (Operation op : ops) {
@@ -184,7 +189,7 @@ final class ChaosRig implements AutoCloseable {
         }
         poisonPublished += poison;
         published += messages.size();
-        ConfirmingPublisher.toQueue(directRabbit, queue, PublisherOptions.ofDefaults()).publishRaw(messages);
+        ConfirmingPublisher.toQueue(directRabbit, queue, options).publishRaw(messages);
         return messages.size();
     }
 

@@ -1,5 +1,6 @@
 package dev.orderless.publish;
 
+import com.rabbitmq.client.Channel;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.broker.BrokerBlocking;
 import dev.orderless.apply.Operation;
@@ -20,6 +21,8 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageBuilder;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.connection.AbstractRoutingConnectionFactory;
+import org.springframework.amqp.rabbit.connection.ChannelProxy;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.connection.CorrelationData;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
@@ -41,7 +44,9 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
  *       and never re-sending into the block.
  *   <li>Re-send what was not taken after a pause, up to {@link PublisherOptions#maxAttempts()} sends;
  *       then throw {@link PublishFailedException} listing it. A re-send may duplicate a message the broker
- *       did take but never confirmed; the seq makes that harmless.
+ *       did take but never confirmed; the seq makes that harmless. A channel the broker nacked on is closed
+ *       first, so the re-send goes on a fresh one (RabbitMQ 3.x: a channel that met a quorum queue's leader
+ *       down nacks every later publish to that queue, whatever the new leader).
  * </ol>
  * The connection factory must have correlated publisher confirms and publisher returns enabled.
  */
@@ -269,6 +274,7 @@ public final class ConfirmingPublisher implements OperationPublisher {
                             + refusedSuffix(refused), Outgoing.ops(failed), refusals(refused));
                 }
                 case RESEND -> {
+                    closeChannelsThatNacked(sent);
                     log.warn("{} operation(s) not taken by the broker ({}); sending them again, attempt {} of {}",
                             notTaken.size(), lastReason, attempt + 1, options.maxAttempts());
                     pause(attempt);
@@ -344,8 +350,18 @@ public final class ConfirmingPublisher implements OperationPublisher {
                 observed.error(new IllegalArgumentException(unsendable.get()));
                 return PendingConfirm.refused(outgoing, correlation, unsendable.get());
             }
-            template.send(exchange, routingKey, message, correlation);
-            return PendingConfirm.sent(outgoing, correlation);
+            if (template.getConnectionFactory() instanceof AbstractRoutingConnectionFactory) {
+                // the template chooses the factory per message: send as it does (the channel stays unknown)
+                template.send(exchange, routingKey, message, correlation);
+                return PendingConfirm.sent(outgoing, correlation);
+            }
+            // as template.send does, keeping the channel it sent on: a nacked message is re-sent on another one
+            Channel on = template.execute(channel -> {
+                template.doSend(channel, exchange, routingKey, message,
+                        !Boolean.FALSE.equals(template.isMandatoryFor(message)), correlation);
+                return channel instanceof ChannelProxy proxy ? proxy.getTargetChannel() : channel;
+            });
+            return PendingConfirm.sent(outgoing, correlation, on);
         } catch (AmqpException e) {
             observed.error(e);
             if (PublisherConnection.clientSide(e)) {
@@ -357,6 +373,34 @@ public final class ConfirmingPublisher implements OperationPublisher {
             return PendingConfirm.notSent(outgoing, correlation, "send failed: " + e.getMessage());
         } finally {
             observed.stop();
+        }
+    }
+
+    /**
+     * Closes the channels the broker nacked messages on, so that the re-send goes on a fresh one (the connection
+     * factory's cache opens it). RabbitMQ 3.x keeps, per channel, a client of each quorum queue the channel
+     * published to: a channel whose first publish to the queue met its leader down (killed, cut off) keeps that
+     * leader and nacks every later publish to the queue, even once a new leader serves it, while a new channel
+     * publishes to the new leader. Other messages in flight on a closed channel are nacked and re-sent by their
+     * publishers (the seq makes the copies harmless).
+     */
+    private static void closeChannelsThatNacked(List<PendingConfirm<Outgoing>> sent) {
+        java.util.Set<Channel> nacking = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (PendingConfirm<Outgoing> s : sent) {
+            if (s.nacked()) {
+                s.channel().ifPresent(nacking::add);
+            }
+        }
+        for (Channel channel : nacking) {
+            if (channel.isOpen()) {
+                log.info("publisher: the broker nacked messages on channel {}; closing it so that they are re-sent on"
+                        + " a fresh channel", channel.getChannelNumber());
+                try {
+                    channel.close();
+                } catch (java.io.IOException | java.util.concurrent.TimeoutException | RuntimeException e) {
+                    // closed meanwhile, or its connection is gone: either way it is not used again
+                }
+            }
         }
     }
 

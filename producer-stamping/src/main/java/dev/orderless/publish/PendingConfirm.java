@@ -1,5 +1,6 @@
 package dev.orderless.publish;
 
+import com.rabbitmq.client.Channel;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -24,27 +25,52 @@ final class PendingConfirm<M> {
     private final CorrelationData correlation;
     private final Optional<String> sendFailure;
     private final Optional<String> refusal;
+    private final Optional<Channel> channel;
 
-    private PendingConfirm(M message, CorrelationData correlation, Optional<String> sendFailure, Optional<String> refusal) {
+    private PendingConfirm(M message, CorrelationData correlation, Optional<String> sendFailure, Optional<String> refusal,
+                           Optional<Channel> channel) {
         this.message = message;
         this.correlation = correlation;
         this.sendFailure = sendFailure;
         this.refusal = refusal;
+        this.channel = channel;
     }
 
     /** Sent; its confirm completes {@code correlation}. */
     static <M> PendingConfirm<M> sent(M message, CorrelationData correlation) {
-        return new PendingConfirm<>(message, correlation, Optional.empty(), Optional.empty());
+        return new PendingConfirm<>(message, correlation, Optional.empty(), Optional.empty(), Optional.empty());
+    }
+
+    /** Sent on {@code channel} (the client's own channel, not a cache's proxy); its confirm completes {@code correlation}. */
+    static <M> PendingConfirm<M> sent(M message, CorrelationData correlation, Channel channel) {
+        return new PendingConfirm<>(message, correlation, Optional.empty(), Optional.empty(), Optional.of(channel));
     }
 
     /** The send failed on the connection. */
     static <M> PendingConfirm<M> notSent(M message, CorrelationData correlation, String why) {
-        return new PendingConfirm<>(message, correlation, Optional.of(why), Optional.empty());
+        return new PendingConfirm<>(message, correlation, Optional.of(why), Optional.empty(), Optional.empty());
     }
 
     /** Refused before it reached the channel: the message itself cannot be sent. */
     static <M> PendingConfirm<M> refused(M message, CorrelationData correlation, String why) {
-        return new PendingConfirm<>(message, correlation, Optional.empty(), Optional.of(why));
+        return new PendingConfirm<>(message, correlation, Optional.empty(), Optional.of(why), Optional.empty());
+    }
+
+    /** The channel it was sent on, where known. */
+    Optional<Channel> channel() {
+        return channel;
+    }
+
+    /** Whether the broker answered it with a nack (not a return, not a timeout): known once {@link #await} returned. */
+    boolean nacked() {
+        if (!correlation.getFuture().isDone() || correlation.getReturned() != null) {
+            return false;
+        }
+        try {
+            return !correlation.getFuture().getNow(new CorrelationData.Confirm(true, null)).ack();
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     M message() {

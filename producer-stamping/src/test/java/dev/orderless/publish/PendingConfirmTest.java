@@ -29,6 +29,25 @@ class PendingConfirmTest {
     }
 
     @Test
+    void only_a_nack_counts_as_nacked_for_closing_its_channel() {
+        PendingConfirm<String> pending = PendingConfirm.sent("m1", correlation);
+        assertThat(pending.nacked()).as("no confirm yet").isFalse();
+
+        correlation.getFuture().complete(new CorrelationData.Confirm(false, null));
+        assertThat(pending.nacked()).isTrue();
+
+        CorrelationData acked = new CorrelationData("m2");
+        acked.getFuture().complete(new CorrelationData.Confirm(true, null));
+        assertThat(PendingConfirm.sent("m2", acked).nacked()).isFalse();
+
+        CorrelationData returned = new CorrelationData("m3");
+        returned.setReturned(new ReturnedMessage(new Message(new byte[0], new MessageProperties()), 312, "NO_ROUTE",
+                "orders", "nowhere"));
+        returned.getFuture().complete(new CorrelationData.Confirm(false, null));
+        assertThat(PendingConfirm.sent("m3", returned).nacked()).as("a return says more than its nack").isFalse();
+    }
+
+    @Test
     void a_returned_message_is_reported_as_returned_even_when_acked() {
         PendingConfirm<String> pending = PendingConfirm.sent("m1", correlation);
         correlation.setReturned(new ReturnedMessage(new Message(new byte[0], new MessageProperties()), 312, "NO_ROUTE",
