@@ -172,7 +172,10 @@ class Amqp10ConsumerTest {
             fixture.awaitMessages(fixture.queue, 0, Duration.ofMinutes(2));
             Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                     .until(() -> fixture.messagesIn(fixture.deadLetterQueue) >= poison);
-            fixture.assertConverged(history);
+            // none ready is not all applied: the last consumer may still hold a batch it was given (unacked, not
+            // ready), seen on a busy machine as five entities behind; converged is what is waited for, bounded
+            Awaitility.await("converged").atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(() -> fixture.assertConverged(history));
             assertThat(fixture.messagesIn(fixture.deadLetterQueue)).as("dead letters, counting copies")
                     .isEqualTo(poison);
             // every letter counted; a settlement sent as its connection died may be counted too (AMQP 1.0 does not
