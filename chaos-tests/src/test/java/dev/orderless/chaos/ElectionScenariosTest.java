@@ -88,6 +88,7 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
  */
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@org.junit.jupiter.api.Tag("failover")   // in CI's second invocation (-Pfailover), beside the cluster's: the budget
 class ElectionScenariosTest {
     private static final int OPS = 600;
     private static final int STUDENTS = 80;
