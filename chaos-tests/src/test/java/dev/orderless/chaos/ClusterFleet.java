@@ -55,11 +55,20 @@ final class ClusterFleet implements AutoCloseable {
         });
         GuardedApplier applier = GuardedApplier.create(rig.direct.getCollection(Enrollment.STUDENTS, BsonDocument.class),
                 Enrollment.STUDENT_SCHEMA, ApplierOptions.ofDefaults().withMeters(rig.meters));
-        OperationConsumer consumer = OperationConsumer.builder(connection, applier)
-                .options(ConsumerOptions.ofDefaults(rig.queue).withConcurrency(threads)
-                        .withBackoff(Backoff.of(Duration.ofMillis(50), Duration.ofMillis(500))))
-                .container(ClusterFleet::container)
-                .meters(rig.meters).start();
+        // as the library says and Boot does: a start that meets the cluster failing over (a queue whose node is cut
+        // off: "home node ... down or inaccessible") throws TransientException, and is tried again, bounded
+        OperationConsumer[] started = new OperationConsumer[1];
+        Awaitility.await("a consumer started on the cluster").atMost(Duration.ofMinutes(2))
+                .pollInterval(Duration.ofSeconds(1)).ignoreException(dev.orderless.TransientException.class)
+                .until(() -> {
+                    started[0] = OperationConsumer.builder(connection, applier)
+                            .options(ConsumerOptions.ofDefaults(rig.queue).withConcurrency(threads)
+                                    .withBackoff(Backoff.of(Duration.ofMillis(50), Duration.ofMillis(500))))
+                            .container(ClusterFleet::container)
+                            .meters(rig.meters).start();
+                    return true;
+                });
+        OperationConsumer consumer = started[0];
         connections.add(connection);
         consumers.add(consumer);
     }
