@@ -59,7 +59,8 @@ final class ClusterFleet implements AutoCloseable {
         // off: "home node ... down or inaccessible") throws TransientException, and is tried again, bounded
         OperationConsumer[] started = new OperationConsumer[1];
         Awaitility.await("a consumer started on the cluster").atMost(Duration.ofMinutes(2))
-                .pollInterval(Duration.ofSeconds(1)).ignoreException(dev.orderless.TransientException.class)
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofSeconds(1))
+                .ignoreException(dev.orderless.TransientException.class)
                 .until(() -> {
                     started[0] = OperationConsumer.builder(connection, applier)
                             .options(ConsumerOptions.ofDefaults(rig.queue).withConcurrency(threads)
