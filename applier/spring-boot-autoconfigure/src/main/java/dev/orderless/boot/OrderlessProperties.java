@@ -49,16 +49,25 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
 
     /**
      * {@code orderless.console.*}: whether the operator console is served (orderless-console, in a servlet web
-     * application), where, and who may act on it.
+     * application), where, who may act on it, and the MongoDB collections it keeps its letters, its audit and the
+     * fleet's reports in (all in {@code orderless.database}).
      *
-     * @param enabled    serve it (false by default)
+     * @param enabled    serve it (false by default); an instance serving it also reports itself to the fleet
      * @param path       where: the page at {@code <path>/}, its JSON under {@code <path>/api} ({@code /orderless/console})
-     * @param actionRole the role a user needs to replay, park or purge dead letters ({@code ORDERLESS_OPERATOR}: Spring
-     *                   Security's authority {@code ROLE_ORDERLESS_OPERATOR}); anyone the application's security lets
-     *                   see the page sees it read-only
+     * @param actionRole the role a user needs to replay, edit, park, un-park or purge dead letters
+     *                   ({@code ORDERLESS_OPERATOR}: Spring Security's authority {@code ROLE_ORDERLESS_OPERATOR}); anyone
+     *                   the application's security lets see the page sees it read-only
+     * @param letters    where the dead letters are kept for browsing, and for how long once dealt with
+     * @param audit      the collection every console action is recorded in ({@code orderless_console_audit})
+     * @param fleet      where each instance reports itself, and how often
+     * @param managementUrl RabbitMQ's management API ({@code http://host:15672}), read with Boot's RabbitMQ username
+     *                   and password for each work queue's unacknowledged count; without it the backlog shows the
+     *                   ready count and consumers, which AMQP itself tells
      */
     public record Console(@DefaultValue("false") boolean enabled, @DefaultValue("/orderless/console") String path,
-                          @DefaultValue("ORDERLESS_OPERATOR") String actionRole) {
+                          @DefaultValue("ORDERLESS_OPERATOR") String actionRole, @DefaultValue Letters letters,
+                          @DefaultValue("orderless_console_audit") String audit, @DefaultValue Fleet fleet,
+                          Optional<java.net.URI> managementUrl) {
         /** Refuses a path that is not absolute or ends in a slash, and a role written with its prefix, naming the property. */
         public Console {
             if (path == null || !path.startsWith("/") || path.endsWith("/") || path.contains("{")) {
@@ -68,6 +77,64 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
             if (actionRole == null || actionRole.isBlank() || actionRole.startsWith("ROLE_")) {
                 throw InvalidConfigurationException.refused("orderless.console.action-role",
                         "must name a role without the ROLE_ prefix (as ORDERLESS_OPERATOR), was '" + actionRole + "'");
+            }
+            requireCollection("orderless.console.audit", audit);
+            managementUrl = managementUrl == null ? Optional.empty() : managementUrl;
+            managementUrl.ifPresent(url -> {
+                if (!"http".equals(url.getScheme()) && !"https".equals(url.getScheme()) || url.getHost() == null) {
+                    throw InvalidConfigurationException.refused("orderless.console.management-url",
+                            "must be RabbitMQ's management API as http(s)://host:port (as http://localhost:15672), was '"
+                                    + url + "'");
+                }
+            });
+        }
+
+        /**
+         * {@code orderless.console.letters.*}: the dead letters, moved from each consumer's dead-letter queue into a
+         * MongoDB collection where the console searches and acts on them (docs/decisions/0009).
+         *
+         * @param collection where they are kept ({@code orderless_dead_letters})
+         * @param retention  how long a letter replayed or purged is kept after that (for the record), {@code P14D};
+         *                   a letter not dealt with is kept until it is
+         */
+        public record Letters(@DefaultValue("orderless_dead_letters") String collection,
+                              @DefaultValue("P14D") java.time.Duration retention) {
+            /** Refuses an empty collection name and a retention that is not positive. */
+            public Letters {
+                requireCollection("orderless.console.letters.collection", collection);
+                if (retention == null || retention.isNegative() || retention.isZero()) {
+                    throw InvalidConfigurationException.refused("orderless.console.letters.retention",
+                            "must be positive (as P14D), was " + retention);
+                }
+            }
+        }
+
+        /**
+         * {@code orderless.console.fleet.*}: each instance serving the console (or with {@code report=true}) writes
+         * what runs in it to one collection every {@code interval}, so any instance's page shows them all; an
+         * instance silent for three intervals is shown gone.
+         *
+         * @param collection where the reports are ({@code orderless_instances})
+         * @param interval   how often an instance reports ({@code 5s})
+         * @param report     report this instance even where it does not serve the page (a consumer without a web
+         *                   server); an instance serving the page reports anyway
+         */
+        public record Fleet(@DefaultValue("orderless_instances") String collection,
+                            @DefaultValue("5s") java.time.Duration interval, @DefaultValue("false") boolean report) {
+            /** Refuses an empty collection name and an interval under a second. */
+            public Fleet {
+                requireCollection("orderless.console.fleet.collection", collection);
+                if (interval == null || interval.compareTo(java.time.Duration.ofSeconds(1)) < 0) {
+                    throw InvalidConfigurationException.refused("orderless.console.fleet.interval",
+                            "must be at least 1s (as 5s), was " + interval);
+                }
+            }
+        }
+
+        private static void requireCollection(String property, String name) {
+            if (name == null || name.isBlank() || name.contains("$")) {
+                throw InvalidConfigurationException.refused(property, "must name a MongoDB collection, was '" + name
+                        + "'");
             }
         }
     }
