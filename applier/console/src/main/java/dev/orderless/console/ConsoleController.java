@@ -421,6 +421,7 @@ final class ConsoleController {
         l.put("status", letter.status().stored());
         l.put("resolvedAt", letter.resolved().map(Instant::toString).orElse(null));
         l.put("bodyBytes", letter.bodyBytes());
+        l.put("heldIn", letter.heldIn().orElse(null));
         return l;
     }
 

@@ -196,6 +196,10 @@ public final class LetterActions {
 
     /** Why {@code letter} may not be replayed, if it may not. */
     private Optional<String> refusal(StoredLetter letter) {
+        if (letter.heldIn().isPresent()) {
+            return Optional.of("too large for the console (their bodies are in queue '" + letter.heldIn().get()
+                    + "': replay them from there with DeadLetterQueue)");
+        }
         if (!queues.containsKey(letter.queue())) {
             return Optional.of("of queue '" + letter.queue() + "', which no consumer of this application reads (replay"
                     + " them where it runs)");

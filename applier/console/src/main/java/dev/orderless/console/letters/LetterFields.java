@@ -35,6 +35,8 @@ final class LetterFields {
     static final String EDITED_BODY = "editedBody";
     /** Its AMQP properties, headers included, as it arrived in the dead-letter queue. */
     static final String PROPERTIES = "properties";
+    /** The queue a letter too large for the store was moved to, its body with it. */
+    static final String HELD_IN = "heldIn";
     /** RabbitMQ's x-death record, one line per entry. */
     static final String DEATHS = "deaths";
 

@@ -1,7 +1,15 @@
 package dev.orderless.console.letters;
 
 import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
 import dev.orderless.Backoff;
+import dev.orderless.TransientException;
+import dev.orderless.broker.QueueTopology;
+import java.io.IOException;
+import java.util.concurrent.TimeoutException;
+import org.springframework.amqp.core.QueueBuilder;
+import org.springframework.amqp.rabbit.connection.Connection;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import dev.orderless.amqp.DeadLetterQueue;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,8 +37,9 @@ import org.springframework.context.SmartLifecycle;
  *   <li>While MongoDB refuses, the batch is held and stored again after the one back-off of orderless (up to 5 s
  *       apart), with {@link #waitingFor()} saying why; when the container stops meanwhile, the batch goes back to
  *       the queue unacknowledged.
- *   <li>A letter larger than the store keeps ({@link LetterStore#MAX_BODY_BYTES}) is not taken: it goes back to the
- *       queue, and {@link #waitingFor()} names it (read it with {@link DeadLetterQueue}).
+ *   <li>A letter larger than the store keeps ({@link LetterStore#MAX_BODY_BYTES}) is first moved, with confirms, to
+ *       the parking queue of its dead-letter queue ({@link QueueTopology#parkingQueue}), then stored parked without
+ *       its body, saying where it is: seen and counted, never lost, never blocking the letters behind it.
  * </ol>
  * Several instances may ingest one queue at once: each letter reaches one of them, and a letter stored twice is one.
  */
@@ -45,6 +54,7 @@ public final class LetterIngestion implements SmartLifecycle {
     private final SimpleMessageListenerContainer container;
     private final AtomicReference<Optional<String>> waitingFor = new AtomicReference<>(Optional.empty());
     private final AtomicLong stored = new AtomicLong();
+    private final DefaultMessagePropertiesConverter converter = new DefaultMessagePropertiesConverter();
 
     /**
      * @param store where the letters go
@@ -75,34 +85,23 @@ public final class LetterIngestion implements SmartLifecycle {
         container.afterPropertiesSet();
     }
 
-    private final DefaultMessagePropertiesConverter converter = new DefaultMessagePropertiesConverter();
-
     private void ingest(List<Message> messages) {
-        List<LetterStore.Incoming> incoming = new ArrayList<>(messages.size());
-        for (Message message : messages) {
-            byte[] body = message.getBody();
-            if (body.length > LetterStore.MAX_BODY_BYTES) {
-                String why = "a letter of " + body.length + " bytes in '" + queue.deadLetterQueue() + "' is larger"
-                        + " than the console keeps (" + LetterStore.MAX_BODY_BYTES + "): it stays in the queue; move it"
-                        + " with DeadLetterQueue (park or purge)";
-                waitingFor.set(Optional.of(why));
-                log.error("console letters: {}", why);
-                throw new IllegalStateException(why);
-            }
-            AMQP.BasicProperties props = converter.fromMessageProperties(message.getMessageProperties(), "UTF-8");
-            incoming.add(store.incoming(queue.workQueue(), queue.deadLetterQueue(), props, body));
-        }
+        List<LetterStore.Incoming> incoming = null;
         for (int failures = 1; ; failures++) {
             try {
+                if (incoming == null) {
+                    incoming = incoming(messages);
+                }
                 stored.addAndGet(store.store(incoming));
                 if (waitingFor.getAndSet(Optional.empty()).isPresent()) {
                     log.info("console letters: '{}' is stored to MongoDB again", queue.deadLetterQueue());
                 }
                 return;
-            } catch (com.mongodb.MongoException e) {
-                String why = "MongoDB refused storing letters of '" + queue.deadLetterQueue() + "' ("
-                        + String.valueOf(e.getMessage()).lines().findFirst().orElse("") + "); holding "
-                        + incoming.size() + " letter(s), trying again";
+            } catch (com.mongodb.MongoException | TransientException e) {
+                String why = (e instanceof TransientException ? "" : "MongoDB refused storing letters of '"
+                        + queue.deadLetterQueue() + "' (") + String.valueOf(e.getMessage()).lines().findFirst()
+                        .orElse("") + (e instanceof TransientException ? "" : ")") + "; holding " + messages.size()
+                        + " letter(s), trying again";
                 if (waitingFor.getAndSet(Optional.of(why)).isEmpty()) {
                     log.warn("console letters: {}", why);
                 }
@@ -119,12 +118,50 @@ public final class LetterIngestion implements SmartLifecycle {
         }
     }
 
+    /** The batch as it will be stored; a letter too large to keep is moved to the parking queue first. */
+    private List<LetterStore.Incoming> incoming(List<Message> messages) {
+        List<LetterStore.Incoming> incoming = new ArrayList<>(messages.size());
+        for (Message message : messages) {
+            byte[] body = message.getBody();
+            AMQP.BasicProperties props = converter.fromMessageProperties(message.getMessageProperties(), "UTF-8");
+            if (body.length > LetterStore.MAX_BODY_BYTES) {
+                String parking = QueueTopology.parkingQueue(queue.deadLetterQueue());
+                park(parking, props, body);
+                log.warn("console letters: a letter of {} bytes in '{}' is larger than the console keeps ({}): moved"
+                        + " to '{}', stored parked without its body", body.length, queue.deadLetterQueue(),
+                        LetterStore.MAX_BODY_BYTES, parking);
+                incoming.add(store.heldElsewhere(queue.workQueue(), queue.deadLetterQueue(), props, body, parking));
+            } else {
+                incoming.add(store.incoming(queue.workQueue(), queue.deadLetterQueue(), props, body));
+            }
+        }
+        return incoming;
+    }
+
+    /** Moves a letter to {@code parking} (declared if missing) and waits for the broker to confirm it. */
+    private void park(String parking, AMQP.BasicProperties props, byte[] body) {
+        if (QueueTopology.lookup(queue.connectionFactory(), parking).isEmpty()) {
+            new RabbitAdmin(queue.connectionFactory()).declareQueue(QueueBuilder.durable(parking).build());
+        }
+        try (Connection connection = queue.connectionFactory().createConnection();
+             Channel channel = connection.getDelegate().createChannel()) {
+            channel.confirmSelect();
+            channel.basicPublish("", parking, true, props, body);
+            channel.waitForConfirmsOrDie(10_000);
+        } catch (IOException | TimeoutException e) {
+            throw new TransientException("moving a large letter to '" + parking + "': " + e, e, false);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TransientException("moving a large letter to '" + parking + "': interrupted", e, false);
+        }
+    }
+
     /** @return the dead-letter queue it empties */
     public DeadLetterQueue queue() {
         return queue;
     }
 
-    /** @return what it waits for while it holds letters (MongoDB, a letter too large), if anything */
+    /** @return what it waits for while it holds letters (MongoDB), if anything */
     public Optional<String> waitingFor() {
         return waitingFor.get();
     }

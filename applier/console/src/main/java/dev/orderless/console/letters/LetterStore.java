@@ -22,6 +22,7 @@ import static dev.orderless.console.letters.LetterFields.DEATHS;
 import static dev.orderless.console.letters.LetterFields.DEAD_LETTER_QUEUE;
 import static dev.orderless.console.letters.LetterFields.EDITED_BODY;
 import static dev.orderless.console.letters.LetterFields.ENTITY;
+import static dev.orderless.console.letters.LetterFields.HELD_IN;
 import static dev.orderless.console.letters.LetterFields.ID;
 import static dev.orderless.console.letters.LetterFields.KIND;
 import static dev.orderless.console.letters.LetterFields.LETTER_ID;
@@ -148,6 +149,20 @@ public final class LetterStore {
         if (body.length > MAX_BODY_BYTES) {
             throw new IllegalArgumentException("a letter of " + body.length + " bytes is larger than the store keeps");
         }
+        return incoming(workQueue, deadLetterQueue, props, body, Optional.empty());
+    }
+
+    /**
+     * A letter too large to keep, moved to {@code heldIn} with its body: stored parked, without its body, so that it
+     * is seen and counted, and said to be there.
+     */
+    Incoming heldElsewhere(String workQueue, String deadLetterQueue, AMQP.BasicProperties props, byte[] body,
+                           String heldIn) {
+        return incoming(workQueue, deadLetterQueue, props, body, Optional.of(heldIn));
+    }
+
+    private Incoming incoming(String workQueue, String deadLetterQueue, AMQP.BasicProperties props, byte[] body,
+                              Optional<String> heldIn) {
         Instant now = clock.instant();
         DeadLetterQueue.Letter letter = DeadLetterQueue.read(props, body, now);
         BsonDocument properties = AmqpDocuments.of(props);
@@ -165,10 +180,14 @@ public final class LetterStore {
                 .append(AT_KNOWN, BsonBoolean.valueOf(letter.deadLettered().isPresent()))
                 .append(STORED_AT, new BsonDateTime(now.toEpochMilli()))
                 .append(REPLAYS, new BsonInt64(letter.replays()))
-                .append(STATUS, new BsonString(LetterStatus.DEAD.stored()))
-                .append(BODY, new BsonBinary(body))
+                .append(STATUS, new BsonString((heldIn.isPresent() ? LetterStatus.PARKED : LetterStatus.DEAD).stored()))
                 .append(BODY_BYTES, new BsonInt64(body.length))
                 .append(PROPERTIES, properties);
+        if (heldIn.isPresent()) {
+            doc.append(HELD_IN, new BsonString(heldIn.get()));
+        } else {
+            doc.append(BODY, new BsonBinary(body));
+        }
         BsonArray deaths = new BsonArray();
         letter.deaths().forEach(line -> deaths.add(new BsonString(line)));
         doc.append(DEATHS, deaths);
@@ -416,6 +435,7 @@ public final class LetterStore {
                 Instant.ofEpochMilli(doc.getDateTime(STORED_AT).getValue()), doc.getNumber(REPLAYS).longValue(),
                 LetterStatus.of(doc.getString(STATUS).getValue()).orElse(LetterStatus.DEAD),
                 doc.isDateTime(RESOLVED_AT) ? Optional.of(Instant.ofEpochMilli(doc.getDateTime(RESOLVED_AT).getValue()))
-                        : Optional.empty(), doc.getNumber(BODY_BYTES).longValue());
+                        : Optional.empty(), doc.getNumber(BODY_BYTES).longValue(),
+                doc.isString(HELD_IN) ? Optional.of(doc.getString(HELD_IN).getValue()) : Optional.empty());
     }
 }

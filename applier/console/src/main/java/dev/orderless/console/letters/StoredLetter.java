@@ -23,11 +23,13 @@ import java.util.OptionalLong;
  * @param status       where it stands
  * @param resolved     when it was replayed or purged, if it was
  * @param bodyBytes    its body's length
+ * @param heldIn       the queue it was moved to, body and all, because it was too large to keep here
+ *                     ({@link LetterStore#MAX_BODY_BYTES}); the console cannot replay it
  */
 public record StoredLetter(String id, String queue, String kind, String reason, String shownReason,
                            Optional<String> entity, OptionalLong seq, Instant deadLettered, boolean timeKnown,
                            Instant stored, long replays, LetterStatus status, Optional<Instant> resolved,
-                           long bodyBytes) {
+                           long bodyBytes, Optional<String> heldIn) {
 
     /**
      * A letter with what an operator reads on its own page.

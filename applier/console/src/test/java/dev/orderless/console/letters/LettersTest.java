@@ -227,6 +227,33 @@ class LettersTest {
         assertThat(seen).hasSize(120).doesNotHaveDuplicates().startsWith("p119", "p118");
     }
 
+    @Test
+    void a_letter_too_large_to_keep_is_moved_to_the_parking_queue_and_stored_parked_saying_where_it_is()
+            throws Exception {
+        Letter large = Letter.of("oversized", "message of 16777300 bytes", "big");
+        byte[] body = new byte[LetterStore.MAX_BODY_BYTES + 1];
+        try (Connection connection = rabbit.createConnection();
+             Channel channel = connection.getDelegate().createChannel()) {
+            channel.confirmSelect();
+            channel.basicPublish("", dlq, large.properties(), body);
+            channel.basicPublish("", dlq, Letter.of("bad_input", "missing 'seq'", "behind").properties(),
+                    "{}".getBytes(StandardCharsets.UTF_8));
+            channel.waitForConfirmsOrDie(30_000);
+        }
+        ingestion.start();
+        awaitStored(2);
+
+        StoredLetter held = store.find(LetterQuery.ids(List.of()).withEntity("big"), Optional.empty(), 1).letters()
+                .get(0);
+        assertThat(held.status()).isEqualTo(LetterStatus.PARKED);
+        assertThat(held.heldIn()).contains(dlq + ".parked");
+        assertThat(held.bodyBytes()).isEqualTo(body.length);
+        assertThat(queueDepth(dlq + ".parked")).isEqualTo(1);
+        assertThat(actions.replay(LetterQuery.ids(List.of(held.id())), 1, "operator").result())
+                .contains("refused 1 too large for the console");
+        new RabbitAdmin(rabbit).deleteQueue(dlq + ".parked");
+    }
+
     // ---- helpers ----------------------------------------------------------------------------------------------
 
     /** A letter as orderless's consumer dead-letters it. */
