@@ -15,7 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
@@ -272,15 +271,5 @@ public record ConsoleSources(MongoCollection<BsonDocument> entities, CollectionS
             return new ConsoleSources(entities, schema, history, consumers, feeders, outbox, passes, meters, grace,
                     clock);
         }
-    }
-
-    /** A count of {@code meters}' counters named {@code name} with tag {@code queue}, or empty without meters. */
-    OptionalLong counted(String name, String queue) {
-        if (meters.isEmpty()) {
-            return OptionalLong.empty();
-        }
-        double sum = meters.get().find(name).tag("queue", queue).counters().stream()
-                .mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
-        return OptionalLong.of((long) sum);
     }
 }

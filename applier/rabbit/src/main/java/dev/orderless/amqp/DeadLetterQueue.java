@@ -90,6 +90,24 @@ public final class DeadLetterQueue {
         return new DeadLetterQueue(connectionFactory, workQueue, deadLetterQueue);
     }
 
+    /** @return the work queue a replay sends letters back to */
+    public String workQueue() {
+        return workQueue;
+    }
+
+    /** @return the queue the letters are in */
+    public String deadLetterQueue() {
+        return deadLetterQueue;
+    }
+
+    /**
+     * @return the connection factory the letters are read and moved on, for a tool that asks the broker about the
+     *         same queues (the console's backlog)
+     */
+    public ConnectionFactory connectionFactory() {
+        return connectionFactory;
+    }
+
     /**
      * Every kind a letter can have: the consumer's reasons ({@code bad_input}, {@code unknown_field},
      * {@code unsupported_envelope}, {@code oversized}, {@code beyond_horizon}, {@code no_progress},
