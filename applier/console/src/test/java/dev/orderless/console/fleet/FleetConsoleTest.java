@@ -96,11 +96,8 @@ class FleetConsoleTest {
         }
     }
 
-    /** One instance: what it consumes, its web port, and the name its MongoDB client gives. */
-    private record Running(ConfigurableApplicationContext context, String queue, String appName) {
-        String id() {
-            return context.getBean(FleetReporter.class).instance().id();
-        }
+    /** One instance: what it consumes, the name its MongoDB client gives, and its id in the fleet. */
+    private record Running(ConfigurableApplicationContext context, String queue, String appName, String id) {
 
         BsonDocument get(String path) {
             try {
@@ -131,7 +128,7 @@ class FleetConsoleTest {
                 "orderless.console.enabled=true", "orderless.console.fleet.interval=1s",
                 "test.app-name=" + appName).run();
         started.add(context);
-        return new Running(context, queue, appName);
+        return new Running(context, queue, appName, context.getBean(FleetReporter.class).instance().id());
     }
 
     @Test
