@@ -90,6 +90,7 @@ class FleetConsoleTest {
         }
 
         @Bean
+        @org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication
         org.springframework.security.web.SecurityFilterChain everyoneReads(
                 org.springframework.security.config.annotation.web.builders.HttpSecurity http) throws Exception {
             return http.authorizeHttpRequests(requests -> requests.anyRequest().permitAll()).build();
@@ -142,6 +143,25 @@ class FleetConsoleTest {
         });
         BsonDocument ofB = a.get("api/fleet").getArray("instances").get(1).asDocument();
         assertThat(ofB.getArray("consumers").get(0).asDocument().getString("queue").getValue()).isEqualTo(b.queue());
+    }
+
+    @Test
+    void an_instance_without_a_web_server_reports_itself_when_told_to_and_is_listed_by_a_console() {
+        Running a = start("a");
+        String queue = RabbitExtension.uniqueQueue("fleet-headless");
+        ConfigurableApplicationContext headless = new SpringApplicationBuilder(App.class)
+                .web(org.springframework.boot.WebApplicationType.NONE).properties("spring.main.banner-mode=off",
+                        "orderless.database=" + database, "orderless.collection=students",
+                        "orderless.consumer.queue=" + queue, "orderless.console.fleet.report=true",
+                        "orderless.console.fleet.interval=1s", "test.app-name=fleet-headless").run();
+        started.add(headless);
+        String id = headless.getBean(FleetReporter.class).instance().id();
+
+        Awaitility.await("the headless instance reports").atMost(Duration.ofSeconds(20))
+                .untilAsserted(() -> assertThat(a.fleet()).contains(id + "=UP"));
+        BsonDocument reported = a.get("api/fleet").getArray("instances").stream().map(BsonValue::asDocument)
+                .filter(i -> i.getString("id").getValue().equals(id)).findFirst().orElseThrow();
+        assertThat(reported.getArray("consumers").get(0).asDocument().getString("queue").getValue()).isEqualTo(queue);
     }
 
     @Test
