@@ -38,7 +38,9 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The console's page and JSON, under {@code orderless.console.path}. Reads answer whoever the application's security
+ * The console's page and JSON, under {@code orderless.console.path}: this instance and its queues' backlog
+ * ({@code api/overview}), every instance of the fleet ({@code api/fleet}), what is wrong now ({@code api/banner}),
+ * the dead letters, and an entity's document and versions. Reads answer whoever the application's security
  * lets in; the three actions ({@code POST api/dead-letters/replay|park|purge}) answer 403 and do nothing unless the
  * user has the action role and the request carries {@value #ACTION_HEADER} (which a cross-site form cannot send).
  * Every failure is a JSON body {@code {"error": "..."}} in one line.

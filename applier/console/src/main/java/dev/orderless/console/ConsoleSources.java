@@ -23,7 +23,10 @@ import org.bson.BsonDocument;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 
 /**
- * What the console shows and acts on, read live on every request: nothing here is a copy that could go stale.
+ * What the console shows and acts on, read live on every request: nothing here is a copy that could go stale. Its
+ * consumers, feeders, outbox and passes are also what this instance reports to the fleet
+ * ({@link dev.orderless.console.fleet.InstanceSnapshot}: one computation for both), and its consumers' queues are the
+ * backlog's rows (counted on each consumer's dead-letter connection factory).
  * The Spring Boot auto-configuration builds it from the application's orderless beans; an application that wires
  * orderless by hand (the demo's {@code run}) builds it itself and declares it as a bean.
  *
