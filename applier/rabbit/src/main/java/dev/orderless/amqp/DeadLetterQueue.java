@@ -90,19 +90,29 @@ public final class DeadLetterQueue {
         return new DeadLetterQueue(connectionFactory, workQueue, deadLetterQueue);
     }
 
-    /** @return the work queue a replay sends letters back to */
+    /**
+     * The work queue whose letters these are.
+     *
+     * @return the work queue a replay sends letters back to
+     */
     public String workQueue() {
         return workQueue;
     }
 
-    /** @return the queue the letters are in */
+    /**
+     * The dead-letter queue itself.
+     *
+     * @return the queue the letters are in
+     */
     public String deadLetterQueue() {
         return deadLetterQueue;
     }
 
     /**
-     * @return the connection factory the letters are read and moved on, for a tool that asks the broker about the
-     *         same queues (the console's backlog)
+     * The broker connection the letters are read and moved on, for a tool that asks the broker about the same queues
+     * (the console's backlog counts both queues on it).
+     *
+     * @return the connection factory given to {@link #of}
      */
     public ConnectionFactory connectionFactory() {
         return connectionFactory;
