@@ -1,6 +1,7 @@
 package dev.orderless.console;
 
 import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoDatabase;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.boot.OrderlessCompaction;
 import dev.orderless.boot.OrderlessConsumer;
@@ -13,6 +14,11 @@ import dev.orderless.console.audit.AuditLog;
 import dev.orderless.console.letters.LetterActions;
 import dev.orderless.console.letters.LetterIngestion;
 import dev.orderless.console.letters.LetterStore;
+import dev.orderless.console.fleet.Backlog;
+import dev.orderless.console.fleet.Fleet;
+import dev.orderless.console.fleet.FleetReporter;
+import dev.orderless.console.fleet.InstanceSnapshot;
+import dev.orderless.console.fleet.internal.RunningParts;
 import dev.orderless.history.History;
 import dev.orderless.lease.LeaseProvider;
 import dev.orderless.lease.MongoLeaseProvider;
@@ -28,12 +34,17 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * Serves the console when {@code orderless.console.enabled=true} in a servlet web application: the page and its JSON
  * under {@code orderless.console.path}, showing what {@link ConsoleSources} holds. An application that declares a
  * {@code ConsoleSources} bean shows that; otherwise it is built from the orderless beans there are (the consumer and
  * its dead letters, the feeders of the {@link OrderlessView} beans, the history, the outbox relay, the passes).
+ * An instance serving the console also reports itself to the fleet ({@link FleetReporter}, every
+ * {@code orderless.console.fleet.interval}), and its page shows every instance's report, the work queues' backlog
+ * and a banner of what is wrong ({@link Fleet}); {@link dev.orderless.console.fleet.FleetAutoConfiguration} reports an
+ * instance without a web server.
  */
 @AutoConfiguration(afterName = {"dev.orderless.boot.OrderlessAutoConfiguration",
         "dev.orderless.outbox.boot.OrderlessOutboxAutoConfiguration"})
@@ -67,26 +78,16 @@ public class ConsoleAutoConfiguration {
         }
         ConsoleSources.Builder sources = ConsoleSources.builder(applier.reads(), applier.schema());
         history.ifAvailable(sources::history);
-        consumer.ifAvailable(c -> connectionFactory.ifAvailable(cf -> sources.consumer(consumer(c, cf))));
-        views.orderedStream().forEach(view -> sources.feeder(view.name(),
-                () -> Optional.ofNullable(feeders.getIfAvailable()).map(f -> f.feeders().get(view.name()))));
-        compaction.ifAvailable(p -> sources.pass(new ConsoleSources.Pass("compaction", p::isRunning, p::passes,
-                p::failures, p::lastFailure)));
-        retention.ifAvailable(p -> sources.pass(new ConsoleSources.Pass("history retention", p::isRunning, p::passes,
-                p::failures, p::lastFailure)));
-        baseline.ifAvailable(p -> sources.pass(new ConsoleSources.Pass("history baseline", p::isRunning, p::passes,
-                p::failures, p::lastFailure)));
-        meters.ifAvailable(sources::meters);
+        // what runs here, wired as the fleet's reports wire it where no console is served
+        RunningParts running = RunningParts.of(consumer, connectionFactory, feeders, views, compaction, retention,
+                baseline, meters);
+        running.consumers().forEach(sources::consumer);
+        running.feeders().forEach(sources::feeder);
+        running.passes().forEach(sources::pass);
+        running.meters().ifPresent(sources::meters);
         properties.replayGrace().ifPresent(sources::grace);
         outbox.ifAvailable(sources::outbox);
         return sources.build();
-    }
-
-    /** The Boot consumer, with its dead letters on the publisher connection as its endpoint reads them. */
-    private static ConsoleSources.Consumer consumer(OrderlessConsumer consumer, ConnectionFactory connectionFactory) {
-        // consuming, not merely started: a consumer waiting for a broker that does not answer is not running
-        return new ConsoleSources.Consumer(consumer.options().queue(), consumer::isConsuming, consumer::retrying,
-                consumer::waitingFor, ConsoleSources.Consumer.deadLettersOf(consumer.options(), connectionFactory));
     }
 
     /** The outbox relay's figures, where the application has the producer artifact and a relay. */
@@ -96,14 +97,9 @@ public class ConsoleAutoConfiguration {
         @Bean
         @org.springframework.boot.autoconfigure.condition.ConditionalOnBean(
                 dev.orderless.outbox.boot.OrderlessOutboxRelay.class)
+        @ConditionalOnMissingBean
         ConsoleSources.Outbox orderlessConsoleOutbox(dev.orderless.outbox.boot.OrderlessOutboxRelay relay) {
-            return new ConsoleSources.Outbox(
-                    () -> relay.relay().map(r -> r.state().name()).orElse("NOT_RUNNING"),
-                    () -> relay.relay().map(r -> r.backlog()).orElse(0L),
-                    () -> relay.relay().flatMap(r -> r.oldest()),
-                    () -> relay.relay().map(r -> r.parked()).orElse(0L),
-                    () -> relay.relay().map(r -> r.published()).orElse(0L),
-                    () -> relay.relay().flatMap(r -> r.problem()));
+            return RunningParts.OutboxFigures.of(relay);
         }
     }
 
@@ -112,7 +108,8 @@ public class ConsoleAutoConfiguration {
      * and an ingestion per consumer moving its dead letters in (docs/decisions/0009).
      */
     @Bean
-    ConsoleLetters orderlessConsoleLetters(ConsoleSources sources, OrderlessProperties properties, MongoClient client) {
+    ConsoleLetters orderlessConsoleLetters(ConsoleSources sources, OrderlessProperties properties, MongoClient client,
+                                           FleetReporter reporter) {
         OrderlessProperties.Console console = properties.console();
         com.mongodb.client.MongoDatabase database = properties.database(client);
         LetterStore store = LetterStore.create(database.getCollection(console.letters().collection(),
@@ -125,20 +122,45 @@ public class ConsoleAutoConfiguration {
             queues.put(consumer.queue(), consumer.deadLetters());
             ingestions.add(new LetterIngestion(store, consumer.deadLetters()));
         }
-        String instance = java.lang.management.ManagementFactory.getRuntimeMXBean().getName();
         return new ConsoleLetters(store, new LetterActions(store, audit, queues, sources.grace(), sources.clock(),
-                instance), audit, ingestions);
+                reporter.instance().id()), audit, ingestions, sources.clock());
+    }
+
+    /**
+     * This instance's report to the fleet (an instance serving the console always reports itself), with what the
+     * console shows of it.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    FleetReporter orderlessFleetReporter(ConsoleSources sources, OrderlessProperties properties, MongoClient client,
+                                         Environment environment) {
+        MongoDatabase database = properties.database(client);
+        // the feeders' lease collection, to name who holds each view's lease
+        Optional<LeaseProvider> leases = Optional.of(MongoLeaseProvider.create(
+                database.getCollection(properties.leases(), org.bson.BsonDocument.class),
+                dev.orderless.lease.LeaseOptions.ofDefaults()));
+        return FleetReporter.of(database, properties.console().fleet(), InstanceSnapshot.of(sources, leases),
+                Optional.ofNullable(environment.getProperty("spring.application.name")));
+    }
+
+    /** The work queues' backlog, from the broker (and RabbitMQ's management API, where it is named). */
+    @Bean
+    Backlog orderlessConsoleBacklog(ConsoleSources sources, OrderlessProperties properties, Environment environment) {
+        return new Backlog(sources.consumers(), properties.console().managementUrl(),
+                environment.getProperty("spring.rabbitmq.username", "guest"),
+                environment.getProperty("spring.rabbitmq.password", "guest"));
+    }
+
+    @Bean
+    Fleet orderlessConsoleFleet(FleetReporter reporter, Backlog backlog, ConsoleLetters letters) {
+        return new Fleet(reporter, backlog, letters);
     }
 
     @Bean
     ConsoleController orderlessConsoleController(ConsoleSources sources, OrderlessProperties properties,
-                                                 MongoClient client, ConsoleLetters letters) {
+                                                 Fleet fleet, ConsoleLetters letters) {
         OrderlessProperties.Console console = properties.console();
-        // the feeders' lease collection, to name who holds each view's lease
-        Optional<LeaseProvider> leases = Optional.of(MongoLeaseProvider.create(
-                properties.database(client).getCollection(properties.leases(), org.bson.BsonDocument.class),
-                dev.orderless.lease.LeaseOptions.ofDefaults()));
         log.info("orderless console at {}/ (actions for role {})", console.path(), console.actionRole());
-        return new ConsoleController(sources, console, leases, letters);
+        return new ConsoleController(sources, console, fleet, letters);
     }
 }

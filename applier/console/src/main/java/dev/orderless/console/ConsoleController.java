@@ -12,11 +12,11 @@ import dev.orderless.console.letters.LetterStore;
 import dev.orderless.console.letters.StoredLetter;
 import dev.orderless.amqp.DeadLetterQueue;
 import dev.orderless.boot.OrderlessProperties;
+import dev.orderless.console.fleet.Fleet;
+import dev.orderless.console.fleet.InstanceSnapshot;
 import dev.orderless.history.Read;
 import dev.orderless.history.Version;
 import dev.orderless.history.Versions;
-import dev.orderless.lease.LeaseProvider;
-import dev.orderless.view.ViewFeeder;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.InputStream;
@@ -47,7 +47,9 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The console's page and JSON, under {@code orderless.console.path}. Reads answer whoever the application's security
+ * The console's page and JSON, under {@code orderless.console.path}: this instance and its queues' backlog
+ * ({@code api/overview}), every instance of the fleet ({@code api/fleet}), what is wrong now ({@code api/banner}),
+ * the dead letters, and an entity's document and versions. Reads answer whoever the application's security
  * lets in; the actions ({@code POST api/letters/replay|park|unpark|purge|edit-replay}) answer 403 and do nothing unless the
  * user has the action role and the request carries {@value #ACTION_HEADER} (which a cross-site form cannot send).
  * Every failure is a JSON body {@code {"error": "..."}} in one line.
@@ -66,14 +68,14 @@ final class ConsoleController {
 
     private final ConsoleSources sources;
     private final OrderlessProperties.Console properties;
-    private final Optional<LeaseProvider> leases;
+    private final Fleet fleet;
     private final ConsoleLetters letters;
 
-    ConsoleController(ConsoleSources sources, OrderlessProperties.Console properties, Optional<LeaseProvider> leases,
+    ConsoleController(ConsoleSources sources, OrderlessProperties.Console properties, Fleet fleet,
                       ConsoleLetters letters) {
         this.sources = sources;
         this.properties = properties;
-        this.leases = leases;
+        this.fleet = fleet;
         this.letters = letters;
     }
 
@@ -121,83 +123,35 @@ final class ConsoleController {
         return session;
     }
 
-    /** Consumers, feeders, the outbox and passes, as they are now, with the counters the page turns into rates. */
+    /**
+     * This instance (its consumers, feeders, outbox and passes, as they are now, with the counters the page turns
+     * into rates; the same figures it reports to the fleet), who it is, and each work queue's backlog.
+     */
     @GetMapping("/api/overview")
     Map<String, Object> overview() {
         Map<String, Object> overview = new LinkedHashMap<>();
         overview.put("time", sources.clock().millis());
-        List<Map<String, Object>> consumers = new ArrayList<>();
-        for (ConsoleSources.Consumer consumer : sources.consumers()) {
-            Map<String, Object> c = new LinkedHashMap<>();
-            c.put("queue", consumer.queue());
-            c.put("state", consumer.running().getAsBoolean() ? "RUNNING" : "STOPPED");
-            c.put("retrying", consumer.retrying().getAsInt());
-            c.put("waitingFor", consumer.waitingFor().get().orElse(null));
-            sources.counted("orderless.consume.outcomes", consumer.queue()).ifPresent(n -> c.put("handled", n));
-            sources.counted("orderless.consume.dead_lettered", consumer.queue()).ifPresent(n -> c.put("deadLettered", n));
-            consumers.add(c);
-        }
-        overview.put("consumers", consumers);
-        List<Map<String, Object>> feeders = new ArrayList<>();
-        sources.feeders().forEach((view, running) -> feeders.add(feeder(view, running.get())));
-        overview.put("feeders", feeders);
-        sources.outbox().ifPresent(outbox -> {
-            Map<String, Object> o = new LinkedHashMap<>();
-            o.put("state", outbox.state().get());
-            o.put("backlog", outbox.backlog().getAsLong());
-            o.put("oldestSeconds", outbox.oldest().get().map(ConsoleController::seconds).orElse(null));
-            o.put("parked", outbox.parked().getAsLong());
-            o.put("published", outbox.published().getAsLong());
-            o.put("problem", outbox.problem().get().orElse(null));
-            overview.put("outbox", o);
-        });
-        List<Map<String, Object>> passes = new ArrayList<>();
-        for (ConsoleSources.Pass pass : sources.passes()) {
-            Map<String, Object> p = new LinkedHashMap<>();
-            p.put("name", pass.name());
-            p.put("state", pass.running().getAsBoolean() ? "RUNNING" : "STOPPED");
-            p.put("passes", pass.passes().getAsLong());
-            p.put("failures", pass.failures().getAsLong());
-            p.put("lastFailure", pass.lastFailure().get().orElse(null));
-            passes.add(p);
-        }
-        overview.put("passes", passes);
+        overview.put("instance", fleet.instance());
+        InstanceSnapshot snapshot = fleet.snapshot();
+        overview.put("consumers", snapshot.consumers());
+        overview.put("feeders", snapshot.feeders());
+        snapshot.outbox().ifPresent(outbox -> overview.put("outbox", outbox));
+        overview.put("passes", snapshot.passes());
         overview.put("history", sources.history().isPresent());
+        overview.put("queues", fleet.queues());
         return overview;
     }
 
-    private Map<String, Object> feeder(String view, Optional<ViewFeeder> running) {
-        Map<String, Object> f = new LinkedHashMap<>();
-        f.put("view", view);
-        if (running.isEmpty()) {
-            f.put("state", "NOT_RUNNING");
-            return f;
-        }
-        ViewFeeder feeder = running.get();
-        f.put("state", feeder.state().name());
-        f.put("lagSeconds", feeder.lag().map(ConsoleController::seconds).orElse(null));
-        Map<String, Object> segments = new LinkedHashMap<>();
-        feeder.fences().forEach((segment, fence) -> segments.put(segment.toString(), fence));
-        f.put("segments", segments);
-        f.put("segmentCount", feeder.options().segments());
-        feeder.failure().map(OrderlessException::getMessage).ifPresent(why -> f.put("failure", why));
-        String resource = feeder.options().resource();
-        leases.flatMap(provider -> holders(provider, resource)).ifPresent(holders -> f.put("holders", holders));
-        try {
-            f.put("deadLettered", feeder.deadLettered());
-        } catch (RuntimeException e) {   // the overview still answers; the figure says it could not be read
-            f.put("deadLettered", null);
-        }
-        return f;
+    /** Every instance that reported in the last day: up, gone (silent for three intervals) or stopped. */
+    @GetMapping("/api/fleet")
+    Map<String, Object> fleet() {
+        return fleet.fleet();
     }
 
-    /** Who holds the feeder's leases (each segment's), if the provider can list them. */
-    private static Optional<Map<String, String>> holders(LeaseProvider provider, String resource) {
-        try {
-            return provider.holders(resource);
-        } catch (RuntimeException e) {
-            return Optional.empty();
-        }
+    /** What is wrong now, worst first, each with the page's route that shows it. */
+    @GetMapping("/api/banner")
+    Map<String, Object> banner() {
+        return fleet.banner();
     }
 
     /** The dead letters by queue: how many wait and are parked, by kind, and grouped by kind and cause. */
@@ -536,10 +490,6 @@ final class ConsoleController {
 
     private boolean mayAct(HttpServletRequest request) {
         return request.getUserPrincipal() != null && request.isUserInRole(properties.actionRole());
-    }
-
-    private static Double seconds(Duration duration) {
-        return duration.toMillis() / 1000.0;
     }
 
     private static ResponseEntity<Map<String, Object>> refused(HttpStatus status, String error) {

@@ -15,7 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
@@ -24,7 +23,10 @@ import org.bson.BsonDocument;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 
 /**
- * What the console shows and acts on, read live on every request: nothing here is a copy that could go stale.
+ * What the console shows and acts on, read live on every request: nothing here is a copy that could go stale. Its
+ * consumers, feeders, outbox and passes are also what this instance reports to the fleet
+ * ({@link dev.orderless.console.fleet.InstanceSnapshot}: one computation for both), and its consumers' queues are the
+ * backlog's rows (counted on each consumer's dead-letter connection factory).
  * The Spring Boot auto-configuration builds it from the application's orderless beans; an application that wires
  * orderless by hand (the demo's {@code run}) builds it itself and declares it as a bean.
  *
@@ -272,15 +274,5 @@ public record ConsoleSources(MongoCollection<BsonDocument> entities, CollectionS
             return new ConsoleSources(entities, schema, history, consumers, feeders, outbox, passes, meters, grace,
                     clock);
         }
-    }
-
-    /** A count of {@code meters}' counters named {@code name} with tag {@code queue}, or empty without meters. */
-    OptionalLong counted(String name, String queue) {
-        if (meters.isEmpty()) {
-            return OptionalLong.empty();
-        }
-        double sum = meters.get().find(name).tag("queue", queue).counters().stream()
-                .mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
-        return OptionalLong.of((long) sum);
     }
 }

@@ -1,7 +1,8 @@
 /**
  * The operator console: one page in the application's own web server, off unless
  * {@code orderless.console.enabled=true}, answering three questions fast: is anything stuck (consumers, view feeders,
- * the outbox and scheduled passes, refreshed live), what was dead-lettered and why (grouped by reason, with replay,
+ * the outbox and scheduled passes, refreshed live, of this instance and of every instance of the fleet, with each
+ * work queue's backlog and a banner of what is wrong now: {@link dev.orderless.console.fleet}), what was dead-lettered and why (grouped by reason, with replay,
  * park and purge), and why a document looks as it does (its live document and, with history on, its versions).
  *
  * <p>What it guarantees:

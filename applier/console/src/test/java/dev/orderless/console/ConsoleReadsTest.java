@@ -107,6 +107,17 @@ class ConsoleReadsTest {
     }
 
     @Test
+    void a_queue_the_broker_does_not_answer_for_is_a_backlog_row_with_its_error_and_the_overview_still_answers() {
+        HttpResponse<String> overview = get("api/overview");
+
+        assertThat(overview.statusCode()).isEqualTo(200);
+        BsonDocument row = BsonDocument.parse(overview.body()).getArray("queues").get(0).asDocument();
+        assertThat(row.getString("queue").getValue()).isEqualTo("nowhere");
+        assertThat(row.isNull("ready")).isTrue();
+        assertThat(row.getString("error").getValue()).contains("127.0.0.1:" + closedPort).doesNotContain("\n");
+    }
+
+    @Test
     void an_entity_whose_id_holds_slashes_and_percent_signs_is_read() {
         String id = "a/b%c;d/../e";
         mongo.newClient().getDatabase(DATABASE).getCollection("entities", BsonDocument.class)

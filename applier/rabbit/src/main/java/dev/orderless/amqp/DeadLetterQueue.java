@@ -90,21 +90,6 @@ public final class DeadLetterQueue {
         return new DeadLetterQueue(connectionFactory, workQueue, deadLetterQueue);
     }
 
-    /** @return the work queue a replay sends letters back to */
-    public String workQueue() {
-        return workQueue;
-    }
-
-    /** @return the queue the letters are in */
-    public String deadLetterQueue() {
-        return deadLetterQueue;
-    }
-
-    /** @return the broker the letters are read and moved on */
-    public ConnectionFactory connectionFactory() {
-        return connectionFactory;
-    }
-
     /**
      * One letter as {@link #peek} shows it, read from its properties and body as they arrived: for a reader that takes
      * letters off the queue itself (the console keeps them in MongoDB) and must understand them as this class does.
@@ -154,6 +139,34 @@ public final class DeadLetterQueue {
      */
     public static AMQP.BasicProperties replayProperties(AMQP.BasicProperties props) {
         return replayed(props);
+    }
+
+    /**
+     * The work queue whose letters these are.
+     *
+     * @return the work queue a replay sends letters back to
+     */
+    public String workQueue() {
+        return workQueue;
+    }
+
+    /**
+     * The dead-letter queue itself.
+     *
+     * @return the queue the letters are in
+     */
+    public String deadLetterQueue() {
+        return deadLetterQueue;
+    }
+
+    /**
+     * The broker connection the letters are read and moved on, for a tool that asks the broker about the same queues
+     * (the console's backlog counts both queues on it).
+     *
+     * @return the connection factory given to {@link #of}
+     */
+    public ConnectionFactory connectionFactory() {
+        return connectionFactory;
     }
 
     /**
