@@ -10,12 +10,16 @@ import dev.orderless.boot.OrderlessHistoryBaseline;
 import dev.orderless.boot.OrderlessHistoryRetention;
 import dev.orderless.boot.OrderlessProperties;
 import dev.orderless.boot.OrderlessView;
+import dev.orderless.console.audit.AuditLog;
 import dev.orderless.console.fleet.Backlog;
 import dev.orderless.console.fleet.Fleet;
 import dev.orderless.console.fleet.FleetReporter;
 import dev.orderless.console.fleet.InstanceSnapshot;
 import dev.orderless.console.fleet.LetterFigures;
 import dev.orderless.console.fleet.internal.RunningParts;
+import dev.orderless.console.letters.LetterActions;
+import dev.orderless.console.letters.LetterIngestion;
+import dev.orderless.console.letters.LetterStore;
 import dev.orderless.history.History;
 import dev.orderless.lease.LeaseProvider;
 import dev.orderless.lease.MongoLeaseProvider;
@@ -137,11 +141,34 @@ public class ConsoleAutoConfiguration {
         return new Fleet(reporter, backlog, letters);
     }
 
+    /**
+     * The letters kept in MongoDB ({@code orderless.console.letters.*}), the audit ({@code orderless.console.audit}),
+     * and an ingestion per consumer moving its dead letters in (docs/decisions/0009).
+     */
+    @Bean
+    ConsoleLetters orderlessConsoleLetters(ConsoleSources sources, OrderlessProperties properties, MongoClient client) {
+        OrderlessProperties.Console console = properties.console();
+        com.mongodb.client.MongoDatabase database = properties.database(client);
+        LetterStore store = LetterStore.create(database.getCollection(console.letters().collection(),
+                org.bson.BsonDocument.class), console.letters().retention(), sources.clock());
+        AuditLog audit = AuditLog.create(database.getCollection(console.audit(), org.bson.BsonDocument.class),
+                sources.clock());
+        java.util.Map<String, dev.orderless.amqp.DeadLetterQueue> queues = new java.util.LinkedHashMap<>();
+        java.util.List<LetterIngestion> ingestions = new java.util.ArrayList<>();
+        for (ConsoleSources.Consumer consumer : sources.consumers()) {
+            queues.put(consumer.queue(), consumer.deadLetters());
+            ingestions.add(new LetterIngestion(store, consumer.deadLetters()));
+        }
+        String instance = java.lang.management.ManagementFactory.getRuntimeMXBean().getName();
+        return new ConsoleLetters(store, new LetterActions(store, audit, queues, sources.grace(), sources.clock(),
+                instance), audit, ingestions);
+    }
+
     @Bean
     ConsoleController orderlessConsoleController(ConsoleSources sources, OrderlessProperties properties,
-                                                 Fleet fleet) {
+                                                 Fleet fleet, ConsoleLetters letters) {
         OrderlessProperties.Console console = properties.console();
         log.info("orderless console at {}/ (actions for role {})", console.path(), console.actionRole());
-        return new ConsoleController(sources, console, fleet);
+        return new ConsoleController(sources, console, fleet, letters);
     }
 }

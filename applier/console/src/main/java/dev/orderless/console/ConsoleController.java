@@ -2,7 +2,14 @@ package dev.orderless.console;
 
 import static com.mongodb.client.model.Filters.eq;
 
+import dev.orderless.InvalidInputException;
 import dev.orderless.OrderlessException;
+import dev.orderless.console.audit.AuditLog;
+import dev.orderless.console.letters.LetterActions;
+import dev.orderless.console.letters.LetterQuery;
+import dev.orderless.console.letters.LetterStatus;
+import dev.orderless.console.letters.LetterStore;
+import dev.orderless.console.letters.StoredLetter;
 import dev.orderless.amqp.DeadLetterQueue;
 import dev.orderless.boot.OrderlessProperties;
 import dev.orderless.console.fleet.Fleet;
@@ -15,6 +22,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.security.Principal;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,14 +42,16 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The console's page and JSON, under {@code orderless.console.path}: this instance and its queues' backlog
  * ({@code api/overview}), every instance of the fleet ({@code api/fleet}), what is wrong now ({@code api/banner}),
- * the dead letters, and an entity's document and versions. Reads answer whoever the application's security
- * lets in; the three actions ({@code POST api/dead-letters/replay|park|purge}) answer 403 and do nothing unless the
+ * the dead letters and the audit, and an entity's document and versions. Reads answer whoever the application's
+ * security lets in; the actions ({@code POST api/letters/replay|park|unpark|purge|edit-replay}) answer 403 and do
+ * nothing unless the
  * user has the action role and the request carries {@value #ACTION_HEADER} (which a cross-site form cannot send).
  * Every failure is a JSON body {@code {"error": "..."}} in one line.
  */
@@ -52,7 +62,6 @@ final class ConsoleController {
     /** The header the page sends with every action. */
     static final String ACTION_HEADER = "X-Orderless-Console";
     private static final Set<String> ASSETS = Set.of("console.js", "console.css");
-    private static final int MAX_LETTERS = 1000;
     private static final JsonWriterSettings JSON = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED)
             .indent(true).build();
     /** How a version's operation is shown: as the message that carries it. */
@@ -61,11 +70,14 @@ final class ConsoleController {
     private final ConsoleSources sources;
     private final OrderlessProperties.Console properties;
     private final Fleet fleet;
+    private final ConsoleLetters letters;
 
-    ConsoleController(ConsoleSources sources, OrderlessProperties.Console properties, Fleet fleet) {
+    ConsoleController(ConsoleSources sources, OrderlessProperties.Console properties, Fleet fleet,
+                      ConsoleLetters letters) {
         this.sources = sources;
         this.properties = properties;
         this.fleet = fleet;
+        this.letters = letters;
     }
 
     @GetMapping({"", "/"})
@@ -143,112 +155,252 @@ final class ConsoleController {
         return fleet.banner();
     }
 
-    /** Every consumer's dead letters, grouped by kind and reason, and the kinds there are. */
-    @GetMapping("/api/dead-letters")
-    Map<String, Object> deadLetters(@RequestParam(defaultValue = "1000") int max) {
-        Map<String, Object> answer = new LinkedHashMap<>();
-        List<Map<String, Object>> queues = new ArrayList<>();
+    /** The dead letters by queue: how many wait and are parked, by kind, and grouped by kind and cause. */
+    @GetMapping("/api/letters/groups")
+    Map<String, Object> letterGroups() {
+        Instant now = sources.clock().instant();
+        Map<String, Map<String, Object>> queues = new LinkedHashMap<>();
         for (ConsoleSources.Consumer consumer : sources.consumers()) {
-            Map<String, Object> q = new LinkedHashMap<>();
-            q.put("queue", consumer.queue());
-            try {
-                List<DeadLetterQueue.Group> groups = consumer.deadLetters().list(Math.min(Math.max(max, 1), MAX_LETTERS));
-                q.put("kinds", DeadLetterQueue.byKind(groups));
-                q.put("groups", groups);
-                // the groups count the first letters only: the page says so when the queue holds more
-                q.put("listed", groups.stream().mapToLong(DeadLetterQueue.Group::count).sum());
-                q.put("depth", consumer.deadLetters().depth());
-            } catch (OrderlessException e) {
-                q.put("error", e.getMessage());
-            }
-            queues.add(q);
+            queue(queues, consumer.queue()).put("deadLetterQueue", consumer.deadLetters().deadLetterQueue());
         }
-        answer.put("queues", queues);
-        answer.put("kinds", DeadLetterQueue.KINDS);
+        for (LetterStore.Group group : letters.store().groups()) {
+            Map<String, Object> q = queue(queues, group.queue());
+            @SuppressWarnings("unchecked")
+            Map<String, Long> kinds = (Map<String, Long>) q.get("kinds");
+            kinds.merge(group.kind(), group.count(), Long::sum);
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> groups = (List<Map<String, Object>>) q.get("groups");
+            Map<String, Object> g = new LinkedHashMap<>();
+            g.put("kind", group.kind());
+            g.put("reason", group.reason());
+            g.put("count", group.count());
+            g.put("entities", group.entities());
+            g.put("oldestSeconds", Duration.between(group.oldest(), now).toSeconds());
+            g.put("newestSeconds", Duration.between(group.newest(), now).toSeconds());
+            groups.add(g);
+        }
+        for (Map.Entry<String, Map<String, Object>> q : queues.entrySet()) {
+            LetterQuery of = LetterQuery.dead().withQueue(q.getKey());
+            q.getValue().put("dead", letters.store().count(of));
+            q.getValue().put("parked", letters.store().count(of.withStatuses(List.of(LetterStatus.PARKED))));
+            @SuppressWarnings("unchecked")
+            Map<String, Long> kinds = (Map<String, Long>) q.getValue().get("kinds");
+            Map<String, Long> sorted = new LinkedHashMap<>();
+            kinds.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()
+                    .thenComparing(Map.Entry.comparingByKey())).forEach(e -> sorted.put(e.getKey(), e.getValue()));
+            q.getValue().put("kinds", sorted);
+        }
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("queues", new ArrayList<>(queues.values()));
         answer.put("replayGrace", sources.grace().map(Duration::toString).orElse(null));
         return answer;
     }
 
-    /** The first letters of one kind (or every kind), each with its body, reason and what the broker recorded. */
-    @GetMapping("/api/dead-letters/letters")
-    ResponseEntity<Map<String, Object>> letters(@RequestParam String queue, @RequestParam Optional<String> kind,
-                                                @RequestParam(defaultValue = "20") int max) {
-        Optional<String> ofKind = kind.map(String::strip).filter(k -> !k.isEmpty());
-        Optional<ResponseEntity<Map<String, Object>>> unknown = unknownQueueOrKind(queue, ofKind);
-        if (unknown.isPresent()) {
-            return unknown.get();
+    private static Map<String, Object> queue(Map<String, Map<String, Object>> queues, String queue) {
+        return queues.computeIfAbsent(queue, q -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("queue", q);
+            m.put("deadLetterQueue", null);
+            m.put("kinds", new LinkedHashMap<String, Long>());
+            m.put("groups", new ArrayList<Map<String, Object>>());
+            return m;
+        });
+    }
+
+    /** The letters a filter chooses, newest first, a page at a time. */
+    @GetMapping("/api/letters")
+    Map<String, Object> letters(@RequestParam Map<String, String> parameters,
+                                @RequestParam(defaultValue = "50") int limit) {
+        LetterQuery query = query(parameters, Optional.of(LetterStatus.DEAD));
+        if (limit < 1 || limit > 500) {
+            throw new InvalidInputException("limit must be from 1 to 500, was " + limit);
         }
-        Optional<ConsoleSources.Consumer> consumer = sources.consumer(queue);
-        List<Map<String, Object>> letters = new ArrayList<>();
-        for (DeadLetterQueue.Letter letter : consumer.get().deadLetters().peek(ofKind, Math.min(Math.max(max, 1), 100))) {
-            Map<String, Object> l = new LinkedHashMap<>();
-            l.put("kind", letter.kind());
-            l.put("reason", letter.reason());
-            l.put("entity", letter.entity().orElse(null));
-            l.put("seq", letter.seq().isPresent() ? letter.seq().getAsLong() : null);
-            l.put("letterId", letter.letterId().orElse(null));
-            l.put("deadLettered", letter.deadLettered().map(Object::toString).orElse(null));
-            l.put("replays", letter.replays());
-            l.put("body", letter.body());
-            l.put("deaths", letter.deaths());
-            letters.add(l);
+        LetterStore.Page page = letters.store().find(query, Optional.ofNullable(parameters.get("after"))
+                .filter(a -> !a.isBlank()), limit);
+        Instant now = sources.clock().instant();
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("total", page.total());
+        answer.put("letters", page.letters().stream().map(l -> letter(l, now)).toList());
+        answer.put("next", page.next().orElse(null));
+        return answer;
+    }
+
+    /** One letter with its body, headers, RabbitMQ's record and the actions taken on it. */
+    @GetMapping("/api/letters/one")
+    ResponseEntity<Map<String, Object>> letter(@RequestParam String id) {
+        Optional<StoredLetter.Full> found = letters.store().get(id);
+        if (found.isEmpty()) {
+            return refused(HttpStatus.NOT_FOUND, "no letter '" + id + "' is stored (purged letters are dropped after the"
+                    + " retention)");
         }
-        return ResponseEntity.ok(Map.of("queue", queue, "letters", letters));
+        StoredLetter.Full full = found.get();
+        Map<String, Object> answer = letter(full.letter(), sources.clock().instant());
+        answer.put("body", full.body().map(ConsoleController::text).orElse(null));
+        answer.put("editedBody", full.edited().map(ConsoleController::text).orElse(null));
+        answer.put("headers", full.headers());
+        answer.put("deaths", full.deaths());
+        answer.put("audit", letters.audit().of(id).stream().map(ConsoleController::entry).toList());
+        return ResponseEntity.ok(answer);
+    }
+
+    /** The actions taken through the console, newest first. */
+    @GetMapping("/api/audit")
+    Map<String, Object> audit(@RequestParam(defaultValue = "100") int limit) {
+        if (limit < 1 || limit > 1000) {
+            throw new InvalidInputException("limit must be from 1 to 1000, was " + limit);
+        }
+        return Map.of("entries", letters.audit().latest(limit).stream().map(ConsoleController::entry).toList());
     }
 
     /**
-     * Replays, parks or purges up to {@code max} letters of {@code kind} (every kind if absent; a purge needs one
-     * of the two). A replay refuses letters older than the grace, as {@link DeadLetterQueue#replay} does.
+     * Replays, parks, un-parks or purges the letters chosen by {@code ids} or by the filter of {@code GET letters}
+     * ({@code max} at most).
      */
-    @PostMapping("/api/dead-letters/{action}")
-    ResponseEntity<Map<String, Object>> act(@PathVariable String action, @RequestParam String queue,
-                                            @RequestParam Optional<String> kind, @RequestParam Optional<Integer> max,
+    @PostMapping("/api/letters/{action}")
+    ResponseEntity<Map<String, Object>> act(@PathVariable String action, @RequestParam Map<String, String> parameters,
+                                            @RequestParam(defaultValue = "" + LetterActions.MAX_LETTERS) int max,
                                             @RequestHeader(name = ACTION_HEADER, required = false) String header,
                                             HttpServletRequest request) {
+        Optional<ResponseEntity<Map<String, Object>>> refusal = refusal(header, request);
+        if (refusal.isPresent()) {
+            return refusal.get();
+        }
+        if (!Set.of("replay", "park", "unpark", "purge").contains(action)) {
+            return refused(HttpStatus.NOT_FOUND, "unknown action '" + action + "': replay, park, unpark or purge");
+        }
+        LetterQuery query = query(parameters, Optional.empty());
+        if (action.equals("purge") && query.ids().isEmpty() && query.kind().isEmpty() && query.entity().isEmpty()
+                && query.reason().isEmpty()) {
+            return refused(HttpStatus.BAD_REQUEST, "purge drops letters for good: choose them (ids, kind, reason or"
+                    + " entity)");
+        }
+        String user = user(request);
+        LetterActions.Outcome outcome = switch (action) {
+            case "replay" -> letters.actions().replay(query, max, user);
+            case "park" -> letters.actions().park(query, max, user);
+            case "unpark" -> letters.actions().unpark(query, max, user);
+            default -> letters.actions().purge(query, max, user);
+        };
+        log.info("console: {} by {} ({})", outcome.result(), user, query.describe());
+        return ResponseEntity.ok(outcome(outcome));
+    }
+
+    /** Sends one letter back with the body the request carries, once the envelope reader accepts it. */
+    @PostMapping(path = "/api/letters/edit-replay")
+    ResponseEntity<Map<String, Object>> editAndReplay(@RequestParam String id, @RequestBody byte[] body,
+                                                      @RequestHeader(name = ACTION_HEADER, required = false) String header,
+                                                      HttpServletRequest request) {
+        Optional<ResponseEntity<Map<String, Object>>> refusal = refusal(header, request);
+        if (refusal.isPresent()) {
+            return refusal.get();
+        }
+        String user = user(request);
+        LetterActions.Outcome outcome = letters.actions().editAndReplay(id, body, user);
+        log.info("console: {} by {}", outcome.result(), user);
+        return ResponseEntity.ok(outcome(outcome));
+    }
+
+    private static Map<String, Object> outcome(LetterActions.Outcome outcome) {
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("result", outcome.result());
+        answer.put("count", outcome.count());
+        answer.put("audit", outcome.audit());
+        return answer;
+    }
+
+    /** 403 without the console's header or the action role: nothing changes. */
+    private Optional<ResponseEntity<Map<String, Object>>> refusal(String header, HttpServletRequest request) {
         if (header == null) {
-            return refused(HttpStatus.FORBIDDEN, "an action needs the " + ACTION_HEADER + " header the console's page"
-                    + " sends: refused, nothing changed");
+            return Optional.of(refused(HttpStatus.FORBIDDEN, "an action needs the " + ACTION_HEADER + " header the"
+                    + " console's page sends: refused, nothing changed"));
         }
         if (!mayAct(request)) {
             Principal user = request.getUserPrincipal();
-            return refused(HttpStatus.FORBIDDEN, (user == null ? "anonymous" : "user '" + user.getName() + "'")
-                    + " lacks the role " + properties.actionRole() + " (orderless.console.action-role) that replaying,"
-                    + " parking and purging need: refused, nothing changed");
+            return Optional.of(refused(HttpStatus.FORBIDDEN, (user == null ? "anonymous" : "user '" + user.getName()
+                    + "'") + " lacks the role " + properties.actionRole() + " (orderless.console.action-role) that"
+                    + " replaying, editing, parking and purging need: refused, nothing changed"));
         }
-        if (!Set.of("replay", "park", "purge").contains(action)) {
-            return refused(HttpStatus.NOT_FOUND, "unknown action '" + action + "': replay, park or purge");
+        return Optional.empty();
+    }
+
+    private static String user(HttpServletRequest request) {
+        return Optional.ofNullable(request.getUserPrincipal()).map(Principal::getName).orElse("anonymous");
+    }
+
+    /** The query the request's parameters say; {@code status} defaults to {@code defaultStatus} (or any). */
+    private static LetterQuery query(Map<String, String> parameters, Optional<LetterStatus> defaultStatus) {
+        List<String> ids = Optional.ofNullable(parameters.get("ids")).map(text -> java.util.Arrays.stream(
+                text.split(",")).map(String::strip).filter(id -> !id.isEmpty()).toList()).orElse(List.of());
+        String status = Optional.ofNullable(parameters.get("status")).map(String::strip).orElse("");
+        List<LetterStatus> statuses;
+        if (status.isEmpty()) {
+            statuses = ids.isEmpty() ? defaultStatus.map(List::of).orElse(List.of()) : List.of();
+        } else if (status.equals("all")) {
+            statuses = List.of();
+        } else {
+            statuses = List.of(LetterStatus.of(status).orElseThrow(() -> new InvalidInputException("status must be"
+                    + " dead, parked, replayed, purged or all, was '" + status + "'")));
         }
-        Optional<String> ofKind = kind.map(String::strip).filter(k -> !k.isEmpty());
-        Optional<ResponseEntity<Map<String, Object>>> unknown = unknownQueueOrKind(queue, ofKind);
-        if (unknown.isPresent()) {
-            return unknown.get();
-        }
-        Optional<ConsoleSources.Consumer> consumer = sources.consumer(queue);
-        if (max.isPresent() && max.get() < 1) {
-            return refused(HttpStatus.BAD_REQUEST, "max must be at least 1, was " + max.get());
-        }
-        if (action.equals("purge") && ofKind.isEmpty() && max.isEmpty()) {
-            return refused(HttpStatus.BAD_REQUEST, "purge drops letters for good: give a kind, or max, or both");
-        }
-        int limit = max.orElse(MAX_LETTERS);
-        DeadLetterQueue letters = consumer.get().deadLetters();
-        String what = ofKind.map(k -> "of kind " + k).orElse("of every kind");
-        String who = Optional.ofNullable(request.getUserPrincipal()).map(Principal::getName).orElse("anonymous");
-        String result = switch (action) {
-            case "replay" -> {
-                // without a grace the collection is not compacted: no letter is too old to replay
-                DeadLetterQueue.Replay replay = sources.grace().map(grace -> letters.replay(ofKind, limit, grace,
-                        sources.clock())).orElseGet(() -> letters.replay(ofKind, limit));
-                long refused = replay.refused().values().stream().mapToLong(Long::longValue).sum();
-                yield "replayed " + replay.replayed() + " letter(s) " + what + " to " + queue
-                        + (refused == 0 ? "" : "; refused " + refused + " older than the replay grace " + sources.grace()
-                        .map(Duration::toString).orElse("") + " (they stay: park or purge them)");
+        return new LetterQuery(ids, given(parameters, "queue"), given(parameters, "kind"), given(parameters, "reason"),
+                given(parameters, "entity"), seconds(parameters, "minAgeSeconds"), seconds(parameters, "maxAgeSeconds"),
+                statuses);
+    }
+
+    private static Optional<String> given(Map<String, String> parameters, String name) {
+        return Optional.ofNullable(parameters.get(name)).filter(value -> !value.isEmpty());
+    }
+
+    private static Optional<Duration> seconds(Map<String, String> parameters, String name) {
+        return given(parameters, name).map(String::strip).map(text -> {
+            try {
+                return Duration.ofSeconds(Long.parseLong(text));
+            } catch (NumberFormatException e) {
+                throw new InvalidInputException("parameter '" + name + "' must be a whole number of seconds, was '"
+                        + text + "'");
             }
-            case "park" -> "parked " + letters.park(ofKind, limit) + " letter(s) " + what;
-            default -> "purged " + letters.purge(ofKind, limit) + " letter(s) " + what;
-        };
-        log.info("console: {} by {} on the dead letters of '{}'", result, who, queue);
-        return ResponseEntity.ok(Map.of("result", result));
+        });
+    }
+
+    private static Map<String, Object> letter(StoredLetter letter, Instant now) {
+        Map<String, Object> l = new LinkedHashMap<>();
+        l.put("id", letter.id());
+        l.put("queue", letter.queue());
+        l.put("kind", letter.kind());
+        l.put("reason", letter.reason());
+        l.put("entity", letter.entity().orElse(null));
+        l.put("seq", letter.seq().isPresent() ? letter.seq().getAsLong() : null);
+        l.put("deadLettered", letter.deadLettered().toString());
+        l.put("timeKnown", letter.timeKnown());
+        l.put("ageSeconds", Duration.between(letter.deadLettered(), now).toSeconds());
+        l.put("replays", letter.replays());
+        l.put("status", letter.status().stored());
+        l.put("resolvedAt", letter.resolved().map(Instant::toString).orElse(null));
+        l.put("bodyBytes", letter.bodyBytes());
+        l.put("heldIn", letter.heldIn().orElse(null));
+        return l;
+    }
+
+    private static Map<String, Object> entry(AuditLog.Entry entry) {
+        Map<String, Object> e = new LinkedHashMap<>();
+        e.put("id", entry.id());
+        e.put("at", entry.at().toString());
+        e.put("user", entry.user());
+        e.put("instance", entry.instance());
+        e.put("action", entry.action());
+        e.put("queue", entry.queue().orElse(null));
+        e.put("selection", entry.selection());
+        e.put("ids", entry.ids());
+        e.put("count", entry.count());
+        e.put("outcome", entry.outcome());
+        e.put("ok", entry.ok());
+        return e;
+    }
+
+    /** A body as UTF-8 text, cut where a page would not show more. */
+    private static String text(byte[] body) {
+        String text = new String(body, java.nio.charset.StandardCharsets.UTF_8);
+        return text.length() <= DeadLetterQueue.PEEK_BODY_LIMIT ? text
+                : text.substring(0, DeadLetterQueue.PEEK_BODY_LIMIT) + "... (" + body.length + " bytes)";
     }
 
     /**
@@ -335,18 +487,6 @@ final class ConsoleController {
                 + String.valueOf(e.getMessage()).lines().findFirst().orElse("") + "); check that it is up";
         log.warn("console: {}", why);
         return refused(HttpStatus.SERVICE_UNAVAILABLE, why);
-    }
-
-    /** 404 for a queue no consumer here reads, 400 for a kind no letter can have; empty if both are known. */
-    private Optional<ResponseEntity<Map<String, Object>>> unknownQueueOrKind(String queue, Optional<String> kind) {
-        if (sources.consumer(queue).isEmpty()) {
-            return Optional.of(refused(HttpStatus.NOT_FOUND, "no consumer of queue '" + queue + "' here"));
-        }
-        if (kind.isPresent() && !DeadLetterQueue.KINDS.contains(kind.get())) {
-            return Optional.of(refused(HttpStatus.BAD_REQUEST, "unknown kind '" + kind.get() + "': one of "
-                    + DeadLetterQueue.KINDS));
-        }
-        return Optional.empty();
     }
 
     private boolean mayAct(HttpServletRequest request) {

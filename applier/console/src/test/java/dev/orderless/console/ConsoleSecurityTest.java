@@ -29,7 +29,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
-import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -123,7 +122,7 @@ class ConsoleSecurityTest {
 
     @BeforeEach
     void oneDeadLetter() throws Exception {
-        new RabbitAdmin(publishing).purgeQueue(QUEUE + ".dlq", false);
+        letters().deleteMany(new org.bson.BsonDocument());
         ConfirmedPublisher.publishAll(publishing, QUEUE, List.of("not json (console)".getBytes(StandardCharsets.UTF_8)));
         Awaitility.await("one dead letter").atMost(Duration.ofSeconds(30)).until(() -> deadLetters() == 1);
     }
@@ -132,9 +131,9 @@ class ConsoleSecurityTest {
     void a_user_without_the_action_role_sees_the_letters_but_a_replay_answers_403_and_moves_nothing() throws Exception {
         Browser viewer = new Browser("viewer", "viewer-pw");
 
-        assertThat(viewer.get("api/dead-letters").body()).contains("\"kind\":\"bad_input\"");
+        assertThat(viewer.get("api/letters/groups").body()).contains("\"kind\":\"bad_input\"");
         assertThat(viewer.get("api/session").body()).contains("\"canAct\":false");
-        HttpResponse<String> replay = viewer.act("api/dead-letters/replay?queue=" + QUEUE + "&kind=bad_input", true, true);
+        HttpResponse<String> replay = viewer.act("api/letters/replay?queue=" + QUEUE + "&kind=bad_input", true, true);
 
         assertThat(replay.statusCode()).isEqualTo(403);
         assertThat(replay.body()).contains("user 'viewer' lacks the role ORDERLESS_OPERATOR");
@@ -145,7 +144,7 @@ class ConsoleSecurityTest {
     void an_action_without_the_csrf_token_answers_403_and_moves_nothing() throws Exception {
         Browser operator = new Browser("operator", "operator-pw");
 
-        HttpResponse<String> purge = operator.act("api/dead-letters/purge?queue=" + QUEUE + "&kind=bad_input", false, true);
+        HttpResponse<String> purge = operator.act("api/letters/purge?queue=" + QUEUE + "&kind=bad_input", false, true);
 
         assertThat(purge.statusCode()).isEqualTo(403);
         assertThat(deadLetters()).as("the letter stays").isEqualTo(1);
@@ -155,7 +154,7 @@ class ConsoleSecurityTest {
     void an_action_without_the_consoles_header_answers_403_and_moves_nothing() throws Exception {
         Browser operator = new Browser("operator", "operator-pw");
 
-        HttpResponse<String> purge = operator.act("api/dead-letters/purge?queue=" + QUEUE + "&kind=bad_input", true, false);
+        HttpResponse<String> purge = operator.act("api/letters/purge?queue=" + QUEUE + "&kind=bad_input", true, false);
 
         assertThat(purge.statusCode()).isEqualTo(403);
         assertThat(purge.body()).contains("X-Orderless-Console");
@@ -166,12 +165,11 @@ class ConsoleSecurityTest {
     void an_operator_with_the_token_and_header_parks_the_letter_and_is_told_so_in_one_line() throws Exception {
         Browser operator = new Browser("operator", "operator-pw");
 
-        HttpResponse<String> park = operator.act("api/dead-letters/park?queue=" + QUEUE + "&kind=bad_input", true, true);
+        HttpResponse<String> park = operator.act("api/letters/park?queue=" + QUEUE + "&kind=bad_input", true, true);
 
         assertThat(park.statusCode()).isEqualTo(200);
-        assertThat(park.body()).contains("parked 1 letter(s) of kind bad_input");
+        assertThat(park.body()).contains("parked 1 letter(s)");
         assertThat(deadLetters()).isZero();
-        new RabbitAdmin(publishing).purgeQueue(QUEUE + ".dlq.parked", false);
     }
 
     @Test
@@ -188,7 +186,7 @@ class ConsoleSecurityTest {
         Browser stranger = new Browser("stranger", "stranger-pw");
 
         assertThat(stranger.get("").statusCode()).isEqualTo(403);
-        assertThat(stranger.get("api/dead-letters").statusCode()).isEqualTo(403);
+        assertThat(stranger.get("api/letters").statusCode()).isEqualTo(403);
     }
 
     @Test
@@ -201,8 +199,18 @@ class ConsoleSecurityTest {
         assertThat(page.body()).contains("<script src=\"assets/console.js\"");
     }
 
+    /** The dead letters the console stored (it moves them out of the dead-letter queue as they arrive). */
     private long deadLetters() {
-        return new RabbitAdmin(publishing).getQueueInfo(QUEUE + ".dlq").getMessageCount();
+        return letters().countDocuments(com.mongodb.client.model.Filters.eq("status", "dead"));
+    }
+
+    private static com.mongodb.client.MongoClient client;
+
+    private static com.mongodb.client.MongoCollection<org.bson.BsonDocument> letters() {
+        if (client == null) {
+            client = mongo.newClient();
+        }
+        return client.getDatabase(DATABASE).getCollection("orderless_dead_letters", org.bson.BsonDocument.class);
     }
 
     /** A logged-in user's HTTP client, with its session cookie, as a browser holds it. */

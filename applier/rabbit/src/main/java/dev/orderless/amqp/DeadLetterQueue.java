@@ -119,6 +119,57 @@ public final class DeadLetterQueue {
     }
 
     /**
+     * One letter as {@link #peek} shows it, read from its properties and body as they arrived: for a reader that takes
+     * letters off the queue itself (the console keeps them in MongoDB) and must understand them as this class does.
+     *
+     * @param props the letter's properties, as the broker delivered them
+     * @param body  its body
+     * @param now   the time it is read at: a dead-lettering time after it is not trusted ({@link #firstDeadLettered})
+     * @return the letter, its body as text cut at {@value #PEEK_BODY_LIMIT} characters
+     */
+    public static Letter read(AMQP.BasicProperties props, byte[] body, Instant now) {
+        String reason = field(props, DeadLetterFields.REASON).orElseGet(() -> brokerReason(props));
+        OptionalLong seq = field(props, DeadLetterFields.SEQ).flatMap(DeadLetterQueue::whole)
+                .map(OptionalLong::of).orElse(OptionalLong.empty());
+        long replays = header(props, DeadLetterFields.REPLAY_COUNT).flatMap(DeadLetterQueue::whole).orElse(0L);
+        return new Letter(kindOf(props), reason, field(props, DeadLetterFields.ENTITY), seq,
+                field(props, DeadLetterFields.LETTER_ID), firstDeadLettered(props, now), replays, bodyText(body),
+                deaths(props));
+    }
+
+    /**
+     * What letters failing for one cause share, as {@link #list} groups them: {@code letter}'s reason without its
+     * subject and with what varies from letter to letter (entity, numbers) set aside.
+     *
+     * @param letter a letter
+     * @return its group's key
+     */
+    public static String causeOf(Letter letter) {
+        return ReasonShape.of(letter.reason(), letter.entity(), letter.seq());
+    }
+
+    /**
+     * {@code letter}'s reason as its group shows it: without the {@code (entity 'e', seq 7)} at its end.
+     *
+     * @param letter a letter
+     * @return its reason without its subject
+     */
+    public static String reasonWithoutSubject(Letter letter) {
+        return ReasonShape.withoutSubject(letter.reason(), letter.entity(), letter.seq());
+    }
+
+    /**
+     * The properties a letter is sent back to its work queue with, as {@link #replay} sends it: without the reason
+     * it carried (it fails afresh or not at all), {@value DeadLetterFields#REPLAY_COUNT} one higher, persistent.
+     *
+     * @param props the letter's properties as it was dead-lettered
+     * @return the properties to replay it with
+     */
+    public static AMQP.BasicProperties replayProperties(AMQP.BasicProperties props) {
+        return replayed(props);
+    }
+
+    /**
      * Every kind a letter can have: the consumer's reasons ({@code bad_input}, {@code unknown_field},
      * {@code unsupported_envelope}, {@code oversized}, {@code beyond_horizon}, {@code no_progress},
      * {@code too_large}, {@code held_too_long}), and
@@ -233,14 +284,7 @@ public final class DeadLetterQueue {
         List<Letter> letters = new ArrayList<>();
         Instant now = Instant.now();
         onChannel(channel -> walk(channel, kind, max, PEEK_SCAN_LIMIT, letter -> {
-            AMQP.BasicProperties props = letter.getProps();
-            String reason = field(props, DeadLetterFields.REASON).orElseGet(() -> brokerReason(props));
-            OptionalLong seq = field(props, DeadLetterFields.SEQ).flatMap(DeadLetterQueue::whole)
-                    .map(OptionalLong::of).orElse(OptionalLong.empty());
-            long replays = header(props, DeadLetterFields.REPLAY_COUNT).flatMap(DeadLetterQueue::whole).orElse(0L);
-            letters.add(new Letter(kindOf(props), reason, field(props, DeadLetterFields.ENTITY), seq,
-                    field(props, DeadLetterFields.LETTER_ID), firstDeadLettered(props, now), replays,
-                    bodyText(letter.getBody()), deaths(props)));
+            letters.add(read(letter.getProps(), letter.getBody(), now));
             return true;
         }));
         return letters;
