@@ -207,6 +207,8 @@ class ConsoleBrowserTest {
     @Test
     @Order(4)
     void an_entity_id_holding_markup_is_shown_as_text_and_runs_nothing() {
+        wiring.students.insertOne(new BsonDocument("_id", new BsonString(MARKUP)).append("classes",
+                new org.bson.BsonArray()));
         logIn("viewer", USERS.viewerPassword());
         String title = browser.getTitle();
         browser.get(console + "#/entity/" + java.net.URLEncoder.encode(MARKUP, StandardCharsets.UTF_8).replace("+", "%20"));
@@ -245,6 +247,107 @@ class ConsoleBrowserTest {
         await("the seats as of seq 14", () -> text("#as-of-state").replaceAll("\\s", "").contains("\"seats\":5"));
     }
 
+    @Test
+    @Order(6)
+    void a_slow_answer_of_the_previous_page_is_aborted_and_never_replaces_the_current_page() {
+        twoStudents("race-a", "race-b");
+        logIn("viewer", USERS.viewerPassword());
+        hold("api/entity?id=race-a");
+
+        go("#/entity/race-a");
+        await("the read of race-a held", () -> heldRequests() == 1);
+        go("#/entity/race-b");
+        await("race-b's page", () -> text("#entity-document").contains("race-b"));
+        release();
+
+        await("race-a's answer handled", () -> dropped() >= 1 || text("#page h2").contains("race-a"));
+        assertThat(text("#page h2")).contains("race-b").doesNotContain("race-a");
+        assertThat(text("#entity-document")).contains("race-b");
+        assertThat(heldSignalAborted()).as("the earlier route's read was aborted").isTrue();
+    }
+
+    @Test
+    @Order(7)
+    void the_state_as_of_a_seq_of_the_previous_entity_is_not_shown_on_the_next_entitys_page() {
+        twoStudents("race-c", "race-d");
+        logIn("viewer", USERS.viewerPassword());
+        go("#/entity/race-c");
+        await("race-c's versions", () -> !browser.findElements(By.cssSelector("#timeline button[data-as-of='1']"))
+                .isEmpty());
+        hold("api/entity/as-of?id=race-c");
+
+        browser.findElement(By.cssSelector("#timeline button[data-as-of='1']")).click();
+        await("the as-of read of race-c held", () -> heldRequests() == 1);
+        go("#/entity/race-d");
+        await("race-d's versions", () -> text("#entity-document").contains("race-d")
+                && !browser.findElements(By.cssSelector("#timeline button[data-as-of='1']")).isEmpty());
+        release();
+
+        await("race-c's as-of answer handled", () -> dropped() >= 1 || !text("#as-of").isEmpty());
+        assertThat(text("#as-of")).as("race-c's state on race-d's page").isEmpty();
+        assertThat(text("#page h2")).contains("race-d");
+    }
+
+    @Test
+    @Order(8)
+    void the_status_line_of_one_page_is_gone_on_the_next() {
+        logIn("viewer", USERS.viewerPassword());
+        go("#/entity/ghost-7");
+        await("the entity's 404 line", () -> text("#status").equals(
+                "no entity 'ghost-7': no live document and no recorded version"));
+        assertThat(text("#page")).doesNotContain("{}");
+
+        go("#/overview");
+        await("the overview", () -> text("#consumers tr[data-queue='" + queue + "'] .state").equals("RUNNING"));
+        assertThat(text("#status")).isEmpty();
+    }
+
+    @Test
+    @Order(9)
+    void a_loading_line_says_what_the_page_awaits_until_its_first_answer() {
+        twoStudents("slow-a", "slow-b");
+        logIn("viewer", USERS.viewerPassword());
+        hold("api/entity?id=slow-a");
+
+        go("#/entity/slow-a");
+        await("the read held", () -> heldRequests() == 1);
+        assertThat(browser.findElement(By.id("loading")).isDisplayed()).isTrue();
+        assertThat(text("#loading")).isEqualTo("Loading entity slow-a…");
+        release();
+
+        await("the entity's page", () -> text("#entity-document").contains("slow-a"));
+        assertThat(browser.findElement(By.id("loading")).isDisplayed()).isFalse();
+    }
+
+    @Test
+    @Order(10)
+    void an_id_shows_every_character_outside_printable_ascii_escaped_so_no_look_alike_or_reversal_hides() throws Exception {
+        String lookAlike = "s\u0441\u202E1";   // a Cyrillic es, then a right-to-left override
+        wiring.students.insertOne(new BsonDocument("_id", new BsonString(lookAlike)).append("classes",
+                new org.bson.BsonArray()));
+        logIn("viewer", USERS.viewerPassword());
+
+        go("#/entity/" + java.net.URLEncoder.encode(lookAlike, StandardCharsets.UTF_8));
+
+        await("the entity's page", () -> text("#page h2").startsWith("Live document of"));
+        assertThat(text("#page h2 .id")).isEqualTo("s\\u0441\\u202E1");
+        assertThat(browser.findElements(By.cssSelector("#page h2 .id .esc"))).hasSize(2);
+        screenshot("escaped-id");
+    }
+
+    @Test
+    @Order(11)
+    void free_text_shows_bidirectional_and_zero_width_characters_escaped_and_keeps_other_letters() {
+        logIn("viewer", USERS.viewerPassword());
+
+        go("#/entity/" + java.net.URLEncoder.encode("g\u0441\u202E\u200B7", StandardCharsets.UTF_8));
+
+        await("the entity's 404 line", () -> text("#status").startsWith("no entity"));
+        assertThat(text("#status")).isEqualTo(
+                "no entity 'g\u0441\\u202E\\u200B7': no live document and no recorded version");
+        assertThat(browser.findElements(By.cssSelector("#status .esc"))).hasSize(2);
+    }
+
     private void logIn(String user, String password) {
         browser.get(console);
         await("the login form", () -> !browser.findElements(By.name("username")).isEmpty());
@@ -253,6 +356,68 @@ class ConsoleBrowserTest {
         browser.findElement(By.cssSelector("button[type='submit']")).click();
         await("the console after logging in", () -> browser.getCurrentUrl().startsWith(console)
                 && text("#session").startsWith(user));
+    }
+
+    /** Two students with one version each, applied through the queue. */
+    private static void twoStudents(String first, String second) {
+        try {
+            ConfirmedPublisher.publishAll(publishing, queue, List.of(
+                    body("{\"entity\":\"" + first + "\",\"seq\":1,\"op\":\"add\",\"field\":\"classes\","
+                            + "\"element\":\"CS 101\"}"),
+                    body("{\"entity\":\"" + second + "\",\"seq\":1,\"op\":\"add\",\"field\":\"classes\","
+                            + "\"element\":\"CS 102\"}")));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        Awaitility.await(first + " and " + second + " applied").atMost(WAIT).until(() -> wiring.students.countDocuments(
+                com.mongodb.client.model.Filters.in("_id", first, second)) == 2);
+    }
+
+    private static void go(String hash) {
+        js("location.hash = arguments[0];", hash);
+    }
+
+    /**
+     * Holds the answer of the page's next read whose URL contains {@code part} until {@link #release()}: the page's
+     * fetch is wrapped, the read itself goes out without the page's abort signal (so an answer does come, and the page
+     * must drop it itself), and whether the page aborted it is recorded when it is released. A forced interleaving,
+     * not a race against the clock.
+     */
+    private static void hold(String part) {
+        js("const held = {part: arguments[0], count: 0, aborted: null, signals: []};"
+                + "held.gate = new Promise(resolve => { held.open = resolve; });"
+                + "window.__held = held;"
+                + "if (!window.__realFetch) window.__realFetch = window.fetch;"
+                + "window.fetch = function (url, options) {"
+                + "  if (!String(url).includes(held.part) || held.count > 0) return window.__realFetch(url, options);"
+                + "  held.count++;"
+                + "  const signal = options && options.signal;"
+                + "  const rest = Object.assign({}, options || {}); delete rest.signal;"
+                + "  return window.__realFetch(url, rest).then(response => held.gate.then(() => {"
+                + "    held.aborted = !!(signal && signal.aborted); return response; }));"
+                + "};", part);
+    }
+
+    private static long heldRequests() {
+        return ((Number) js("return window.__held ? window.__held.count : 0;")).longValue();
+    }
+
+    private static void release() {
+        js("window.__held.open(); window.fetch = window.__realFetch;");
+    }
+
+    private static boolean heldSignalAborted() {
+        return Boolean.TRUE.equals(js("return window.__held.aborted;"));
+    }
+
+    /** Answers the page dropped because they came for an earlier route. */
+    private static long dropped() {
+        Object count = js("return document.body.getAttribute('data-dropped');");
+        return count == null ? 0 : Long.parseLong(count.toString());
+    }
+
+    private static Object js(String script, Object... arguments) {
+        return ((JavascriptExecutor) browser).executeScript(script, arguments);
     }
 
     private static By groupOf(String kind) {
