@@ -604,6 +604,8 @@
       readOnlyNote(),
       el('h3', {}, 'Body'), l.body === null || l.body === undefined ? el('p', { class: 'muted', id: 'letter-body' },
         'No body (purged).') : el('pre', { id: 'letter-body' }, freeText(l.body)),
+      l.editedBody === null || l.editedBody === undefined ? null
+        : [el('h3', {}, 'Sent instead (edited)'), el('pre', { id: 'letter-edited-body' }, freeText(l.editedBody))],
       el('h3', {}, 'Headers'), table({ id: 'letter-headers' }, ['name', 'value'],
         Object.entries(l.headers || {}).map(([name, value]) => el('tr', { 'data-header': name },
           el('td', {}, idText(name)), el('td', {}, freeText(value))))),
