@@ -136,7 +136,6 @@ class ConsoleBrowserTest {
         await("a rate drawn over two refreshes", () -> browser.findElements(By.cssSelector("#chart-rates polyline"))
                 .stream().anyMatch(line -> line.getAttribute("points").strip().contains(" ")));
         assertThat(browser.findElements(By.cssSelector("#chart-lag"))).hasSize(1);
-        screenshot("overview");
     }
 
     @Test
@@ -469,6 +468,77 @@ class ConsoleBrowserTest {
         screenshot("audit");
     }
 
+    @Test
+    @Order(17)
+    void the_overview_shows_each_queues_backlog_and_draws_dead_lettered_per_second_from_the_consumers_counters()
+            throws Exception {
+        logIn("viewer", USERS.viewerPassword());
+        await("the backlog of " + queue, () -> !text("#backlog tr[data-queue='" + queue + "'] .ready").isEmpty());
+        await("a first rate", () -> !text("#consumers tr[data-queue='" + queue + "'] .dead-rate").equals("…"));
+
+        ConfirmedPublisher.publishAll(publishing, queue, dev.orderless.demo.Poison.messages(20, 100));
+
+        await("dead letters counted as a rate", () -> Double.parseDouble(text("#consumers tr[data-queue='" + queue
+                + "'] .dead-rate")) > 0);
+        assertThat(browser.findElements(By.cssSelector("#chart-rates polyline[data-series='" + queue
+                + " dead-lettered']"))).hasSize(1);
+        assertThat(text("#backlog tr[data-queue='" + queue + "'] td:nth-child(5)")).isEqualTo(queue + ".dlq");
+        screenshot("overview");
+    }
+
+    @Test
+    @Order(18)
+    void two_instances_consumers_show_on_one_page_and_the_one_that_stops_is_shown_stopped() throws Exception {
+        logIn("viewer", USERS.viewerPassword());
+        go("#/overview");
+        await("this instance", () -> !text("#instance .id").isEmpty());
+        String here = text("#instance .id");
+        List<String> instances;
+        try (Wiring second = Wiring.connect(wiring.options)) {
+            ConfigurableApplicationContext otherApp = DemoBoot.console(second, new SimpleMeterRegistry(), 0, USERS);
+            try {
+                go("#/fleet");
+                await("two instances up, each with its consumer of " + queue, () -> upWithConsumer().size() == 2);
+                instances = upWithConsumer();
+                screenshot("fleet");
+            } finally {
+                otherApp.close();
+            }
+        }
+        assertThat(instances).contains(here);
+        String other = instances.get(instances.indexOf(here) == 0 ? 1 : 0);
+
+        await("the other instance shown stopped", () -> text("#instances tr[data-instance='" + other + "'] .state")
+                .equals("STOPPED"));
+        assertThat(text("#instances tr[data-instance='" + here + "'] .state")).isEqualTo("UP");
+    }
+
+    @Test
+    @Order(19)
+    void the_banner_names_a_consumer_stuck_waiting_for_mongodb_on_every_page_and_links_to_the_fleet() throws Exception {
+        logIn("viewer", USERS.viewerPassword());
+        go("#/audit");
+        String problem = "#banner .problem[data-severity='error']";
+        try (dev.orderless.testing.FailPoint full = dev.orderless.testing.FailPoint.alwaysOn(wiring.client,
+                dev.orderless.testing.FailPoint.Data.failing("update", "findAndModify", "insert", "delete")
+                        .withError(14031).onNamespace(wiring.students.getNamespace().getFullName()))) {
+            // MongoDB refuses the students' writes (its disk full): the consumer holds the message and waits
+            ConfirmedPublisher.publishAll(publishing, queue, List.of(body("{\"entity\":\"s-stuck\",\"seq\":1,"
+                    + "\"op\":\"add\",\"field\":\"classes\",\"element\":\"CS 301\"}")));
+
+            await("the banner", () -> text(problem).contains("consumer of queue '" + queue + "'"));
+            assertThat(text(problem)).contains("stuck").contains("MongoDB");
+            assertThat(text("#page h2")).as("on the page the operator was on").isEqualTo("Actions on record");
+            screenshot("banner");
+            browser.findElement(By.cssSelector(problem + " a")).click();
+            await("the fleet", () -> !browser.findElements(By.id("instances")).isEmpty());
+        }
+
+        Awaitility.await("the held message applied once MongoDB takes writes").atMost(WAIT)
+                .until(() -> student("s-stuck").contains("CS 301"));
+        await("the banner without the stuck consumer", () -> !text("#banner").contains("stuck"));
+    }
+
     private void logIn(String user, String password) {
         browser.get(console);
         await("the login form", () -> !browser.findElements(By.name("username")).isEmpty());
@@ -535,6 +605,16 @@ class ConsoleBrowserTest {
             }
             channel.waitForConfirmsOrDie(WAIT.toMillis());
         }
+    }
+
+    /** The instances the fleet page shows UP with a RUNNING consumer of the test's queue. */
+    private static List<String> upWithConsumer() {
+        return browser.findElements(By.cssSelector("#instances tr[data-instance]")).stream()
+                .map(row -> row.getAttribute("data-instance"))
+                .filter(id -> text("#instances tr[data-instance='" + id + "'] .state").equals("UP")
+                        && text("section.instance[data-instance='" + id + "'] tr[data-queue='" + queue + "'] .state")
+                        .equals("RUNNING"))
+                .toList();
     }
 
     /** Two students with one version each, applied through the queue. */

@@ -424,6 +424,11 @@
       : 'of every queue and kind', ' (status ', filters.status || 'dead', ')'];
   }
 
+  // a group's reason as a search: a reason cut short ends in '...', which the letters' reasons do not hold
+  function searchable(reason) {
+    return String(reason).replace(/(\.\.\.|…)$/, '');
+  }
+
   function groupsOf(ctx, g, refresh) {
     const parts = [];
     for (const q of g.queues) {
@@ -448,7 +453,7 @@
           rows.push(el('tr', { class: 'group', 'data-kind': group.kind },
             el('td', {}, ''), el('td', { class: 'count' }, group.count),
             el('td', { class: 'reason' }, el('a', { href: '#/dead-letters?' + query({ queue: q.queue, kind: group.kind,
-              reason: group.reason }) }, freeText(group.reason))),
+              reason: searchable(group.reason) }) }, freeText(group.reason))),
             el('td', { class: 'entities' }, group.entities.map(e => [entityLink(e), ' '])),
             el('td', { class: 'ages' }, 'oldest ', age(group.oldestSeconds), ', newest ', age(group.newestSeconds)),
             el('td', {}, '')));
@@ -560,7 +565,10 @@
     entries.map(a => el('tr', { 'data-audit': a.id, 'data-action': a.action, class: a.ok ? 'ok' : 'failed' },
       el('td', {}, show(a.at)), el('td', {}, idText(a.user)), el('td', {}, idText(a.instance)),
       el('td', { class: 'action' }, idText(a.action)), el('td', {}, idText(a.queue)),
-      el('td', { class: 'selection' }, freeText(a.selection)), el('td', { class: 'count' }, show(a.count)),
+      el('td', { class: 'selection' }, freeText(a.selection), (a.ids || []).length && a.ids.length <= 3
+        ? [' (', a.ids.map((id, i) => [i ? ', ' : '', el('a', { href: '#/letter/' + encodeURIComponent(id) }, 'open')]),
+          ')'] : null),
+      el('td', { class: 'count' }, show(a.count)),
       el('td', { class: 'outcome' }, freeText(a.outcome)))))
       : el('p', { class: 'muted no-audit' }, 'No action on record.');
   }
