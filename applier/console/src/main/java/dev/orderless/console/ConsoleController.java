@@ -407,14 +407,17 @@ final class ConsoleController {
      * entity id may hold any character, '/' and '%' included, which servers and firewalls refuse in a path.
      */
     @GetMapping("/api/entity")
-    Map<String, Object> entity(@RequestParam String id) {
+    ResponseEntity<Map<String, Object>> entity(@RequestParam String id) {
         Map<String, Object> entity = new LinkedHashMap<>();
         entity.put("id", id);
         BsonDocument live = sources.entities().find(eq("_id", id)).first();
+        Optional<Versions> recorded = sources.history().map(history -> history.versions(id));
+        if (live == null && recorded.map(ConsoleController::nothingRecorded).orElse(true)) {
+            return noEntity(id);
+        }
         entity.put("document", live == null ? null : live.toJson(JSON));
         entity.put("history", sources.history().isPresent());
-        sources.history().ifPresent(history -> {
-            Versions versions = history.versions(id);
+        recorded.ifPresent(versions -> {
             List<Map<String, Object>> list = new ArrayList<>();
             for (Version version : versions.versions()) {
                 Map<String, Object> v = new LinkedHashMap<>();
@@ -432,15 +435,32 @@ final class ConsoleController {
             entity.put("unknowable", versions.unknowable().orElse(null));
             entity.put("late", versions.late().stream().map(Object::toString).toList());
         });
-        return entity;
+        return ResponseEntity.ok(entity);
+    }
+
+    /** The history holds nothing of the entity: no version, no folded state, no late operation. */
+    private static boolean nothingRecorded(Versions versions) {
+        return versions.versions().isEmpty() && versions.horizon() == 0 && versions.late().isEmpty();
+    }
+
+    /** An id that names nothing: a 404 the page shows as it is, rather than an empty document. */
+    private static ResponseEntity<Map<String, Object>> noEntity(String id) {
+        return refused(HttpStatus.NOT_FOUND, "no entity '" + id + "': no live document and no recorded version");
     }
 
     /** The entity's state as of {@code seq}, or why the history cannot tell. */
     @GetMapping("/api/entity/as-of")
     ResponseEntity<Map<String, Object>> asOf(@RequestParam String id, @RequestParam long seq) {
+        if (seq < 0) {   // a seq is never negative: the history would answer "folded", which misleads
+            return refused(HttpStatus.BAD_REQUEST, "parameter 'seq' must be 0 or more, was " + seq);
+        }
         if (sources.history().isEmpty()) {
             return refused(HttpStatus.NOT_FOUND, "history is off: turn it on (orderless.history.enabled) to read"
                     + " states as of a seq");
+        }
+        if (sources.entities().find(eq("_id", id)).first() == null
+                && nothingRecorded(sources.history().get().versions(id))) {
+            return noEntity(id);
         }
         Read<dev.orderless.apply.EntityState> read = sources.history().get().asOf(id, seq);
         Map<String, Object> answer = new LinkedHashMap<>();

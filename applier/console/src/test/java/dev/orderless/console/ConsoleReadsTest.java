@@ -164,6 +164,32 @@ class ConsoleReadsTest {
         assertThat(refused.body()).isEqualTo("{\"error\":\"parameter 'seq' must be a long, was 'abc'\"}");
     }
 
+    @Test
+    void an_as_of_with_a_negative_seq_is_refused_naming_the_parameter() {
+        HttpResponse<String> refused = get("api/entity/as-of?id=order-7&seq=-5");
+
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(refused.body()).isEqualTo("{\"error\":\"parameter 'seq' must be 0 or more, was -5\"}");
+    }
+
+    @Test
+    void an_entity_with_no_live_document_and_no_recorded_version_is_not_found_rather_than_empty() {
+        HttpResponse<String> entity = get("api/entity?id=ghost-1");
+
+        assertThat(entity.statusCode()).isEqualTo(404);
+        assertThat(entity.body()).isEqualTo(
+                "{\"error\":\"no entity 'ghost-1': no live document and no recorded version\"}");
+    }
+
+    @Test
+    void the_state_of_an_entity_with_no_live_document_and_no_recorded_version_as_of_a_seq_is_not_found() {
+        HttpResponse<String> asOf = get("api/entity/as-of?id=ghost-2&seq=3");
+
+        assertThat(asOf.statusCode()).isEqualTo(404);
+        assertThat(asOf.body()).isEqualTo(
+                "{\"error\":\"no entity 'ghost-2': no live document and no recorded version\"}");
+    }
+
     private HttpResponse<String> get(String path) {
         try {
             return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
