@@ -96,9 +96,12 @@ final class ConsoleLetters implements SmartLifecycle, LetterFigures {
         return ingestions.stream().anyMatch(LetterIngestion::isRunning);
     }
 
-    /** After the consumers, which declare the dead-letter queues. */
+    /**
+     * With the consumers (the last phase, started after them as it is declared after them), which declare the
+     * dead-letter queues: an ingestion started first waits for its queue.
+     */
     @Override
     public int getPhase() {
-        return Integer.MAX_VALUE - 2048;
+        return Integer.MAX_VALUE;
     }
 }

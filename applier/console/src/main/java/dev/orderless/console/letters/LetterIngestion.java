@@ -75,6 +75,7 @@ public final class LetterIngestion implements SmartLifecycle {
         container.setMismatchedQueuesFatal(false);
         container.setDefaultRequeueRejected(true);
         container.setRecoveryInterval(2000);
+        container.setFailedDeclarationRetryInterval(1000);
         // every header as it came, long strings included: a letter is kept whole
         container.setMessagePropertiesConverter(new DefaultMessagePropertiesConverter(Integer.MAX_VALUE, true));
         container.setConsumerTagStrategy(q -> "orderless-console-letters-" + q);
@@ -191,9 +192,9 @@ public final class LetterIngestion implements SmartLifecycle {
         return container.isRunning();
     }
 
-    /** After the consumers (which declare the dead-letter queues), before the web server stops. */
+    /** With the consumers, which declare the dead-letter queues. */
     @Override
     public int getPhase() {
-        return Integer.MAX_VALUE - 2048;
+        return Integer.MAX_VALUE;
     }
 }
