@@ -180,10 +180,11 @@ final class ConsoleController {
         }
         for (Map.Entry<String, Map<String, Object>> q : queues.entrySet()) {
             LetterQuery of = LetterQuery.dead().withQueue(q.getKey());
-            q.getValue().put("dead", letters.store().count(of));
-            q.getValue().put("parked", letters.store().count(of.withStatuses(List.of(LetterStatus.PARKED))));
             @SuppressWarnings("unchecked")
             Map<String, Long> kinds = (Map<String, Long>) q.getValue().get("kinds");
+            // the groups count every dead letter once: their sum is the queue's, without another pass
+            q.getValue().put("dead", kinds.values().stream().mapToLong(Long::longValue).sum());
+            q.getValue().put("parked", letters.store().count(of.withStatuses(List.of(LetterStatus.PARKED))));
             Map<String, Long> sorted = new LinkedHashMap<>();
             kinds.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()
                     .thenComparing(Map.Entry.comparingByKey())).forEach(e -> sorted.put(e.getKey(), e.getValue()));

@@ -118,6 +118,9 @@ public final class LetterStore {
         }
         letters.createIndex(Indexes.compoundIndex(Indexes.ascending(QUEUE), Indexes.ascending(STATUS),
                 Indexes.descending(AT), Indexes.descending(ID)));
+        // the page's first question, every dead letter newest first, names no queue
+        letters.createIndex(Indexes.compoundIndex(Indexes.ascending(STATUS), Indexes.descending(AT),
+                Indexes.descending(ID)));
         letters.createIndex(Indexes.ascending(ENTITY));
         letters.createIndex(Indexes.ascending(STORED_AT));
         letters.createIndex(Indexes.ascending(RESOLVED_AT), new IndexOptions()
