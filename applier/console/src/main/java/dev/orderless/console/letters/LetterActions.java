@@ -255,6 +255,10 @@ public final class LetterActions {
     /** Runs {@code work} and records its outcome, or its refusal or failure, in the audit. */
     private Outcome recorded(String user, String action, LetterQuery query, List<String> ids, Work work) {
         Optional<String> queue = query.queue();
+        if (queue.isEmpty() && !ids.isEmpty() && ids.size() <= LetterQuery.MAX_IDS) {
+            List<String> queues = store.queuesOf(ids);   // the audit names the queue of letters chosen by id too
+            queue = queues.size() == 1 ? Optional.of(queues.get(0)) : Optional.empty();
+        }
         String selection = query.describe();
         Done done;
         try {

@@ -276,6 +276,13 @@ public final class LetterStore {
         return ids;
     }
 
+    /** The work queues of the letters {@code ids}. */
+    List<String> queuesOf(List<String> ids) {
+        List<String> queues = new ArrayList<>();
+        letters.distinct(QUEUE, in(ID, ids), org.bson.BsonString.class).forEach(q -> queues.add(q.getValue()));
+        return queues;
+    }
+
     /** How many letters {@code query} chooses. */
     public long count(LetterQuery query) {
         return letters.countDocuments(filter(query));

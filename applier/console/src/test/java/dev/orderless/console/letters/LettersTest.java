@@ -151,6 +151,7 @@ class LettersTest {
             assertThat(entry.ok()).isFalse();
             assertThat(entry.action()).isEqualTo("edit-replay");
             assertThat(entry.user()).isEqualTo("operator");
+            assertThat(entry.queue()).as("the queue of the letter chosen by id").contains(work);
         });
 
         String fixed = "{\"entity\":\"e1\",\"seq\":3,\"op\":\"add\",\"field\":\"lines\",\"element\":\"x\"}";
