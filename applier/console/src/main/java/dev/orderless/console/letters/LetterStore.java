@@ -73,7 +73,10 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonNull;
 import org.bson.BsonString;
+import org.bson.BSONException;
 import org.bson.BsonValue;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.BsonDocumentCodec;
 import org.bson.conversions.Bson;
 
 /**
@@ -165,6 +168,30 @@ public final class LetterStore {
     Incoming heldElsewhere(String workQueue, String deadLetterQueue, AMQP.BasicProperties props, byte[] body,
                            String heldIn) {
         return incoming(workQueue, deadLetterQueue, props, body, Optional.of(heldIn));
+    }
+
+    /**
+     * Why a MongoDB document cannot hold {@code props} as they are, if it cannot: AMQP lets a header's name hold any
+     * character, BSON not a NUL. Such a letter would fail every insert of its batch, client-side, again and again.
+     */
+    static Optional<String> unstorable(AMQP.BasicProperties props) {
+        try {
+            new RawBsonDocument(AmqpDocuments.of(props), new BsonDocumentCodec());
+            return Optional.empty();
+        } catch (BSONException e) {
+            return Optional.of(String.valueOf(e.getMessage()));
+        }
+    }
+
+    /**
+     * A letter whose properties MongoDB cannot hold ({@link #unstorable}), moved to {@code heldIn} with its body and
+     * properties: stored parked, its properties kept as text, so that it is seen and counted, and said to be there.
+     */
+    Incoming unstorableHeldElsewhere(String workQueue, String deadLetterQueue, AMQP.BasicProperties props, byte[] body,
+                                     String heldIn, String why) {
+        BsonDocument doc = incoming(workQueue, deadLetterQueue, props, body, Optional.of(heldIn)).document();
+        doc.put(PROPERTIES, new BsonDocument("unstorable", new BsonString(why + "; as they came: " + props)));
+        return new Incoming(doc);
     }
 
     private Incoming incoming(String workQueue, String deadLetterQueue, AMQP.BasicProperties props, byte[] body,

@@ -73,6 +73,7 @@ class LettersReviewTest {
         RabbitAdmin admin = new RabbitAdmin(rabbit);
         admin.deleteQueue(work);
         admin.deleteQueue(dlq);
+        admin.deleteQueue(dlq + ".parked");
         client.close();
     }
 
@@ -116,6 +117,10 @@ class LettersReviewTest {
                 .until(() -> store.count(LetterQuery.dead().withEntity("behind")), n -> n == 1);
         Awaitility.await("the odd letter is kept or set aside, not lost").atMost(WAIT)
                 .until(() -> store.count(LetterQuery.ids(List.of()).withEntity("odd")), n -> n == 1);
+        StoredLetter odd = store.find(LetterQuery.ids(List.of()).withEntity("odd"), Optional.empty(), 1).letters()
+                .get(0);
+        assertThat(odd.status()).isEqualTo(LetterStatus.PARKED);
+        assertThat(odd.heldIn()).contains(dlq + ".parked");
     }
 
     // ---- helpers ----------------------------------------------------------------------------------------------
