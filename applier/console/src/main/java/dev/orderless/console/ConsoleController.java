@@ -254,7 +254,8 @@ final class ConsoleController {
 
     /**
      * Replays, parks, un-parks or purges the letters chosen by {@code ids} or by the filter of {@code GET letters}
-     * ({@code max} at most).
+     * ({@code max} at most): what that filter lists, dead letters unless {@code status} names
+     * others (un-park: parked ones).
      */
     @PostMapping("/api/letters/{action}")
     ResponseEntity<Map<String, Object>> act(@PathVariable String action, @RequestParam Map<String, String> parameters,
@@ -268,7 +269,10 @@ final class ConsoleController {
         if (!Set.of("replay", "park", "unpark", "purge").contains(action)) {
             return refused(HttpStatus.NOT_FOUND, "unknown action '" + action + "': replay, park, unpark or purge");
         }
-        LetterQuery query = query(parameters, Optional.empty());
+        // the filter chooses what GET letters lists for it (dead letters, unless it names a status; un-park: the
+        // parked ones): a parked letter is taken only when asked for, never by a filter that did not show it
+        LetterQuery query = query(parameters, Optional.of(action.equals("unpark") ? LetterStatus.PARKED
+                : LetterStatus.DEAD));
         if (action.equals("purge") && query.ids().isEmpty() && query.kind().isEmpty() && query.entity().isEmpty()
                 && query.reason().isEmpty()) {
             return refused(HttpStatus.BAD_REQUEST, "purge drops letters for good: choose them (ids, kind, reason or"

@@ -173,6 +173,25 @@ class ConsoleSecurityTest {
     }
 
     @Test
+    void an_action_by_filter_takes_the_letters_the_same_filter_lists_and_leaves_the_parked_ones_alone()
+            throws Exception {
+        Browser operator = new Browser("operator", "operator-pw");
+        assertThat(operator.act("api/letters/park?queue=" + QUEUE + "&kind=bad_input", true, true).statusCode())
+                .isEqualTo(200);
+        ConfirmedPublisher.publishAll(publishing, QUEUE, List.of("not json (second)".getBytes(StandardCharsets.UTF_8)));
+        Awaitility.await("a second dead letter").atMost(Duration.ofSeconds(30)).until(() -> deadLetters() == 1);
+        String filter = "queue=" + QUEUE + "&kind=bad_input";
+        assertThat(operator.get("api/letters?" + filter).body()).as("the filter lists the dead letter only")
+                .contains("\"total\":1");
+
+        HttpResponse<String> purge = operator.act("api/letters/purge?" + filter, true, true);
+
+        assertThat(purge.body()).contains("purged 1 letter(s)");
+        assertThat(letters().countDocuments(com.mongodb.client.model.Filters.eq("status", "parked")))
+                .as("the parked letter, which the filter did not list, is kept").isEqualTo(1);
+    }
+
+    @Test
     void without_a_login_nothing_is_shown() throws Exception {
         HttpResponse<String> anonymous = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                 URI.create("http://localhost:" + port + "/orderless/console/api/overview")).build(),

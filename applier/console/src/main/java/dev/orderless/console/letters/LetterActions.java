@@ -197,7 +197,8 @@ public final class LetterActions {
     /** Why {@code letter} may not be replayed, if it may not. */
     private Optional<String> refusal(StoredLetter letter) {
         if (letter.heldIn().isPresent()) {
-            return Optional.of("too large for the console (their bodies are in queue '" + letter.heldIn().get()
+            return Optional.of((letter.bodyBytes() > LetterStore.MAX_BODY_BYTES ? "too large for the console"
+                    : "with properties MongoDB cannot hold") + " (their bodies are in queue '" + letter.heldIn().get()
                     + "': replay them from there with DeadLetterQueue)");
         }
         if (!queues.containsKey(letter.queue())) {

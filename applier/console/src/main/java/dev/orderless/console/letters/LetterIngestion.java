@@ -39,7 +39,9 @@ import org.springframework.context.SmartLifecycle;
  *       the queue unacknowledged.
  *   <li>A letter larger than the store keeps ({@link LetterStore#MAX_BODY_BYTES}) is first moved, with confirms, to
  *       the parking queue of its dead-letter queue ({@link QueueTopology#parkingQueue}), then stored parked without
- *       its body, saying where it is: seen and counted, never lost, never blocking the letters behind it.
+ *       its body, saying where it is: seen and counted, never lost, never blocking the letters behind it. So is a
+ *       letter whose properties MongoDB cannot hold (a header name holding a NUL, which AMQP allows and BSON not),
+ *       stored with its properties as text.
  * </ol>
  * Several instances may ingest one queue at once: each letter reaches one of them, and a letter stored twice is one.
  */
@@ -125,6 +127,8 @@ public final class LetterIngestion implements SmartLifecycle {
         for (Message message : messages) {
             byte[] body = message.getBody();
             AMQP.BasicProperties props = converter.fromMessageProperties(message.getMessageProperties(), "UTF-8");
+            // a letter MongoDB cannot take as it is is set aside in the broker, never handed back: handed back, it
+            // would come first again, and every letter behind it would wait for ever
             if (body.length > LetterStore.MAX_BODY_BYTES) {
                 String parking = QueueTopology.parkingQueue(queue.deadLetterQueue());
                 park(parking, props, body);
@@ -132,6 +136,14 @@ public final class LetterIngestion implements SmartLifecycle {
                         + " to '{}', stored parked without its body", body.length, queue.deadLetterQueue(),
                         LetterStore.MAX_BODY_BYTES, parking);
                 incoming.add(store.heldElsewhere(queue.workQueue(), queue.deadLetterQueue(), props, body, parking));
+            } else if (LetterStore.unstorable(props).isPresent()) {
+                String parking = QueueTopology.parkingQueue(queue.deadLetterQueue());
+                String why = LetterStore.unstorable(props).get();
+                park(parking, props, body);
+                log.warn("console letters: a letter in '{}' has properties MongoDB cannot hold ({}): moved to '{}',"
+                        + " stored parked with its properties as text", queue.deadLetterQueue(), why, parking);
+                incoming.add(store.unstorableHeldElsewhere(queue.workQueue(), queue.deadLetterQueue(), props, body,
+                        parking, why));
             } else {
                 incoming.add(store.incoming(queue.workQueue(), queue.deadLetterQueue(), props, body));
             }

@@ -73,7 +73,10 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonNull;
 import org.bson.BsonString;
+import org.bson.BSONException;
 import org.bson.BsonValue;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.BsonDocumentCodec;
 import org.bson.conversions.Bson;
 
 /**
@@ -94,6 +97,9 @@ import org.bson.conversions.Bson;
 public final class LetterStore {
     /** The widest body kept in a letter: a larger one would not fit in a MongoDB document with its properties. */
     public static final int MAX_BODY_BYTES = 15 * 1024 * 1024;
+
+    /** RabbitMQ's record of each time it dead-lettered a message itself. */
+    private static final String X_DEATH = "x-death";
 
     private final MongoCollection<BsonDocument> letters;
     private final Clock clock;
@@ -164,6 +170,30 @@ public final class LetterStore {
         return incoming(workQueue, deadLetterQueue, props, body, Optional.of(heldIn));
     }
 
+    /**
+     * Why a MongoDB document cannot hold {@code props} as they are, if it cannot: AMQP lets a header's name hold any
+     * character, BSON not a NUL. Such a letter would fail every insert of its batch, client-side, again and again.
+     */
+    static Optional<String> unstorable(AMQP.BasicProperties props) {
+        try {
+            new RawBsonDocument(AmqpDocuments.of(props), new BsonDocumentCodec());
+            return Optional.empty();
+        } catch (BSONException e) {
+            return Optional.of(String.valueOf(e.getMessage()));
+        }
+    }
+
+    /**
+     * A letter whose properties MongoDB cannot hold ({@link #unstorable}), moved to {@code heldIn} with its body and
+     * properties: stored parked, its properties kept as text, so that it is seen and counted, and said to be there.
+     */
+    Incoming unstorableHeldElsewhere(String workQueue, String deadLetterQueue, AMQP.BasicProperties props, byte[] body,
+                                     String heldIn, String why) {
+        BsonDocument doc = incoming(workQueue, deadLetterQueue, props, body, Optional.of(heldIn)).document();
+        doc.put(PROPERTIES, new BsonDocument("unstorable", new BsonString(why + "; as they came: " + props)));
+        return new Incoming(doc);
+    }
+
     private Incoming incoming(String workQueue, String deadLetterQueue, AMQP.BasicProperties props, byte[] body,
                               Optional<String> heldIn) {
         Instant now = clock.instant();
@@ -198,15 +228,24 @@ public final class LetterStore {
     }
 
     /**
-     * The letter's id: the id orderless gave it when it dead-lettered it (one per dead-lettering), else a digest of
-     * its properties and body (a letter the broker dead-lettered itself: its x-death times tell two deaths apart).
-     * Hex, so it is safe in a URL.
+     * The letter's id: the id orderless gave it when it dead-lettered it (one per dead-lettering) with RabbitMQ's
+     * x-death record beside it, else a digest of its properties and body (a letter the broker dead-lettered itself:
+     * its x-death times tell two deaths apart). The x-death record counts with orderless's id because a replay keeps
+     * that id: a replayed letter the broker dead-letters itself (a quorum queue's delivery limit) carries the id of
+     * the letter that was replayed, and only the x-death entry the broker added tells the two apart; without it the
+     * new letter is taken for the stored one, acknowledged and lost. Hex, so it is safe in a URL.
      */
     private static String idOf(DeadLetterQueue.Letter letter, BsonDocument properties, byte[] body) {
         try {
             MessageDigest digest = MessageDigest.getInstance("SHA-256");
             if (letter.letterId().isPresent()) {
                 digest.update(("orderless:" + letter.letterId().get()).getBytes(StandardCharsets.UTF_8));
+                BsonDocument headers = properties.isDocument("headers") ? properties.getDocument("headers")
+                        : new BsonDocument();
+                if (headers.containsKey(X_DEATH)) {
+                    digest.update(new BsonDocument(X_DEATH, headers.get(X_DEATH)).toJson()
+                            .getBytes(StandardCharsets.UTF_8));
+                }
             } else {
                 digest.update(properties.toJson().getBytes(StandardCharsets.UTF_8));
                 digest.update(body);
