@@ -535,8 +535,10 @@ public final class DeadLetterQueue {
     private static AMQP.BasicProperties replayed(AMQP.BasicProperties props) {
         Map<String, Object> headers = props.getHeaders() == null ? new HashMap<>() : new HashMap<>(props.getHeaders());
         // a replayed message fails afresh or not at all: a reason it carried would be taken for its next one
+        // and the id of the dead-lettering it came from: the broker dead-lettering it again must not look like it
         for (String field : new String[] {DeadLetterFields.REASON, DeadLetterFields.REASON_KIND,
-                DeadLetterFields.EXCEPTION_MESSAGE, DeadLetterFields.ENTITY, DeadLetterFields.SEQ}) {
+                DeadLetterFields.EXCEPTION_MESSAGE, DeadLetterFields.ENTITY, DeadLetterFields.SEQ,
+                DeadLetterFields.LETTER_ID}) {
             headers.remove(field);
             headers.remove(DeadLetterFields.annotation(field));
         }
