@@ -110,8 +110,12 @@ class ClusterFailoverTest {
             progress(rig, messages, 0.3);   // a backlog of 70 %, and every consumer holding unacked deliveries
             fleet.faultNow();
             cluster.kill(leader);
-            ClusterFleet.Recovery recovery = fleet.awaitRecovery(messages);
-            progress(rig, messages, 0.7);
+            // the classic dead-letter queue lives on the node that declared it, the leader's (both are placed on the
+            // declaring node): until that node is back, the poison cannot be dead-lettered and its consumers hold it,
+            // so the backlog that can be served meanwhile is the rest (counting the poison, the recovery clock took
+            // the held poison for a stall that never ends, whenever fewer duplicates than poison were delivered)
+            ClusterFleet.Recovery recovery = fleet.awaitRecovery(messages - POISON);
+            progress(rig, messages - POISON, 0.7);
             cluster.start(leader);
             return new Fault("ol" + leader + " (leader) SIGKILLed at 30 %, restarted at 70 %", Optional.of(recovery),
                     messages);
