@@ -35,8 +35,10 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
  * management API, only where {@code orderless.console.management-url} names it (AMQP does not tell them).
  *
  * <p>What it guarantees: a queue the broker does not answer for (down, refusing, slower than
- * {@value #ANSWER_SECONDS} s) is a row with an {@code error} in one line, and every other row still answers; nothing
- * here waits longer than that; the figures are never cached.
+ * {@value #ANSWER_SECONDS} s) is a row with an {@code error} in one line, and every other row still answers; stored
+ * letters MongoDB does not count (down, slower than that) leave {@code letters} and {@code parked} null with a
+ * {@code lettersError}, and the broker's figures still answer; nothing here waits longer than that; the figures are
+ * never cached.
  */
 public final class Backlog implements AutoCloseable {
     /** How long a row waits for the broker and the management API. */
@@ -66,7 +68,8 @@ public final class Backlog implements AutoCloseable {
         this.authorization = "Basic " + Base64.getEncoder().encodeToString((username + ":" + password)
                 .getBytes(StandardCharsets.UTF_8));
         this.http = HttpClient.newBuilder().connectTimeout(MANAGEMENT_TIMEOUT).build();
-        this.asking = Executors.newFixedThreadPool(4, task -> {
+        // a broker question and a MongoDB question per queue at once, each bounded by the deadline
+        this.asking = Executors.newFixedThreadPool(Math.max(4, 2 * this.consumers.size()), task -> {
             Thread thread = new Thread(task, "orderless-console-backlog");
             thread.setDaemon(true);
             return thread;
@@ -76,15 +79,22 @@ public final class Backlog implements AutoCloseable {
     /**
      * Each consumer's queue: {@code queue}, {@code ready}, {@code unacked} (null without the management API),
      * {@code consumers}, {@code deadLetterQueue}, {@code deadLetterReady}, {@code letters} and {@code parked} (stored
-     * letters, null while {@code letters} knows nothing), and {@code error} where the broker did not answer.
+     * letters, null while {@code letters} knows nothing), {@code error} where the broker did not answer, and
+     * {@code lettersError} where MongoDB did not count the stored letters.
      *
      * @param letters the stored letters' figures
      * @return one row per consumer, in the consumers' order
      */
     public List<Map<String, Object>> queues(LetterFigures letters) {
         List<Future<Map<String, Object>>> asked = new ArrayList<>();
+        List<Future<Long[]>> stored = new ArrayList<>();
         for (ConsoleSources.Consumer consumer : consumers) {
             asked.add(asking.submit(() -> row(consumer.deadLetters())));
+            String workQueue = consumer.deadLetters().workQueue();
+            // MongoDB's figures, asked alongside the broker's and bounded alike: a MongoDB that does not answer
+            // leaves them null with a line saying why, never the broker's figures or the rest of the page unshown
+            stored.add(asking.submit(() -> new Long[] {orNull(letters.dead(workQueue)),
+                    orNull(letters.parked(workQueue))}));
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ANSWER_SECONDS);
         List<Map<String, Object>> rows = new ArrayList<>();
@@ -103,8 +113,22 @@ public final class Backlog implements AutoCloseable {
             } catch (java.util.concurrent.ExecutionException e) {
                 row = failed(queue, FleetReporter.oneLine(e.getCause()));
             }
-            row.put("letters", orNull(letters.dead(queue.workQueue())));
-            row.put("parked", orNull(letters.parked(queue.workQueue())));
+            try {
+                Long[] figures = stored.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                row.put("letters", figures[0]);
+                row.put("parked", figures[1]);
+            } catch (TimeoutException e) {
+                stored.get(i).cancel(true);
+                row.put("lettersError", "MongoDB did not answer within " + ANSWER_SECONDS + " s about the stored"
+                        + " letters of queue '" + queue.workQueue() + "': check that it is up");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                row.put("lettersError", "interrupted while counting the stored letters of queue '"
+                        + queue.workQueue() + "'");
+            } catch (java.util.concurrent.ExecutionException e) {
+                row.put("lettersError", "the stored letters of queue '" + queue.workQueue() + "' could not be"
+                        + " counted (" + FleetReporter.oneLine(e.getCause()) + "): check that MongoDB is up");
+            }
             rows.add(row);
         }
         return rows;

@@ -19,10 +19,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What it guarantees: an instance is {@code UP} while it reports, {@code STOPPED} once it said goodbye, and
  * {@code GONE} once silent for three of its own intervals; the banner answers even when the reports cannot be read
- * (it says so, as its first problem, and judges this instance alone).
+ * (it says so, as its first problem, and judges this instance alone, within a few seconds) or the stored letters
+ * cannot be counted (it says so too), and says when this instance's own reports cannot be written (the others show
+ * it gone).
  */
 public final class Fleet {
     private static final Logger log = LoggerFactory.getLogger(Fleet.class);
+    /** How long reading the reports may take: a MongoDB that does not answer makes the banner late by this much. */
+    private static final java.time.Duration READ_TIMEOUT = java.time.Duration.ofSeconds(Backlog.ANSWER_SECONDS);
 
     private final FleetReporter reporter;
     private final Backlog backlog;
@@ -83,6 +87,7 @@ public final class Fleet {
         Instant now = reporter.clock().instant();
         List<Document> reports;
         List<Banner.Problem> unread = new ArrayList<>();
+        boolean read = true;
         try {
             reports = reports(now);
         } catch (RuntimeException e) {   // the banner still judges this instance, and says what it cannot see
@@ -90,15 +95,31 @@ public final class Fleet {
                     + FleetReporter.oneLine(e) + "): only this instance is judged; check that MongoDB answers";
             log.warn("console: {}", why);
             reports = List.of(reporter.report(now));
+            read = false;
             unread.add(new Banner.Problem(Banner.Severity.ERROR, why, "#/fleet", -1));
         }
+        reporter.failure().ifPresent(why -> unread.add(new Banner.Problem(Banner.Severity.ERROR, "instance "
+                + reporter.instance().id() + " (this one) cannot write its report to the fleet in '"
+                + reporter.reports().name() + "' (" + why + "): every other instance shows it gone; check that"
+                + " MongoDB answers and accepts writes there", "#/fleet", -1)));
+        Map<String, Long> arrivals = Map.of();
+        Map<String, String> ingestion = letters.ingestionWaiting();
+        if (read) {
+            try {   // a part that cannot be read is a problem of its own, never the banner unshown
+                arrivals = letters.arrivedSince(now.minus(Banner.ARRIVALS));
+            } catch (RuntimeException e) {
+                String why = "the stored dead letters could not be counted (" + FleetReporter.oneLine(e)
+                        + "): letters arriving are not judged; check that MongoDB answers";
+                log.warn("console: {}", why);
+                unread.add(new Banner.Problem(Banner.Severity.ERROR, why, "#/dead-letters", -1));
+            }
+        }   // else MongoDB did not answer the reports: asking it again would only make the banner as late again
         long parked = reports.stream().filter(r -> FleetReports.state(r, now) == FleetReports.State.UP)
                 .map(r -> r.get(FleetReports.OUTBOX)).filter(Map.class::isInstance)
                 .map(o -> ((Map<?, ?>) o).get("parked")).filter(Number.class::isInstance)
                 .mapToLong(n -> ((Number) n).longValue()).max().orElse(0);   // one outbox, seen by each relay
         List<Banner.Problem> problems = new ArrayList<>(unread);
-        problems.addAll(Banner.problems(reports, now, letters.arrivedSince(now.minus(Banner.ARRIVALS)), parked,
-                letters.ingestionWaiting()));
+        problems.addAll(Banner.problems(reports, now, arrivals, parked, ingestion));
         return Banner.describe(problems);
     }
 
@@ -107,7 +128,7 @@ public final class Fleet {
         String self = reporter.instance().id();
         List<Document> reports = new ArrayList<>();
         reports.add(reporter.report(now));
-        for (Document report : reporter.reports().since(now.minus(FleetReports.KEPT))) {
+        for (Document report : reporter.reports().since(now.minus(FleetReports.KEPT), READ_TIMEOUT)) {
             if (!self.equals(report.get(FleetReports.ID))) {
                 reports.add(report);
             }

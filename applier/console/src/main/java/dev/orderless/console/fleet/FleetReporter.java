@@ -47,6 +47,7 @@ public final class FleetReporter implements SmartLifecycle, AutoCloseable {
     private ScheduledExecutorService scheduler;   // guarded by this; null while stopped
     private volatile boolean running;
     private volatile boolean failing;
+    private volatile Optional<String> failure = Optional.empty();   // why the last report failed, while failing
     private volatile boolean indexed;
     private volatile boolean indexFailing;
 
@@ -105,6 +106,11 @@ public final class FleetReporter implements SmartLifecycle, AutoCloseable {
     /** @return what runs in this instance, as it reports it */
     public InstanceSnapshot snapshot() {
         return snapshot;
+    }
+
+    /** Why this instance's last report could not be written, while its reports fail (its own page says so). */
+    Optional<String> failure() {
+        return running ? failure : Optional.empty();
     }
 
     FleetReports reports() {
@@ -201,11 +207,13 @@ public final class FleetReporter implements SmartLifecycle, AutoCloseable {
                         + " created: check the index that exists there", reports.name(), FleetReports.REPORTED_AT,
                         oneLine(e));
             });
+            failure = Optional.empty();
             if (failing) {
                 failing = false;
                 log.info("instance {} reports itself to the fleet in '{}' again", instance.id(), reports.name());
             }
         } catch (RuntimeException | Error e) {   // an escaping throwable would cancel the schedule without a word
+            failure = Optional.of(oneLine(e));
             if (!failing) {
                 failing = true;
                 log.warn("instance {} could not report itself to the fleet in '{}' ({}); trying again every {}: check"

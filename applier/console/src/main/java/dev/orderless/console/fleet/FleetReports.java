@@ -73,9 +73,9 @@ final class FleetReports {
         bounded(timeout).replaceOne(eq(ID, report.get(ID)), report, new ReplaceOptions().upsert(true));
     }
 
-    /** Every report written since {@code since}. */
-    List<Document> since(Instant since) {
-        return collection.find(gte(REPORTED_AT, Date.from(since))).into(new ArrayList<>());
+    /** Every report written since {@code since}, read within {@code timeout}. */
+    List<Document> since(Instant since, Duration timeout) {
+        return bounded(timeout).find(gte(REPORTED_AT, Date.from(since))).into(new ArrayList<>());
     }
 
     /** The collection with the driver's client-side operation timeout: a MongoDB that does not answer costs that. */

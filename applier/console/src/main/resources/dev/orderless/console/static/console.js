@@ -295,7 +295,7 @@
 
   function backlogTable(queues) {
     return table({ id: 'backlog' }, ['work queue', 'ready', 'unacked', 'consumers', 'dead-letter queue',
-      'in it', 'letters (dead)', 'parked'],
+      'in it', 'letters (dead)', 'parked', 'problem'],
     queues.map(q => el('tr', { 'data-queue': q.queue },
       el('td', {}, idText(q.queue)), el('td', { class: 'ready' }, show(q.ready)),
       el('td', { class: 'unacked', title: q.unacked === null ? 'needs orderless.console.management-url' : null },
@@ -305,7 +305,10 @@
       el('td', { class: 'letters' }, el('a', { href: '#/dead-letters?queue=' + encodeURIComponent(q.queue) },
         show(q.letters))),
       el('td', { class: 'parked' }, el('a', { href: '#/parked?queue=' + encodeURIComponent(q.queue) },
-        show(q.parked))))));
+        show(q.parked))),
+      // why a figure is missing (the broker, its management API or MongoDB did not answer), never a bare '—'
+      el('td', { class: 'backlog-problem' }, [q.error, q.unackedError, q.lettersError]
+        .filter(why => why !== null && why !== undefined).map((why, i) => [i ? '; ' : '', freeText(why)])))));
   }
 
   async function overview(ctx) {
