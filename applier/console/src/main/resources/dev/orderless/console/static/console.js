@@ -451,7 +451,7 @@
             el('a', { href: '#/dead-letters?' + query({ queue: q.queue, kind: kind }), 'data-letters': kind },
               'show these letters')),
           el('th', {}, ['replay', 'park', 'purge'].map(verb => actionButton(ctx, VERBS[verb] + ' all', verb,
-            query(filters), [VERBS[verb] + ' ', what], refresh)))));
+            query(Object.assign({}, filters, { max: count })), [VERBS[verb] + ' ', what], refresh)))));
         for (const group of q.groups.filter(group => group.kind === kind)) {
           rows.push(el('tr', { class: 'group', 'data-kind': group.kind },
             el('td', {}, ''), el('td', { class: 'count' }, group.count),
@@ -509,7 +509,10 @@
     const nextPage = (cursor) => {
       more.replaceChildren();
       if (!cursor) return;
-      more.append(el('button', { id: 'more', onclick: async () => {
+      more.append(el('button', { id: 'more', onclick: async (event) => {
+        const button = event.currentTarget;
+        if (button.disabled) return;
+        button.disabled = true;   // one read of the next page: a second click would list it twice
         try {
           const next = await api('letters?' + query(Object.assign({}, filters, { after: cursor, limit: PAGE_SIZE })), ctx);
           if (!live(ctx)) throw stale();
@@ -517,6 +520,7 @@
           shown.textContent = String(body.children.length);
           nextPage(next.next);
         } catch (e) {
+          button.disabled = false;   // to try again
           if (!(e instanceof Stale)) status(e.message, 'error');
         }
       } }, 'Show the next ' + PAGE_SIZE));
@@ -532,8 +536,11 @@
 
   function matchingActions(ctx, filters, total, verbs, refresh) {
     if (!total) return null;
+    // max: the letters counted, oldest first, as the action takes them; one arriving (or growing old enough for an
+    // age filter) between the listing and the confirmation is left for the next look, never taken unconfirmed
     return el('p', { class: 'matching-actions' }, verbs.map(verb => actionButton(ctx, VERBS[verb] + ' the ' + total
-      + ' matching', verb, query(filters), [VERBS[verb] + ' all ', String(total), ' letter(s) ', describe(filters), '?'],
+      + ' matching', verb, query(Object.assign({}, filters, { max: total })), [VERBS[verb] + ' all ', String(total),
+      ' letter(s) ', describe(filters), '?'],
     refresh, { 'data-matching': verb })));
   }
 
@@ -668,7 +675,10 @@
     page(ctx, parts);
   }
 
+  let asOfPick = 0;   // the seq picked last: an earlier pick's answer coming after it is dropped
+
   async function asOf(ctx, id, seq) {
+    const pick = ++asOfPick;
     let a;
     try {
       a = await api('entity/as-of?id=' + encodeURIComponent(id) + '&seq=' + seq, ctx);
@@ -676,7 +686,7 @@
       if (!(e instanceof Stale)) status(e.message, 'error');
       return;
     }
-    if (!live(ctx)) { stale(); return; }   // the page shows another entity now
+    if (!live(ctx) || pick !== asOfPick) { stale(); return; }   // another entity, or another seq picked since
     document.querySelectorAll('#timeline li').forEach(li =>
       li.classList.toggle('picked', li.getAttribute('data-seq') === String(seq)));
     document.getElementById('as-of').replaceChildren(el('h2', {}, 'As of seq ' + seq),
