@@ -150,7 +150,9 @@ public final class FleetReporter implements SmartLifecycle, AutoCloseable {
         }
         Instant now = clock.instant();
         try {
-            reports.write(FleetReports.report(instance, snapshot, interval, now, Optional.of(now)), GOODBYE_TIMEOUT);
+            // its last report with stoppedAt, not a new one: a new one reads each feeder's dead letters from
+            // MongoDB, unbounded, which made a stop with MongoDB down wait the driver's 30 s per feeder (review2)
+            reports.goodbye(instance.id(), now, GOODBYE_TIMEOUT);
         } catch (RuntimeException e) {   // the fleet will show it gone three intervals later instead
             log.warn("instance {} could not tell the fleet in '{}' it stopped ({}); it is shown gone once silent for"
                     + " {} intervals", instance.id(), reports.name(), oneLine(e), FleetReports.SILENT_INTERVALS);

@@ -73,6 +73,16 @@ final class FleetReports {
         bounded(timeout).replaceOne(eq(ID, report.get(ID)), report, new ReplaceOptions().upsert(true));
     }
 
+    /**
+     * Marks the instance's last report as its goodbye: stopped now. Only what the fleet needs to show it stopped is
+     * written, so the goodbye reads nothing (a report's figures may need MongoDB, which may be what is failing).
+     */
+    void goodbye(String id, Instant at, Duration timeout) {
+        bounded(timeout).updateOne(eq(ID, id), com.mongodb.client.model.Updates.combine(
+                com.mongodb.client.model.Updates.set(STOPPED_AT, Date.from(at)),
+                com.mongodb.client.model.Updates.set(REPORTED_AT, Date.from(at))));
+    }
+
     /** Every report written since {@code since}, read within {@code timeout}. */
     List<Document> since(Instant since, Duration timeout) {
         return bounded(timeout).find(gte(REPORTED_AT, Date.from(since))).into(new ArrayList<>());
