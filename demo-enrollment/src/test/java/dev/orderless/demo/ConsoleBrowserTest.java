@@ -25,6 +25,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -52,6 +53,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * <p>Without Chromium and ChromeDriver ({@code apt-get install chromium chromium-driver}; {@code .ci/run} installs
  * them) the class is skipped, except in CI, where it fails: a skipped browser test must not pass for a green run.
  */
+@Tag("browser")
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConsoleBrowserTest {

@@ -21,6 +21,7 @@ import org.bson.BsonDocument;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
@@ -39,6 +40,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * demo's console application, as {@link ConsoleBrowserTest}. Each interleaving is forced by holding an answer, not
  * raced against the clock.
  */
+@Tag("browser")
 @ExtendWith({MongoExtension.class, RabbitExtension.class})
 class ConsolePageRaceTest {
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
