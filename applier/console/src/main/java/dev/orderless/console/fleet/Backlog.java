@@ -48,7 +48,8 @@ public final class Backlog implements AutoCloseable {
     private final List<ConsoleSources.Consumer> consumers;
     private final Optional<URI> management;
     private final String authorization;
-    private final HttpClient http;
+    /** Only with a management API: on Java 17 a client's selector thread lives until it is collected. */
+    private final Optional<HttpClient> http;
     private final ExecutorService asking;
 
     /**
@@ -67,7 +68,7 @@ public final class Backlog implements AutoCloseable {
         this.management = management;
         this.authorization = "Basic " + Base64.getEncoder().encodeToString((username + ":" + password)
                 .getBytes(StandardCharsets.UTF_8));
-        this.http = HttpClient.newBuilder().connectTimeout(MANAGEMENT_TIMEOUT).build();
+        this.http = management.map(url -> HttpClient.newBuilder().connectTimeout(MANAGEMENT_TIMEOUT).build());
         // a broker question and a MongoDB question per queue at once, each bounded by the deadline
         this.asking = Executors.newFixedThreadPool(Math.max(4, 2 * this.consumers.size()), task -> {
             Thread thread = new Thread(task, "orderless-console-backlog");
@@ -171,7 +172,7 @@ public final class Backlog implements AutoCloseable {
         String path = "/api/queues/" + segment(virtualHost == null ? "/" : virtualHost) + "/" + segment(queue);
         URI uri = URI.create(management.toString().replaceAll("/+$", "") + path);
         try {
-            HttpResponse<String> answer = http.send(HttpRequest.newBuilder(uri).timeout(MANAGEMENT_TIMEOUT)
+            HttpResponse<String> answer = http.orElseThrow().send(HttpRequest.newBuilder(uri).timeout(MANAGEMENT_TIMEOUT)
                     .header("Authorization", authorization).header("Accept", "application/json").GET().build(),
                     HttpResponse.BodyHandlers.ofString());
             if (answer.statusCode() != 200) {

@@ -417,7 +417,9 @@ public final class LetterStore {
                                 .append(KIND, new BsonString("$" + KIND)).append(CAUSE, new BsonString("$" + CAUSE)),
                         sum("count", 1), first("reason", "$" + SHOWN_REASON), min("oldest", "$" + AT),
                         max("newest", "$" + AT), addToSet("entities", "$" + ENTITY)),
-                Aggregates.sort(Sorts.descending("count")))).forEach(doc -> {
+                Aggregates.sort(Sorts.descending("count"))))
+                // a flood's groups gather their entities: past MongoDB's 100 MB for a stage, spill to disk, not fail
+                .allowDiskUse(true).forEach(doc -> {
                     BsonDocument key = doc.getDocument(ID);
                     List<String> entities = new ArrayList<>();
                     for (BsonValue entity : doc.getArray("entities", new BsonArray())) {
