@@ -32,17 +32,18 @@ import org.junit.jupiter.api.Test;
 class ApiBaselineTest {
     private static final Path ROOT = Path.of("..");
     /** Each library artifact and where its classes are built. */
-    private static final Map<String, String> ARTIFACTS = new TreeMap<>(Map.of(
-            "orderless-console", "applier/console",
-            "orderless-core", "applier/core",
-            "orderless-message", "applier/message",
-            "orderless-rabbit", "applier/rabbit",
-            "orderless-rabbit-amqp10", "applier/rabbit-amqp10",
-            "orderless-producer-stamping", "producer-stamping",
-            "orderless-spring-boot-autoconfigure", "applier/spring-boot-autoconfigure",
-            "orderless-test-support", "applier/test-support",
-            "orderless-test-support-mongodb", "applier/test-support-mongodb",
-            "orderless-test-support-chaos", "applier/test-support-chaos"));
+    private static final Map<String, String> ARTIFACTS = new TreeMap<>(Map.ofEntries(
+            Map.entry("orderless-console", "applier/console"),
+            Map.entry("orderless-core", "applier/core"),
+            Map.entry("orderless-message", "applier/message"),
+            Map.entry("orderless-rabbit", "applier/rabbit"),
+            Map.entry("orderless-rabbit-amqp10", "applier/rabbit-amqp10"),
+            Map.entry("orderless-rabbit-broker", "applier/rabbit-broker"),
+            Map.entry("orderless-producer-stamping", "producer-stamping"),
+            Map.entry("orderless-spring-boot-autoconfigure", "applier/spring-boot-autoconfigure"),
+            Map.entry("orderless-test-support", "applier/test-support"),
+            Map.entry("orderless-test-support-mongodb", "applier/test-support-mongodb"),
+            Map.entry("orderless-test-support-chaos", "applier/test-support-chaos")));
 
     @Test
     void every_artifacts_public_api_is_the_one_checked_in() throws Exception {

@@ -5,7 +5,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Projections;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
-import dev.orderless.amqp.internal.DeadLetterFields;
+import dev.orderless.consume.internal.DeadLetterFields;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.broker.QueueTopology;
 import dev.orderless.testing.rabbit.RabbitExtension;

@@ -5,20 +5,14 @@ import com.rabbitmq.client.amqp.Connection;
 import com.rabbitmq.client.amqp.Management;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.amqp.ConsumerOptions;
-import dev.orderless.amqp.internal.Applying;
-import dev.orderless.amqp.internal.ApplyingHandler;
-import dev.orderless.amqp.internal.ConsumeObservations;
-import dev.orderless.amqp.internal.ConsumerMetrics;
-import dev.orderless.amqp.internal.RetryPause;
+import dev.orderless.consume.ConsumerBuilder;
+import dev.orderless.consume.internal.ApplyingHandler;
+import dev.orderless.consume.internal.ConsumerMetrics;
+import dev.orderless.consume.internal.HandlerSettings;
+import dev.orderless.consume.internal.Handling;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.broker.QueueTopology;
-import dev.orderless.history.History;
 import dev.orderless.history.RecordingApplier;
-import dev.orderless.message.Envelope;
-import dev.orderless.message.OperationDecoder;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -166,30 +160,25 @@ public final class Amqp10Consumer implements AutoCloseable {
         }
     }
 
-    /** Collects the parts; {@link #start()} checks the queues and starts the consumers. */
-    public static final class Builder {
+    /**
+     * Collects the parts; {@link #start()} checks the queues and starts the consumers. The decoder, meters
+     * ({@code orderless.consume.*}, as the AMQP 0-9-1 consumer's), observations and history are set as for every
+     * orderless consumer ({@link ConsumerBuilder}).
+     */
+    public static final class Builder extends ConsumerBuilder<Builder> {
         private final Connection connection;
-        private final GuardedApplier applier;
-        /** Null until set: the default is the canonical {@link Envelope}, counting in this consumer's meters. */
-        private OperationDecoder decoder;
-        private boolean decoderSet;
         private ConsumerOptions options;
-        private MeterRegistry meters = new SimpleMeterRegistry();
-        private ObservationRegistry observations = ObservationRegistry.NOOP;
-        private History history;
 
         private Builder(Connection connection, GuardedApplier applier) {
-            if (connection == null || applier == null) {
+            super("AMQP 1.0 consumer", applier);
+            if (connection == null) {
                 throw new InvalidConfigurationException("AMQP 1.0 consumer: connection and applier are required");
             }
             this.connection = connection;
-            this.applier = applier;
         }
 
-        /** How bodies become operations; the canonical {@link Envelope} by default. */
-        public Builder decoder(OperationDecoder decoder) {
-            this.decoder = decoder;
-            this.decoderSet = true;
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -202,24 +191,6 @@ public final class Amqp10Consumer implements AutoCloseable {
          */
         public Builder options(ConsumerOptions options) {
             this.options = options;
-            return this;
-        }
-
-        /** Where the consumer's metrics go: the same {@code orderless.consume.*} as the AMQP 0-9-1 consumer's. */
-        public Builder meters(MeterRegistry meters) {
-            this.meters = meters;
-            return this;
-        }
-
-        /** Records {@code orderless.consume} and {@code orderless.apply} observations; none by default. */
-        public Builder observations(ObservationRegistry observations) {
-            this.observations = observations;
-            return this;
-        }
-
-        /** Records every operation in {@code history} before applying it (see {@link RecordingApplier}). Off by default. */
-        public Builder history(History history) {
-            this.history = history;
             return this;
         }
 
@@ -236,21 +207,15 @@ public final class Amqp10Consumer implements AutoCloseable {
                 throw new InvalidConfigurationException("AMQP 1.0 consumer: options are required, e.g."
                         + " ConsumerOptions.ofDefaults(\"my.queue\")");
             }
-            if ((decoderSet && decoder == null) || meters == null || observations == null) {
-                throw new InvalidConfigurationException("AMQP 1.0 consumer: decoder, meters and observations must not"
-                        + " be null");
-            }
+            checkParts();
             requireDeadLettering(connection.management(), options);
             CountDownLatch stop = new CountDownLatch(1);
-            ConsumerMetrics metrics = new ConsumerMetrics(meters, options.queue());
-            Applying applying = history == null ? Applying.by(applier) : Applying.recorded(history.recording(applier));
-            ApplyingHandler handler = new ApplyingHandler(applier, applying,
-                    decoderSet ? decoder : new Envelope().withMeters(meters), options, metrics,
-                    new RetryPause(options.backoff(), stop), new ConsumeObservations(observations, options.queue()));
+            Handling handling = handling(new HandlerSettings(options.queue(), options.deadLetterQueue(),
+                    options.maxMessageBytes(), options.maxHold(), options.backoff()), stop);
             List<Worker> workers = new ArrayList<>();
             try {
                 for (int i = 0; i < options.concurrency(); i++) {
-                    workers.add(new Worker(connection, options, handler, i, Clock.systemUTC()));
+                    workers.add(new Worker(connection, options, handling, i, Clock.systemUTC()));
                 }
             } catch (RuntimeException e) {
                 stop.countDown();
@@ -262,8 +227,9 @@ public final class Amqp10Consumer implements AutoCloseable {
             log.info("consuming '{}' over AMQP 1.0 with {} consumers, prefetch {}, {}, dead-lettered by the broker to"
                     + " '{}'{}", options.queue(), options.concurrency(), options.prefetch(), options.batchSize() > 1
                     ? "batches of up to " + options.batchSize() : "one message at a time", options.deadLetterQueue(),
-                    history == null ? "" : ", recorded in '" + history.collection().getNamespace().getCollectionName() + "'");
-            return new Amqp10Consumer(options, workers, stop, metrics, handler);
+                    recordedIn().map(h -> ", recorded in '" + h.collection().getNamespace().getCollectionName() + "'")
+                            .orElse(""));
+            return new Amqp10Consumer(options, workers, stop, handling.metrics(), handling.single());
         }
     }
 

@@ -2,9 +2,9 @@ package dev.orderless.amqp10;
 
 import com.rabbitmq.client.amqp.Consumer;
 import com.rabbitmq.client.amqp.Message;
-import dev.orderless.amqp.internal.DeadLetterFields;
-import dev.orderless.amqp.internal.LetterSubject;
-import dev.orderless.amqp.internal.Delivery;
+import dev.orderless.consume.internal.DeadLetterFields;
+import dev.orderless.consume.internal.LetterSubject;
+import dev.orderless.consume.internal.Delivery;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.Map;

@@ -5,8 +5,9 @@ import com.rabbitmq.client.amqp.Consumer;
 import com.rabbitmq.client.amqp.Message;
 import com.rabbitmq.client.amqp.Resource;
 import dev.orderless.amqp.ConsumerOptions;
-import dev.orderless.amqp.internal.ApplyingHandler;
-import dev.orderless.amqp.internal.BatchApplyingHandler;
+import dev.orderless.consume.internal.ApplyingHandler;
+import dev.orderless.consume.internal.BatchApplyingHandler;
+import dev.orderless.consume.internal.Handling;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,10 +54,10 @@ final class Worker {
      */
     private final java.util.concurrent.atomic.AtomicInteger generation = new java.util.concurrent.atomic.AtomicInteger();
 
-    Worker(Connection connection, ConsumerOptions options, ApplyingHandler single, int index, Clock clock) {
+    Worker(Connection connection, ConsumerOptions options, Handling handling, int index, Clock clock) {
         this.options = options;
-        this.single = single;
-        this.batch = new BatchApplyingHandler(single);
+        this.single = handling.single();
+        this.batch = handling.batch();
         this.clock = clock;
         this.thread = new Thread(this::run, "orderless-amqp10-" + options.queue() + "-" + index);
         this.link = connection.consumerBuilder()

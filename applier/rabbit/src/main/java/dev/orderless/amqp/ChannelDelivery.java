@@ -1,9 +1,9 @@
 package dev.orderless.amqp;
 
 import com.rabbitmq.client.Channel;
-import dev.orderless.amqp.internal.DeadLetterFields;
-import dev.orderless.amqp.internal.LetterSubject;
-import dev.orderless.amqp.internal.Delivery;
+import dev.orderless.consume.internal.DeadLetterFields;
+import dev.orderless.consume.internal.LetterSubject;
+import dev.orderless.consume.internal.Delivery;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

@@ -1,8 +1,8 @@
 package dev.orderless.amqp;
 
 import com.rabbitmq.client.Channel;
-import dev.orderless.amqp.internal.ApplyingHandler;
-import dev.orderless.amqp.internal.BatchApplyingHandler;
+import dev.orderless.consume.internal.ApplyingHandler;
+import dev.orderless.consume.internal.BatchApplyingHandler;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,21 +1,21 @@
 package dev.orderless.amqp;
 
-import static dev.orderless.amqp.internal.DeadLetterFields.DEAD_LETTERED_AT;
-import static dev.orderless.amqp.internal.DeadLetterFields.EXCEPTION_MESSAGE;
-import static dev.orderless.amqp.internal.DeadLetterFields.LETTER_ID;
-import static dev.orderless.amqp.internal.DeadLetterFields.MAX_REASON;
-import static dev.orderless.amqp.internal.DeadLetterFields.ORIGINAL_EXCHANGE;
-import static dev.orderless.amqp.internal.DeadLetterFields.ORIGINAL_QUEUE;
-import static dev.orderless.amqp.internal.DeadLetterFields.ORIGINAL_ROUTING_KEY;
-import static dev.orderless.amqp.internal.DeadLetterFields.REASON;
-import static dev.orderless.amqp.internal.DeadLetterFields.REASON_KIND;
-import static dev.orderless.amqp.internal.DeadLetterFields.REPLAY_COUNT;
-import static dev.orderless.amqp.internal.DeadLetterFields.deadLetteredAt;
-import static dev.orderless.amqp.internal.DeadLetterFields.shortReason;
+import static dev.orderless.consume.internal.DeadLetterFields.DEAD_LETTERED_AT;
+import static dev.orderless.consume.internal.DeadLetterFields.EXCEPTION_MESSAGE;
+import static dev.orderless.consume.internal.DeadLetterFields.LETTER_ID;
+import static dev.orderless.consume.internal.DeadLetterFields.MAX_REASON;
+import static dev.orderless.consume.internal.DeadLetterFields.ORIGINAL_EXCHANGE;
+import static dev.orderless.consume.internal.DeadLetterFields.ORIGINAL_QUEUE;
+import static dev.orderless.consume.internal.DeadLetterFields.ORIGINAL_ROUTING_KEY;
+import static dev.orderless.consume.internal.DeadLetterFields.REASON;
+import static dev.orderless.consume.internal.DeadLetterFields.REASON_KIND;
+import static dev.orderless.consume.internal.DeadLetterFields.REPLAY_COUNT;
+import static dev.orderless.consume.internal.DeadLetterFields.deadLetteredAt;
+import static dev.orderless.consume.internal.DeadLetterFields.shortReason;
 
 import com.rabbitmq.client.AMQP;
 import dev.orderless.broker.internal.AmqpEncoding;
-import dev.orderless.amqp.internal.DeadLetterFields;
+import dev.orderless.consume.internal.DeadLetterFields;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;

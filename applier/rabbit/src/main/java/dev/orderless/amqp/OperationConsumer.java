@@ -2,23 +2,16 @@ package dev.orderless.amqp;
 
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.TransientException;
-import dev.orderless.amqp.internal.Applying;
-import dev.orderless.amqp.internal.ApplyingHandler;
-import dev.orderless.amqp.internal.BatchApplyingHandler;
-import dev.orderless.amqp.internal.ConsumeObservations;
-import dev.orderless.amqp.internal.ConsumerMetrics;
-import dev.orderless.amqp.internal.RetryPause;
+import dev.orderless.consume.ConsumerBuilder;
+import dev.orderless.consume.internal.ApplyingHandler;
+import dev.orderless.consume.internal.ConsumerMetrics;
+import dev.orderless.consume.internal.HandlerSettings;
+import dev.orderless.consume.internal.Handling;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.broker.BrokerBlocking;
 import dev.orderless.broker.QueueTopology;
 import dev.orderless.broker.internal.BrokerRefusals;
-import dev.orderless.history.History;
 import dev.orderless.history.RecordingApplier;
-import dev.orderless.message.Envelope;
-import dev.orderless.message.OperationDecoder;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -152,34 +145,28 @@ public final class OperationConsumer implements AutoCloseable {
         log.info("consumer on '{}' stopped", options.queue());
     }
 
-    /** Collects the parts; {@link #start()} checks the queues and starts the consumers. */
-    public static final class Builder {
+    /**
+     * Collects the parts; {@link #start()} checks the queues and starts the consumers. The decoder, meters,
+     * observations and history are set as for every orderless consumer ({@link ConsumerBuilder}).
+     */
+    public static final class Builder extends ConsumerBuilder<Builder> {
         private final ConnectionFactory connectionFactory;
-        private final GuardedApplier applier;
-        /** Null until set: the default is the canonical {@link Envelope}, counting in this consumer's meters. */
-        private OperationDecoder decoder;
-        private boolean decoderSet;
         private ConsumerOptions options;
-        private MeterRegistry meters = new SimpleMeterRegistry();
         private DeadLetterRecoverer recoverer;
         private BrokerBlocking blocking;
         private BrokerBlocking ownWatcher;
-        private ObservationRegistry observations = ObservationRegistry.NOOP;
         private Supplier<SimpleMessageListenerContainer> containers;
-        private History history;
 
         private Builder(ConnectionFactory connectionFactory, GuardedApplier applier) {
-            if (connectionFactory == null || applier == null) {
+            super("consumer", applier);
+            if (connectionFactory == null) {
                 throw new InvalidConfigurationException("consumer: connectionFactory and applier are required");
             }
             this.connectionFactory = connectionFactory;
-            this.applier = applier;
         }
 
-        /** How bodies become operations; the canonical {@link Envelope} by default. */
-        public Builder decoder(OperationDecoder decoder) {
-            this.decoder = decoder;
-            this.decoderSet = true;
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -195,34 +182,11 @@ public final class OperationConsumer implements AutoCloseable {
         }
 
         /**
-         * Where it registers its meters ({@code orderless.consume.*}, the envelope's and the dead letters' gauges);
-         * by default a registry of its own that nothing reads.
-         *
-         * @param meters the application's registry
-         * @return this builder
-         */
-        public Builder meters(MeterRegistry meters) {
-            this.meters = meters;
-            return this;
-        }
-
-        /**
          * Shares a watcher of the factory's publisher connection (see {@link BrokerBlocking}); by default
          * the consumer makes its own, which learns of a block only from its start on.
          */
         public Builder brokerBlocking(BrokerBlocking blocking) {
             this.blocking = blocking;
-            return this;
-        }
-
-        /**
-         * Records Micrometer observations, none by default: {@code orderless.consume}, one per message from its
-         * delivery to its settling, continuing the trace the publisher put in its headers (low-cardinality keys
-         * {@code orderless.queue} and {@code orderless.outcome}); {@code orderless.apply}, one per MongoDB apply
-         * inside it (in batch mode, each message's spans its batch's bulk write).
-         */
-        public Builder observations(ObservationRegistry observations) {
-            this.observations = observations;
             return this;
         }
 
@@ -237,15 +201,6 @@ public final class OperationConsumer implements AutoCloseable {
          */
         public Builder container(Supplier<SimpleMessageListenerContainer> containers) {
             this.containers = containers;
-            return this;
-        }
-
-        /**
-         * Records every operation in {@code history} before applying it (see {@link RecordingApplier}); bad input
-         * is refused first and not recorded. Off by default.
-         */
-        public Builder history(History history) {
-            this.history = history;
             return this;
         }
 
@@ -269,9 +224,7 @@ public final class OperationConsumer implements AutoCloseable {
             if (options == null) {
                 throw new InvalidConfigurationException("consumer: options are required, e.g. ConsumerOptions.ofDefaults(\"my.queue\")");
             }
-            if ((decoderSet && decoder == null) || meters == null || observations == null) {
-                throw new InvalidConfigurationException("consumer: decoder, meters and observations must not be null");
-            }
+            checkParts();
             try {
                 requireQueue(options.queue());
                 requireQueue(options.deadLetterQueue());
@@ -301,11 +254,9 @@ public final class OperationConsumer implements AutoCloseable {
 
         private OperationConsumer start(CountDownLatch stop, DeadLetterPublisher publisher) {
             DeadLetterRecoverer dlq = recoverer != null ? recoverer : publisher;
-            ConsumerMetrics metrics = new ConsumerMetrics(meters, options.queue());
-            Applying applying = history == null ? Applying.by(applier) : Applying.recorded(history.recording(applier));
-            ApplyingHandler handler = new ApplyingHandler(applier, applying,
-                    decoderSet ? decoder : new Envelope().withMeters(meters), options, metrics,
-                    new RetryPause(options.backoff(), stop), new ConsumeObservations(observations, options.queue()));
+            Handling handling = handling(new HandlerSettings(options.queue(), options.deadLetterQueue(),
+                    options.maxMessageBytes(), options.maxHold(), options.backoff()), stop);
+            ApplyingHandler handler = handling.single();
             SimpleMessageListenerContainer container = container();
             container.setBeanName("orderless-" + options.queue());
             container.setQueueNames(options.queue());
@@ -323,7 +274,7 @@ public final class OperationConsumer implements AutoCloseable {
                 // both: the whole batch and each poll in it, so a lone message waits about this long, at most twice it
                 container.setReceiveTimeout(options.batchReceiveTimeout().toMillis());
                 container.setBatchReceiveTimeout(options.batchReceiveTimeout().toMillis());
-                container.setMessageListener(ChannelListeners.batch(new BatchApplyingHandler(handler), dlq));
+                container.setMessageListener(ChannelListeners.batch(handling.batch(), dlq));
             } else {
                 container.setConsumerBatchEnabled(false);   // a factory's batching must not meet a per-message listener
                 container.setMessageListener(ChannelListeners.single(handler, dlq));
@@ -334,8 +285,9 @@ public final class OperationConsumer implements AutoCloseable {
             log.info("consuming '{}' with {} consumers, prefetch {}, {}, dead letters to '{}'{}", options.queue(),
                     options.concurrency(), options.prefetch(), options.batchSize() > 1 ? "batches of up to "
                     + options.batchSize() : "one message at a time", options.deadLetterQueue(),
-                    history == null ? "" : ", recorded in '" + history.collection().getNamespace().getCollectionName() + "'");
-            return new OperationConsumer(container, stop, options, publisher, ownWatcher, metrics, handler);
+                    recordedIn().map(h -> ", recorded in '" + h.collection().getNamespace().getCollectionName() + "'")
+                            .orElse(""));
+            return new OperationConsumer(container, stop, options, publisher, ownWatcher, handling.metrics(), handler);
         }
 
         private SimpleMessageListenerContainer container() {
@@ -368,11 +320,11 @@ public final class OperationConsumer implements AutoCloseable {
             }
             BrokerBlocking watcher = blocking;
             if (watcher == null) {
-                ownWatcher = BrokerBlocking.watch(publishing, meters, "dead-letters-" + options.queue());
+                ownWatcher = BrokerBlocking.watch(publishing, meterRegistry(), "dead-letters-" + options.queue());
                 watcher = ownWatcher;
             }
             return new DeadLetterPublisher(publishing, watcher, options.queue(), options.deadLetterQueue(),
-                    DEAD_LETTER_CONFIRM_TIMEOUT, meters);
+                    DEAD_LETTER_CONFIRM_TIMEOUT, meterRegistry());
         }
 
         /** Missing only if the broker says so: a broker starting or failing over leaves it unknown (transient). */

@@ -1,6 +1,6 @@
 package dev.orderless.amqp;
 
-import dev.orderless.amqp.internal.LetterSubject;
+import dev.orderless.consume.internal.LetterSubject;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;

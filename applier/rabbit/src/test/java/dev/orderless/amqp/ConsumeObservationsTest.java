@@ -3,7 +3,7 @@ package dev.orderless.amqp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoDatabase;
-import dev.orderless.amqp.internal.ConsumeObservations;
+import dev.orderless.consume.internal.ConsumeObservations;
 import dev.orderless.apply.Operation;
 import dev.orderless.testing.MongoExtension;
 import dev.orderless.testing.rabbit.RabbitExtension;

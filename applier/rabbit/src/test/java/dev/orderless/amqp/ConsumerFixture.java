@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.Backoff;
-import dev.orderless.amqp.internal.DeadLetterFields;
+import dev.orderless.consume.internal.DeadLetterFields;
 import dev.orderless.apply.CollectionSchema;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.GuardedApplier;

@@ -3,7 +3,7 @@ package dev.orderless.amqp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.AMQP;
-import dev.orderless.amqp.internal.DeadLetterFields;
+import dev.orderless.consume.internal.DeadLetterFields;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;

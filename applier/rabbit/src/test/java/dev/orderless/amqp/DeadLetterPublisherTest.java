@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
-import dev.orderless.amqp.internal.DeadLetterFields;
+import dev.orderless.consume.internal.DeadLetterFields;
 import dev.orderless.testing.rabbit.RabbitExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;

@@ -8,7 +8,7 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoDatabase;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
-import dev.orderless.amqp.internal.ConsumeObservations;
+import dev.orderless.consume.internal.ConsumeObservations;
 import dev.orderless.apply.EntityState;
 import dev.orderless.apply.Operation;
 import dev.orderless.apply.Outcome;

@@ -1,4 +1,4 @@
-package dev.orderless.amqp.internal;
+package dev.orderless.consume.internal;
 
 import dev.orderless.apply.BatchResult;
 import dev.orderless.apply.Operation;
@@ -11,7 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Batch mode: the deliveries a consumer took together ({@link dev.orderless.amqp.ConsumerOptions#batchSize()})
+ * Batch mode: the deliveries a consumer took together (up to the consumer's batch size)
  * applied with one {@link dev.orderless.apply.GuardedApplier#applyAll}, each settled on its own. Every message
  * ends as in the per-message mode ({@link ApplyingHandler}), which it reuses:
  *
@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  *       accepted (or dead-lettered beyond the horizon); a refusal is dead-lettered with its reason; each
  *       acceptance follows MongoDB's acknowledgement of the bulk write and of any writes after it.
  *   <li>A message that failed (transient, or a configuration refusal) takes the per-message path, with
- *       its pauses, its hold clock and {@link dev.orderless.amqp.ConsumerOptions#maxHold()}: one slow
+ *       its pauses, its hold clock and {@link HandlerSettings#maxHold()}: one slow
  *       message never holds the others of its batch, which are settled first.
  *   <li>Stopping before the apply hands the whole batch back.
  * </ol>

@@ -1,4 +1,4 @@
-package dev.orderless.amqp.internal;
+package dev.orderless.consume.internal;
 
 import dev.orderless.Backoff;
 import java.util.concurrent.CountDownLatch;

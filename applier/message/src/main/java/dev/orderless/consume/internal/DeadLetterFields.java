@@ -1,4 +1,4 @@
-package dev.orderless.amqp.internal;
+package dev.orderless.consume.internal;
 
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

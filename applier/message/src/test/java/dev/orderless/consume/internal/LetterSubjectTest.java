@@ -1,4 +1,4 @@
-package dev.orderless.amqp.internal;
+package dev.orderless.consume.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.orderless.amqp.internal;
+package dev.orderless.consume.internal;
 
 import java.io.IOException;
 import java.util.Optional;

@@ -1,11 +1,10 @@
-package dev.orderless.amqp.internal;
+package dev.orderless.consume.internal;
 
 import dev.orderless.CannotApplyException;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.InvalidInputException;
 import dev.orderless.TransientException;
-import dev.orderless.amqp.ConsumerOptions;
-import dev.orderless.amqp.internal.ConsumerMetrics.DeadLetterReason;
+import dev.orderless.consume.internal.ConsumerMetrics.DeadLetterReason;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
 import dev.orderless.apply.Outcome;
@@ -29,7 +28,7 @@ import org.slf4j.LoggerFactory;
  *       {@link CannotApplyException} (bad input, no progress, too large): dead-letter with its reason.
  *   <li>A transient MongoDB failure: keep the message, pause (doubling, bounded), apply again; it resumes
  *       by itself when MongoDB is back. While MongoDB is down for everyone the message holds without
- *       limit; while MongoDB is serving other messages it holds at most {@link ConsumerOptions#maxHold()},
+ *       limit; while MongoDB is serving other messages it holds at most {@link HandlerSettings#maxHold()},
  *       then is dead-lettered as {@code held too long} with its last error (see {@link HoldClock}). A
  *       refusal for a reason of configuration holds like an outage, with an ERROR line per retry.
  *       Stopping ends the wait and hands the message back.
@@ -44,17 +43,17 @@ public final class ApplyingHandler {
 
     private final Applying applying;
     private final OperationDecoder decoder;
-    private final ConsumerOptions options;
+    private final HandlerSettings options;
     private final ConsumerMetrics metrics;
     private final RetryPause retryPause;
     private final HoldClock holdClock;
     private final ConsumeObservations observations;
     private final MongoWait mongoWait;
 
-    public ApplyingHandler(GuardedApplier applier, Applying applying, OperationDecoder decoder, ConsumerOptions options,
+    public ApplyingHandler(GuardedApplier applier, Applying applying, OperationDecoder decoder, HandlerSettings options,
                            ConsumerMetrics metrics, RetryPause retryPause, ConsumeObservations observations) {
         this.observations = observations;
-        this.mongoWait = new MongoWait(options.queue());
+        this.mongoWait = new MongoWait(options.source());
         this.holdClock = new HoldClock(applier::answersWrites, options.maxHold());
         this.applying = applying;
         this.decoder = decoder;
@@ -246,7 +245,7 @@ public final class ApplyingHandler {
         settled.whenComplete((ok, failure) -> {
             if (failure == null) {
                 metrics.deadLettered(category);
-                log.warn("dead-lettered to {}: {}", options.deadLetterQueue(), reason);
+                log.warn("dead-lettered to {}: {}", options.deadLetters(), reason);
             } else {
                 metrics.requeued();
                 log.error("not dead-lettered, the message goes back to its queue: {} ({})", failure.getMessage(),

@@ -1,4 +1,4 @@
-package dev.orderless.amqp.internal;
+package dev.orderless.consume.internal;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;

@@ -1,4 +1,4 @@
-package dev.orderless.amqp.internal;
+package dev.orderless.consume.internal;
 
 import dev.orderless.CannotApplyException;
 import dev.orderless.apply.Outcome;

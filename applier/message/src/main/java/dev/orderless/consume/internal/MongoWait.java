@@ -1,4 +1,4 @@
-package dev.orderless.amqp.internal;
+package dev.orderless.consume.internal;
 
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
