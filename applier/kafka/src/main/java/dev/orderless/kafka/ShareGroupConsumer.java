@@ -208,6 +208,7 @@ public final class ShareGroupConsumer implements AutoCloseable {
                     options.topic(), options.deadLetterTopic(), DEAD_LETTER_TIMEOUT, Clock.systemUTC());
             List<ShareWorker> workers = new ArrayList<>();
             try {
+                deadLetters.warmUp();
                 for (int i = 0; i < options.concurrency(); i++) {
                     workers.add(new ShareWorker(new KafkaShareConsumer<>(consumerProperties(kafka, options)),
                             options.topic(), i, handling, deadLetters, limit, options.pollTimeout()));

@@ -124,6 +124,9 @@ public final class ShareWorker {
                     if (attempts > 0 && !stopping) {
                         consumer.commitSync(Duration.ofSeconds(5));   // the renewals go now, not with the next poll
                         single.pause(attempts, lock().dividedBy(2));
+                    } else if (!records.isEmpty()) {
+                        // the acknowledgements go now, while their locks hold, not with the next poll
+                        consumer.commitAsync();
                     }
                     failures = 0;
                 } catch (WakeupException e) {
@@ -233,7 +236,11 @@ public final class ShareWorker {
             held.clear();
         }
         try {
-            consumer.commitSync(Duration.ofSeconds(5));
+            try {
+                consumer.commitSync(Duration.ofSeconds(5));
+            } catch (WakeupException e) {
+                consumer.commitSync(Duration.ofSeconds(5));   // the stop's wakeup, not yet taken by a poll
+            }
         } catch (RuntimeException e) {
             log.warn("Kafka share consumer {} of '{}': acknowledgements not sent on stop ({}); the broker redelivers"
                     + " those records, as duplicates", thread.getName(), topic, e.toString());
