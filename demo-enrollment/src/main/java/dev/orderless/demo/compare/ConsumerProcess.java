@@ -75,20 +75,7 @@ final class ConsumerProcess implements AutoCloseable {
      * JVM's. A contestant's consumers are started through this, and nothing of theirs needs to know it.
      */
     <T> T within(java.util.concurrent.Callable<T> work) {
-        java.util.concurrent.FutureTask<T> task = new java.util.concurrent.FutureTask<>(work);
-        Thread starter = new Thread(threads, task, "compare-process-" + id + "-start");
-        starter.start();
-        try {
-            return task.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while starting consumer process " + id, e);
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new IllegalStateException("consumer process " + id + " did not start: " + e.getCause(), e.getCause());
-        }
+        return CpuMeter.within(threads, work);
     }
 
     /** {@link #within(java.util.concurrent.Callable)} for work that returns nothing. */

@@ -7,13 +7,18 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
  * The CPU time a set of threads spent over a measured stretch: the consumers of one contestant, whatever runs
- * them (a listener container, a broker client, a MongoDB driver), as long as their threads can be named.
+ * them (a listener container, a broker client, a MongoDB driver), as long as their threads can be told apart:
+ * by thread group ({@link #ofGroups}; start a contestant's consumers {@link #within} a group of its own, and every
+ * thread they start, and those threads start, is in it) or by name ({@link #ofNamed}).
  *
  * <p>{@link #start()} takes each thread's CPU time as its baseline; {@link #sample()} records each thread's
  * latest; {@link #nanos()} sums, over every thread ever sampled, its latest minus its baseline (a thread first
@@ -91,6 +96,29 @@ public final class CpuMeter {
                     into.put(thread.getId(), nanos);
                 }
             }
+        }
+    }
+
+    /**
+     * Runs {@code work} in a new thread of {@code group} and waits for it: every thread that {@code work} starts
+     * (and they in turn, unless a thread factory names another group) belongs to {@code group}, so that
+     * {@link #ofGroups} measures it. A failure of {@code work} is rethrown (a checked one wrapped), naming
+     * {@code group}.
+     */
+    public static <T> T within(ThreadGroup group, Callable<T> work) {
+        FutureTask<T> task = new FutureTask<>(work);
+        Thread starter = new Thread(group, task, group.getName() + "-start");
+        starter.start();
+        try {
+            return task.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting in " + group.getName(), e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IllegalStateException(group.getName() + " did not start: " + e.getCause(), e.getCause());
         }
     }
 

@@ -96,4 +96,21 @@ class CpuMeterTest {
         assertThat(measuredNanos).isPositive();
         assertThat(none.nanos()).isZero();
     }
+
+    @Test
+    void what_runs_within_a_group_starts_its_threads_in_it_and_its_failure_is_rethrown() throws Exception {
+        ThreadGroup group = new ThreadGroup("process-7");
+        java.util.concurrent.atomic.AtomicReference<ThreadGroup> seen = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread child = CpuMeter.within(group, () -> {
+            Thread started = new Thread(() -> seen.set(Thread.currentThread().getThreadGroup()));
+            started.start();
+            return started;
+        });
+        child.join();
+
+        assertThat(seen.get()).isSameAs(group);
+        assertThatThrownBy(() -> CpuMeter.within(group, () -> {
+            throw new java.io.IOException("no broker");
+        })).hasMessageContaining("process-7").hasMessageContaining("no broker");
+    }
 }
