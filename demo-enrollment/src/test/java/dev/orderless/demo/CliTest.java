@@ -55,6 +55,11 @@ class CliTest {
         assertOneLineError(CliRun.of(Map.of(), "serve", "--mongo-port", "70000"), "port must be between 0 and 65535");
         assertOneLineError(CliRun.of(Map.of("MONGODB_URI", "mongodb://127.0.0.1:1"), "view", "--mongo",
                 "not-a-uri"), "MongoDB URI is not a valid connection string");
+        assertOneLineError(CliRun.of(Map.of(), "run", "--broker", "nats"), "'nats' is not a broker: rabbitmq or kafka");
+        assertOneLineError(CliRun.of(Map.of(), "run", "--kafka", "localhost:9092"),
+                "--kafka names a Kafka broker: add --broker kafka");
+        assertOneLineError(CliRun.of(Map.of(), "run", "--broker", "kafka", "--rabbit",
+                "amqp://localhost"), "--rabbit names a RabbitMQ, and --broker kafka uses none");
     }
 
     @Test
