@@ -53,7 +53,9 @@ import org.bson.BsonDocument;
 final class KafkaChaos {
     private static final Duration STEP = Duration.ofMinutes(2);
     private static final Duration CUT = Duration.ofSeconds(2);
-    /** Longer than the embedded broker's acquisition lock (2 s): records a killed consumer held come back within it. */
+    /** The share group's acquisition lock: what the killed consumer held comes back after it. */
+    private static final Duration LOCK = Duration.ofSeconds(5);
+    /** Longer than {@link #LOCK}: records a killed consumer held come back within it. */
     private static final Duration QUIET = Duration.ofSeconds(10);
     private static final int THREADS = 2;
 
@@ -97,6 +99,7 @@ final class KafkaChaos {
         Process child = null;
         AtomicLong childHandled = new AtomicLong();
         kafka.declare();
+        kafka.lockDuration(LOCK);
         try (TcpProxy proxy = TcpProxy.start(target.getHost(), target.getPort());
              MongoClient proxied = MongoClients.create(MongoClientSettings.builder().applyConnectionString(mongo)
                      .applyToClusterSettings(c -> c.hosts(List.of(new ServerAddress("127.0.0.1", proxy.port())))

@@ -11,8 +11,10 @@ import dev.orderless.kafka.ShareGroupConsumer;
 import dev.orderless.testing.kafka.EmbeddedKafka;
 import dev.orderless.testing.kafka.KafkaBroker;
 import dev.orderless.testing.kafka.KafkaBrokers;
+import dev.orderless.testing.kafka.KafkaSettings;
 import dev.orderless.testing.kafka.KafkaTopics;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -36,6 +38,13 @@ final class KafkaSide implements AutoCloseable {
      */
     static final int PARTITIONS = 2;
     private static final int CONNECT_SECONDS = 10;
+    /**
+     * The embedded broker with Kafka's own lock and session defaults (30 s, 45 s), not the test support's seconds:
+     * with a 2 s lock, a poll of 50 records on a busy machine outlived its lock, the records went to another
+     * consumer as well, and a 3,600-message run counted twice its messages and dead-lettered some poison twice.
+     */
+    private static final KafkaSettings EMBEDDED = KafkaSettings.ofDefaults().withRecordLockDuration(Duration.ofSeconds(30))
+            .withShareSessionTimeout(Duration.ofSeconds(45)).withShareHeartbeatInterval(Duration.ofSeconds(5));
 
     private final KafkaBroker broker;
     private final boolean owned;
@@ -55,7 +64,8 @@ final class KafkaSide implements AutoCloseable {
     static KafkaSide connect(DemoOptions options) {
         KafkaBroker broker;
         try {
-            broker = options.kafka().isPresent() ? KafkaBrokers.external(options.kafka().get()) : EmbeddedKafka.start();
+            broker = options.kafka().isPresent() ? KafkaBrokers.external(options.kafka().get())
+                    : EmbeddedKafka.start(EMBEDDED);
         } catch (IllegalStateException e) {
             throw new TransientException("the embedded Kafka broker did not start: " + e.getMessage(), e);
         }
@@ -111,6 +121,18 @@ final class KafkaSide implements AutoCloseable {
     /** The topic, its dead-letter topic and the share group (reading from the earliest record). */
     void declare() {
         KafkaTopology.declare(properties, options(1), PARTITIONS);
+    }
+
+    /**
+     * The share group's acquisition lock, for {@code chaos}: what a killed consumer held comes back after it. On a
+     * broker that refuses it (its bounds), the broker's own stands, and the run waits that long instead.
+     */
+    void lockDuration(Duration lock) {
+        try {
+            KafkaTopics.shareGroupLockDuration(bootstrap(), group, lock);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // the broker's lock duration applies
+        }
     }
 
     /** {@code concurrency} share consumers applying through {@code applier}, recording in {@code history} if given. */

@@ -138,7 +138,7 @@ class CliTest {
     void a_dead_letter_kind_that_does_not_exist_is_refused_naming_the_kinds_and_a_grace_reads_as_people_write_it() {
         Map<String, String> env = Map.of("MONGODB_URI", "mongodb://127.0.0.1:1", "RABBITMQ_URI", "amqp://127.0.0.1:1");
         assertOneLineError(CliRun.of(env, "dead-letters", "replay", "--kind", "nonsense"),
-                "unknown kind 'nonsense': one of [bad_input, beyond_horizon, held_too_long, no_progress, oversized,"
+                "unknown kind 'nonsense': one of [bad_input, beyond_horizon, delivery_limit, held_too_long, no_progress, oversized,"
                         + " too_large, unknown, unknown_field, unsupported_envelope]");
         assertOneLineError(CliRun.of(env, "dead-letters", "replay", "--grace", "1x"),
                 "'1x' is not a duration: write 7d, 12h, 30m, 45s, or ISO-8601");
