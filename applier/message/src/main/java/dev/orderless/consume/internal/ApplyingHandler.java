@@ -4,6 +4,7 @@ import dev.orderless.CannotApplyException;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.InvalidInputException;
 import dev.orderless.TransientException;
+import dev.orderless.consume.ConsumerBuilder;
 import dev.orderless.consume.internal.ConsumerMetrics.DeadLetterReason;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
@@ -131,59 +132,131 @@ public final class ApplyingHandler {
             if (attempt > 1) {
                 hold.beforeRetry();
             }
-            TransientException failure;
-            try {
-                Outcome outcome = observations.apply(() -> applying.apply(op));
-                mongoAnswered();
-                settleOutcome(delivery, op, outcome);
+            if (attemptOnce(delivery, op, hold, attempt, retrying)) {
                 return;
-            } catch (CannotApplyException e) {
-                refuse(delivery, op, e);
-                return;
-            } catch (InvalidConfigurationException e) {
-                // the same for every message: hold it, like an outage, and say what to fix
-                hold.down();
-                mongoWait.unavailable("it refuses writes for a reason of configuration: " + e.getMessage());
-                retryingFrom(retrying);
-                metrics.retried();
-                log.error("'{}' seq {} not applied, MongoDB refuses it for a reason of configuration; holding it,"
-                        + " retry {} after a pause: {}", op.entity(), op.seq(), attempt, e.getMessage());
-                if (!retryPause.pause(attempt)) {
-                    requeue(delivery, op);
-                    return;
-                }
-                continue;
-            } catch (TransientException e) {
-                failure = e;
-                if (e.backendDown()) {
-                    mongoWait.unavailable(e.getMessage());
-                }
-            } catch (RuntimeException e) {
-                log.error("'{}' seq {} not applied: unexpected {}; treated as transient", op.entity(), op.seq(),
-                        e.toString(), e);
-                failure = new TransientException("unexpected " + e, e, false);
-            }
-            retryingFrom(retrying);
-            metrics.retried();
-            if (hold.heldTooLong(failure)) {
-                deadLetter(delivery, DeadLetterReason.HELD_TOO_LONG, "held too long: '" + op.entity()
-                        + "' seq " + op.seq() + " failed for " + hold.heldSeconds() + " s while MongoDB served others;"
-                        + " last error: " + failure.getMessage(), LetterSubject.of(op));
-                return;
-            }
-            if (failure.backendDown()) {
-                // said once for the consumer (MongoWait), not for every message it holds
-                log.debug("'{}' seq {} not applied, retry {} after a pause: {}", op.entity(), op.seq(), attempt,
-                        failure.getMessage());
-            } else {
-                log.warn("'{}' seq {} not applied, retry {} after a pause: {}", op.entity(), op.seq(), attempt,
-                        failure.getMessage());
             }
             if (!retryPause.pause(attempt)) {
                 requeue(delivery, op);
                 return;
             }
         }
+    }
+
+    /**
+     * A new hold for one message, for a consumer that keeps a failed message itself between attempts (Kafka's: it
+     * renews the record's lock and polls again) and tries it with {@link #attempt}.
+     */
+    public HoldClock.Hold hold() {
+        return holdClock.hold();
+    }
+
+    /**
+     * One attempt at {@code op}, for a consumer that holds a failed message itself between attempts and pauses
+     * before the next one ({@link #pause(int)}): the steps of the class comment, without the loop.
+     *
+     * @return true if the delivery is settled (applied, stale, refused, dead-lettered, or handed back because the
+     *         consumer stops); false if it failed transiently and is still held: try it again after a pause
+     */
+    public boolean attempt(Delivery delivery, Operation op, HoldClock.Hold hold) throws IOException {
+        if (retryPause.stopping()) {
+            requeue(delivery, op);
+            released(hold);
+            return true;
+        }
+        hold.attempts++;
+        if (hold.attempts > 1) {
+            hold.beforeRetry();
+        }
+        boolean[] retrying = {hold.retrying};
+        boolean settled = attemptOnce(delivery, op, hold, hold.attempts, retrying);
+        hold.retrying = retrying[0];
+        if (settled) {
+            released(hold);
+        }
+        return settled;
+    }
+
+    /** A held message this consumer no longer holds (settled, or taken back by the broker): no longer retrying. */
+    public void released(HoldClock.Hold hold) {
+        if (hold.retrying) {
+            hold.retrying = false;
+            metrics.retryingEnded();
+        }
+    }
+
+    /**
+     * The pause before attempt {@code attempt + 1} of a held message ({@link ConsumerBuilder}'s back-off), at most
+     * {@code atMost}.
+     *
+     * @return false if the consumer stops meanwhile
+     */
+    public boolean pause(int attempt, java.time.Duration atMost) {
+        return retryPause.pause(attempt, atMost);
+    }
+
+    /** True once the consumer stops. */
+    public boolean stopped() {
+        return retryPause.stopping();
+    }
+
+    /** One attempt; true if settled, false if it failed transiently (counted, logged, the hold clock judged). */
+    private boolean attemptOnce(Delivery delivery, Operation op, HoldClock.Hold hold, int attempt, boolean[] retrying)
+            throws IOException {
+        TransientException failure;
+        try {
+            Outcome outcome = observations.apply(() -> applying.apply(op));
+            mongoAnswered();
+            settleOutcome(delivery, op, outcome);
+            return true;
+        } catch (CannotApplyException e) {
+            refuse(delivery, op, e);
+            return true;
+        } catch (InvalidConfigurationException e) {
+            // the same for every message: hold it, like an outage, and say what to fix
+            hold.down();
+            mongoWait.unavailable("it refuses writes for a reason of configuration: " + e.getMessage());
+            retryingFrom(retrying);
+            metrics.retried();
+            log.error("'{}' seq {} not applied, MongoDB refuses it for a reason of configuration; holding it,"
+                    + " retry {} after a pause: {}", op.entity(), op.seq(), attempt, e.getMessage());
+            return false;
+        } catch (TransientException e) {
+            failure = e;
+            if (e.backendDown()) {
+                mongoWait.unavailable(e.getMessage());
+            }
+        } catch (RuntimeException e) {
+            log.error("'{}' seq {} not applied: unexpected {}; treated as transient", op.entity(), op.seq(),
+                    e.toString(), e);
+            failure = new TransientException("unexpected " + e, e, false);
+        }
+        retryingFrom(retrying);
+        metrics.retried();
+        if (hold.heldTooLong(failure)) {
+            deadLetter(delivery, DeadLetterReason.HELD_TOO_LONG, "held too long: '" + op.entity()
+                    + "' seq " + op.seq() + " failed for " + hold.heldSeconds() + " s while MongoDB served others;"
+                    + " last error: " + failure.getMessage(), LetterSubject.of(op));
+            return true;
+        }
+        if (failure.backendDown()) {
+            // said once for the consumer (MongoWait), not for every message it holds
+            log.debug("'{}' seq {} not applied, retry {} after a pause: {}", op.entity(), op.seq(), attempt,
+                    failure.getMessage());
+        } else {
+            log.warn("'{}' seq {} not applied, retry {} after a pause: {}", op.entity(), op.seq(), attempt,
+                    failure.getMessage());
+        }
+        return false;
+    }
+
+    /**
+     * A held message that must not be held longer, for a reason of the broker's ({@code why}: Kafka's last delivery,
+     * after which the broker would drop it if the consumer died holding it): dead-lettered with the reason.
+     */
+    public void deadLetterHeld(Delivery delivery, Operation op, HoldClock.Hold hold, String why) {
+        deadLetter(delivery, DeadLetterReason.DELIVERY_LIMIT, why + ": '" + op.entity() + "' seq " + op.seq()
+                + " not applied (MongoDB failed it " + hold.attempts + " times)", LetterSubject.of(op));
+        released(hold);
     }
 
     /** The message failed once and is now retried: counted from its first failure until it is settled. */

@@ -35,8 +35,21 @@ public final class BatchApplyingHandler {
         this.single = single;
     }
 
+    /** What becomes of a message of the batch that failed (transiently, or a configuration refusal). */
+    public interface Holder {
+        void hold(Delivery delivery, Operation op) throws IOException;
+    }
+
     /** Decodes, applies and settles the deliveries a consumer took together (see the class comment). */
     public void handle(List<? extends Delivery> messages) {
+        handle(messages, single::applyHolding);
+    }
+
+    /**
+     * As {@link #handle(List)}, but a message that failed goes to {@code holder} (a consumer that holds it itself
+     * between attempts: Kafka's) instead of the per-message path's loop.
+     */
+    public void handle(List<? extends Delivery> messages, Holder holder) {
         ConsumeObservations observations = single.observations();
         List<Delivery> decoded = new ArrayList<>();
         List<Operation> ops = new ArrayList<>();
@@ -77,7 +90,7 @@ public final class BatchApplyingHandler {
                 log.warn("batch of {} not applied ({}); applying its messages one by one", ops.size(), e.toString());
                 for (int i = 0; i < ops.size(); i++) {
                     int at = i;
-                    in(observed.get(i), () -> single.applyHolding(decoded.get(at), ops.get(at)));
+                    in(observed.get(i), () -> holder.hold(decoded.get(at), ops.get(at)));
                 }
                 return;
             }
@@ -95,7 +108,7 @@ public final class BatchApplyingHandler {
                 }
             }
             for (int i : failed) {
-                in(observed.get(i), () -> single.applyHolding(decoded.get(i), ops.get(i)));
+                in(observed.get(i), () -> holder.hold(decoded.get(i), ops.get(i)));
             }
         } catch (IOException e) {
             // the connection is gone: the broker redelivers whatever is not settled

@@ -29,7 +29,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class ConsumerMetrics {
     /** Why a message was dead-lettered: its {@code reason} tag, and the kind a letter carries. */
     public enum DeadLetterReason {
-        BAD_INPUT, UNKNOWN_FIELD, UNSUPPORTED_ENVELOPE, OVERSIZED, BEYOND_HORIZON, NO_PROGRESS, TOO_LARGE, HELD_TOO_LONG;
+        BAD_INPUT, UNKNOWN_FIELD, UNSUPPORTED_ENVELOPE, OVERSIZED, BEYOND_HORIZON, NO_PROGRESS, TOO_LARGE, HELD_TOO_LONG,
+        /** Kafka: a record on its last delivery that MongoDB could not take (the broker would drop it next). */
+        DELIVERY_LIMIT;
 
         /** As tag and letter kind: {@code bad_input}, {@code held_too_long}, ... */
         public String tag() {

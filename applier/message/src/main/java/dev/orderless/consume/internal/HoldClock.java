@@ -59,8 +59,17 @@ public final class HoldClock {
     }
 
     /** One delivery's hold. Used by the one thread that holds the delivery. */
-    final class Hold {
+    public final class Hold {
         private Mark lastFailure;
+        /** Counted in the consumer's retrying gauge since its first failure (see ApplyingHandler#attempt). */
+        boolean retrying;
+        /** Attempts made so far. */
+        int attempts;
+
+        /** Attempts made at the message so far ({@link ApplyingHandler#attempt}). */
+        public int attempts() {
+            return attempts;
+        }
         private long servingSince = -1;
         private Boolean probed;   // the write probe's answer for the current interval, if asked
 

@@ -28,6 +28,20 @@ public final class RetryPause {
         }
     }
 
+    /**
+     * As {@link #pause(int)}, but never longer than {@code atMost} (Kafka: a held record's lock must not expire during
+     * the pause).
+     */
+    public boolean pause(int attempt, java.time.Duration atMost) {
+        java.time.Duration pause = backoff.pause(attempt < 1 ? Integer.MAX_VALUE : attempt);
+        try {
+            return !stop.await(Math.min(pause.toNanos(), atMost.toNanos()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     public boolean stopping() {
         return stop.getCount() == 0;
     }
