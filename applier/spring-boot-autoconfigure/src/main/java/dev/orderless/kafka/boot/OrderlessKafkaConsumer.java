@@ -2,6 +2,7 @@ package dev.orderless.kafka.boot;
 
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.TransientException;
+import dev.orderless.boot.internal.ConsumerWatch;
 import dev.orderless.kafka.KafkaTopology;
 import dev.orderless.kafka.ShareConsumerOptions;
 import dev.orderless.kafka.ShareGroupConsumer;
@@ -9,9 +10,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
@@ -31,18 +29,13 @@ import org.springframework.context.SmartLifecycle;
  */
 public final class OrderlessKafkaConsumer implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(OrderlessKafkaConsumer.class);
-    static final long RETRY_SECONDS = 5;
+    static final long RETRY_SECONDS = ConsumerWatch.RETRY_SECONDS;
 
     private final Map<String, Object> kafka;
     private final ShareConsumerOptions options;
     private final OptionalInt declarePartitions;
     private final Supplier<ShareGroupConsumer> starter;
-    private final Supplier<Optional<String>> before;
-    private volatile Optional<ShareGroupConsumer> consuming = Optional.empty();
-    private volatile Optional<String> waiting = Optional.empty();
-    private Optional<ScheduledExecutorService> watching = Optional.empty();
-    private boolean started;
-    private Duration watchInterval = Duration.ofSeconds(RETRY_SECONDS);
+    private final ConsumerWatch<ShareGroupConsumer> watch;
 
     /**
      * @param kafka             the Kafka client properties the topology is declared with
@@ -58,7 +51,9 @@ public final class OrderlessKafkaConsumer implements SmartLifecycle {
         this.options = options;
         this.declarePartitions = declarePartitions;
         this.starter = starter;
-        this.before = before;
+        this.watch = new ConsumerWatch<>(log, "Kafka share consumer of '" + options.topic() + "'", before,
+                this::declareAndStart, ShareGroupConsumer::isRunning, e -> e instanceof TransientException
+                        ? Optional.of("Kafka does not answer: " + e.getMessage()) : Optional.empty());
     }
 
     /** What it consumes: the topic, its dead-letter topic, the share group, the consumers, the poll. */
@@ -71,142 +66,59 @@ public final class OrderlessKafkaConsumer implements SmartLifecycle {
      * (a bad configuration throws).
      */
     @Override
-    public synchronized void start() {
-        if (started) {
-            return;
-        }
-        started = true;
-        tryStart(true);
-        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, "orderless-kafka-watch-" + options.topic());
-            thread.setDaemon(true);
-            return thread;
-        });
-        executor.scheduleWithFixedDelay(this::watch, watchInterval.toMillis(), watchInterval.toMillis(),
-                TimeUnit.MILLISECONDS);
-        watching = Optional.of(executor);
+    public void start() {
+        watch.start("orderless-kafka-watch-" + options.topic());
     }
 
     /** How often the watch looks, before {@link #start()}: {@value #RETRY_SECONDS} s unless a test asks otherwise. */
-    synchronized void watchEvery(Duration interval) {
-        this.watchInterval = interval;
+    void watchEvery(Duration interval) {
+        watch.every(interval);
     }
 
-    /** Starts the consumer if it is not consuming, restarting one whose threads ended. Never throws: it says why. */
-    synchronized void watch() {
-        try {
-            if (!started) {
-                return;
-            }
-            Optional<ShareGroupConsumer> current = consuming;
-            if (current.isPresent() && !current.get().isRunning()) {
-                String why = "its consumers of '" + options.topic() + "' stopped on their own (a consumer thread"
-                        + " ended); restarting them";
-                log.error("Kafka share consumer: {}", why);
-                consuming = Optional.empty();
-                waiting = Optional.of(why);
-                closeQuietly(current.get());
-            }
-            if (consuming.isEmpty()) {
-                tryStart(false);
-            }
-        } catch (RuntimeException e) {
-            // an exception would end the schedule in silence: say it (once per reason), and keep trying
-            notYet("it failed: " + e);
-        }
+    /** One look of the watch, as its schedule takes it: restarts consumers that stopped on their own. */
+    void watch() {
+        watch.watch();
     }
 
-    /**
-     * Declares and starts; false if what must come first has not, or Kafka did not answer.
-     *
-     * @param atStart in {@link #start()}, where a refusal fails the context's start; on the watch's thread it is said
-     */
-    private boolean tryStart(boolean atStart) {
-        Optional<String> first = before.get();
-        if (first.isPresent()) {
-            return notYet(first.get());
-        }
+    /** Declares the topology (unless told not to) and starts the consumer. */
+    private ShareGroupConsumer declareAndStart() {
         try {
             declarePartitions.ifPresent(partitions -> KafkaTopology.declare(kafka, options, partitions));
-            consuming = Optional.of(starter.get());
-            waiting.ifPresent(why -> log.info("Kafka share consumer of '{}' started after: {}", options.topic(), why));
-            waiting = Optional.empty();
-            return true;
-        } catch (InvalidConfigurationException e) {
-            return refused(e, atStart);
-        } catch (TransientException e) {
-            return notYet("Kafka does not answer: " + e.getMessage());
+            return starter.get();
         } catch (KafkaException e) {
             // the Kafka client refused its properties (a ConfigException: a bootstrap address it cannot resolve, a
             // setting a share consumer does not take): a configuration to change, not an outage to wait out
-            return refused(new InvalidConfigurationException("orderless.kafka: the Kafka client refused the"
-                    + " properties from spring.kafka.* for '" + options.topic() + "': " + e.getMessage(), e), atStart);
-        }
-    }
-
-    /** At start-up, throws (the start fails naming it); on the watch's thread, says it and keeps trying. */
-    private boolean refused(InvalidConfigurationException e, boolean atStart) {
-        if (atStart) {
-            throw e;
-        }
-        if (!waiting.equals(Optional.of(e.getMessage()))) {
-            log.error("Kafka share consumer of '{}' cannot start: {}", options.topic(), e.getMessage());
-        }
-        waiting = Optional.of(e.getMessage());
-        return false;
-    }
-
-    /** Not started, saying {@code why}: said once per reason, and tried again by the watch. */
-    private boolean notYet(String why) {
-        if (!waiting.equals(Optional.of(why))) {
-            log.warn("Kafka share consumer of '{}' not started, {}; trying again every {} s (its health says so"
-                    + " meanwhile)", options.topic(), why, RETRY_SECONDS);
-        }
-        waiting = Optional.of(why);
-        return false;
-    }
-
-    private void closeQuietly(ShareGroupConsumer consumer) {
-        try {
-            consumer.close();
-        } catch (RuntimeException e) {
-            log.warn("Kafka share consumer of '{}': closing the stopped consumer failed ({})", options.topic(),
-                    e.toString());
+            throw new InvalidConfigurationException("orderless.kafka: the Kafka client refused the properties from"
+                    + " spring.kafka.* for '" + options.topic() + "': " + e.getMessage(), e);
         }
     }
 
     /** Stops the watch, then the consumer: what is being applied finishes, the rest goes back to the group. */
     @Override
-    public synchronized void stop() {
-        watching.ifPresent(ScheduledExecutorService::shutdownNow);
-        watching = Optional.empty();
-        try {
-            consuming.ifPresent(ShareGroupConsumer::close);
-        } finally {
-            consuming = Optional.empty();
-            started = false;
-        }
+    public void stop() {
+        watch.stop();
     }
 
     /** True from start to stop, also while waiting for Kafka, so that stopping the context stops it. */
     @Override
-    public synchronized boolean isRunning() {
-        return started;
+    public boolean isRunning() {
+        return watch.isStarted();
     }
 
     /** True while every consumer thread consumes. Never waits for a start in progress. */
     public boolean isConsuming() {
-        return consuming.map(ShareGroupConsumer::isRunning).orElse(false);
+        return watch.current().map(ShareGroupConsumer::isRunning).orElse(false);
     }
 
     /** Records held now after a transient MongoDB failure (0 while not consuming). */
     public int retrying() {
-        return consuming.map(ShareGroupConsumer::retrying).orElse(0);
+        return watch.current().map(ShareGroupConsumer::retrying).orElse(0);
     }
 
     /** The broker's {@code group.share.delivery.count.limit}, read when the consumer started; empty before. */
     public OptionalInt deliveryCountLimit() {
-        return consuming.map(consumer -> OptionalInt.of(consumer.deliveryCountLimit())).orElse(OptionalInt.empty());
+        return watch.current().map(consumer -> OptionalInt.of(consumer.deliveryCountLimit()))
+                .orElse(OptionalInt.empty());
     }
 
     /**
@@ -215,11 +127,11 @@ public final class OrderlessKafkaConsumer implements SmartLifecycle {
      * held), if so.
      */
     public Optional<String> waitingFor() {
-        Optional<ShareGroupConsumer> current = consuming;
+        Optional<ShareGroupConsumer> current = watch.current();
         if (current.isPresent() && !current.get().isRunning()) {
             return Optional.of("its consumers of '" + options.topic() + "' stopped (a consumer thread ended, or it was"
-                    + " closed); the watch restarts them within " + watchInterval.toSeconds() + " s");
+                    + " closed); the watch restarts them within " + watch.interval().toSeconds() + " s");
         }
-        return waiting.or(() -> current.flatMap(ShareGroupConsumer::waitingFor));
+        return watch.waiting().or(() -> current.flatMap(ShareGroupConsumer::waitingFor));
     }
 }
