@@ -38,6 +38,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 public final class DeadLetterTopic {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final Duration POLL = Duration.ofMillis(200);
+    /** Letters replayed and committed together. */
+    private static final int CHUNK = 1000;
 
     private final Map<String, Object> kafka;
     private final String deadLetterTopic;
@@ -76,7 +78,7 @@ public final class DeadLetterTopic {
         }
         List<KafkaDeadLetter> letters = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
-            read(consumer, record -> {
+            read(consumer, ends(consumer), record -> {
                 letters.add(letter(record));
                 return letters.size() < limit;
             });
@@ -95,35 +97,48 @@ public final class DeadLetterTopic {
         long replayed = 0;
         try (KafkaConsumer<byte[], byte[]> consumer = consumer();
              KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(ShareGroupConsumer.producerProperties(kafka))) {
-            List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
-            read(consumer, record -> {
-                batch.add(record);
-                return true;
-            });
-            List<Future<RecordMetadata>> sent = new ArrayList<>();
-            for (ConsumerRecord<byte[], byte[]> record : batch) {
-                sent.add(producer.send(new ProducerRecord<>(topic, null, record.key(), record.value(), replayHeaders(record))));
+            // a chunk at a time, each committed once Kafka took it: a large topic is replayed in parts, and a failure
+            // leaves what was replayed before it marked
+            // the letters there when it began: a letter replayed and dead-lettered again waits for the next replay
+            Map<TopicPartition, Long> ends = ends(consumer);
+            while (true) {
+                List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
+                read(consumer, ends, record -> {
+                    batch.add(record);
+                    return batch.size() < CHUNK;
+                });
+                if (batch.isEmpty()) {
+                    return replayed;
+                }
+                replayed += replayChunk(consumer, producer, topic, batch);
             }
-            for (Future<RecordMetadata> future : sent) {
-                future.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-                replayed++;
-            }
-            Map<TopicPartition, OffsetAndMetadata> positions = new HashMap<>();
-            for (ConsumerRecord<byte[], byte[]> record : batch) {
-                positions.merge(new TopicPartition(record.topic(), record.partition()),
-                        new OffsetAndMetadata(record.offset() + 1), (a, b) -> a.offset() >= b.offset() ? a : b);
-            }
-            if (!positions.isEmpty()) {
-                consumer.commitSync(positions, TIMEOUT);
-            }
-            return replayed;
         } catch (ExecutionException | TimeoutException e) {
             throw new TransientException("replaying '" + deadLetterTopic + "' to '" + topic + "': Kafka did not take"
-                    + " the records (" + replayed + " taken); nothing marked replayed, run it again: " + e, e);
+                    + " the records (" + replayed + " replayed before); the rest is not marked replayed, run it again: "
+                    + e, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new TransientException("interrupted replaying '" + deadLetterTopic + "'", e);
         }
+    }
+
+    private long replayChunk(KafkaConsumer<byte[], byte[]> consumer, KafkaProducer<byte[], byte[]> producer,
+                             String topic, List<ConsumerRecord<byte[], byte[]>> batch)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> record : batch) {
+            sent.add(producer.send(new ProducerRecord<>(topic, null, record.key(), record.value(), replayHeaders(record))));
+        }
+        for (Future<RecordMetadata> future : sent) {
+            future.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        Map<TopicPartition, OffsetAndMetadata> positions = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> record : batch) {
+            positions.merge(new TopicPartition(record.topic(), record.partition()),
+                    new OffsetAndMetadata(record.offset() + 1), (a, b) -> a.offset() >= b.offset() ? a : b);
+        }
+        consumer.commitSync(positions, TIMEOUT);
+        return batch.size();
     }
 
     private interface Visitor {
@@ -131,12 +146,17 @@ public final class DeadLetterTopic {
         boolean visit(ConsumerRecord<byte[], byte[]> record);
     }
 
-    /** Reads from the replay group's position up to the end offsets as they were when it began. */
-    private void read(KafkaConsumer<byte[], byte[]> consumer, Visitor visitor) {
+    /** Each partition of the dead-letter topic, assigned to {@code consumer}, and its end offset now. */
+    private Map<TopicPartition, Long> ends(KafkaConsumer<byte[], byte[]> consumer) {
         List<TopicPartition> partitions = consumer.partitionsFor(deadLetterTopic, TIMEOUT).stream()
                 .map(p -> new TopicPartition(p.topic(), p.partition())).collect(Collectors.toList());
         consumer.assign(partitions);
-        Map<TopicPartition, Long> ends = new HashMap<>(consumer.endOffsets(partitions, TIMEOUT));
+        return new HashMap<>(consumer.endOffsets(partitions, TIMEOUT));
+    }
+
+    /** Reads from the replay group's position up to {@code ends}. */
+    private void read(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> ends, Visitor visitor) {
+        List<TopicPartition> partitions = new ArrayList<>(ends.keySet());
         Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new java.util.HashSet<>(partitions), TIMEOUT);
         for (TopicPartition partition : partitions) {
             OffsetAndMetadata at = committed.get(partition);
@@ -148,11 +168,15 @@ public final class DeadLetterTopic {
         }
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (ends.entrySet().stream().anyMatch(e -> consumer.position(e.getKey(), TIMEOUT) < e.getValue())) {
-            if (System.nanoTime() > deadline) {
+            if (System.nanoTime() - deadline > 0) {
                 throw new TransientException("reading '" + deadLetterTopic + "': not at its end within "
                         + TIMEOUT.toSeconds() + " s");
             }
-            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL)) {
+            var polled = consumer.poll(POLL);
+            if (!polled.isEmpty()) {
+                deadline = System.nanoTime() + TIMEOUT.toNanos();   // a large topic: a deadline for no progress, not for all
+            }
+            for (ConsumerRecord<byte[], byte[]> record : polled) {
                 Long end = ends.get(new TopicPartition(record.topic(), record.partition()));
                 if (end != null && record.offset() < end && !visitor.visit(record)) {
                     return;

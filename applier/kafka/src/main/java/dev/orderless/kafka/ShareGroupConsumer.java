@@ -62,7 +62,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class ShareGroupConsumer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ShareGroupConsumer.class);
-    private static final Duration DEAD_LETTER_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * How long a dead letter may take: well within a record's lock (30 s by default), so that a dead-letter topic that
+     * does not answer leaves the record held and renewed, not expired toward the delivery limit.
+     */
+    private static final Duration DEAD_LETTER_TIMEOUT = Duration.ofSeconds(5);
 
     private final ShareConsumerOptions options;
     private final List<ShareWorker> workers;
@@ -204,7 +208,10 @@ public final class ShareGroupConsumer implements AutoCloseable {
             CountDownLatch stop = new CountDownLatch(1);
             Handling handling = handling(new HandlerSettings(options.topic(), options.deadLetterTopic(),
                     options.maxMessageBytes(), options.maxHold(), options.backoff()), stop);
-            DeadLetterWriter deadLetters = new DeadLetterWriter(new KafkaProducer<>(producerProperties(kafka)),
+            Map<String, Object> letterProducer = new HashMap<>(producerProperties(kafka));
+            // a send that cannot even find the topic's leader gives up within the letter's time, not after 60 s
+            letterProducer.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) DEAD_LETTER_TIMEOUT.toMillis());
+            DeadLetterWriter deadLetters = new DeadLetterWriter(new KafkaProducer<>(letterProducer),
                     options.topic(), options.deadLetterTopic(), DEAD_LETTER_TIMEOUT, Clock.systemUTC());
             List<ShareWorker> workers = new ArrayList<>();
             try {

@@ -24,6 +24,8 @@ public final class DeadLetterWriter implements AutoCloseable {
     private final String deadLetterTopic;
     private final Duration timeout;
     private final Clock clock;
+    /** Until when a letter is refused at once: the last one was not taken (nanoTime; 0: none failed). */
+    private volatile long failingUntil;
 
     public DeadLetterWriter(Producer<byte[], byte[]> producer, String topic, String deadLetterTopic, Duration timeout,
                             Clock clock) {
@@ -48,9 +50,15 @@ public final class DeadLetterWriter implements AutoCloseable {
      * @throws RuntimeException if Kafka did not acknowledge it within the timeout (the record is then held, not lost)
      */
     public void write(ConsumerRecord<byte[], byte[]> record, String kind, String reason, LetterSubject subject) {
+        if (failingUntil != 0 && System.nanoTime() - failingUntil < 0) {
+            // the last letter was not taken a moment ago: another wait now would keep this poll's records past their
+            // locks; the record is held and tried again after a pause
+            throw new IllegalStateException("the dead-letter topic '" + deadLetterTopic + "' did not take the last"
+                    + " letter; trying again shortly");
+        }
         RecordHeaders headers = new RecordHeaders();
         for (Header header : record.headers()) {
-            if (!header.key().startsWith("x-orderless-")) {
+            if (!header.key().startsWith("x-orderless-") || header.key().equals(DeadLetterFields.REPLAY_COUNT)) {
                 headers.add(header);
             }
         }
@@ -66,10 +74,12 @@ public final class DeadLetterWriter implements AutoCloseable {
         try {
             producer.send(new ProducerRecord<>(deadLetterTopic, null, record.key(), record.value(), headers))
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            failingUntil = 0;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted writing to the dead-letter topic '" + deadLetterTopic + "'", e);
         } catch (Exception e) {
+            failingUntil = System.nanoTime() + timeout.toNanos();
             throw new IllegalStateException("the dead-letter topic '" + deadLetterTopic + "' did not take the letter"
                     + " within " + timeout.toSeconds() + " s: " + e, e);
         }

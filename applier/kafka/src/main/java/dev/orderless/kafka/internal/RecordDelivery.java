@@ -23,6 +23,7 @@ public final class RecordDelivery implements Delivery {
     private final DeadLetterWriter deadLetters;
     private final int deliveryLimit;
     private boolean settled;
+    private boolean letterRefused;
 
     public RecordDelivery(ShareConsumer<byte[], byte[]> consumer, ConsumerRecord<byte[], byte[]> record,
                           DeadLetterWriter deadLetters, int deliveryLimit) {
@@ -39,6 +40,11 @@ public final class RecordDelivery implements Delivery {
     /** How many times the broker delivered it, this time included (1 if the broker does not say). */
     public int deliveryCount() {
         return record.deliveryCount().map(Short::intValue).orElse(1);
+    }
+
+    /** Whether the dead-letter topic refused it on this delivery (it is held: the consumer pauses before the next poll). */
+    public boolean letterRefused() {
+        return letterRefused;
     }
 
     /** Whether it was settled (accepted, rejected, released or renewed) on this delivery. */
@@ -98,6 +104,7 @@ public final class RecordDelivery implements Delivery {
             deadLetters.write(record, kind, reason, subject);
         } catch (RuntimeException e) {
             renew();
+            letterRefused = true;
             return CompletableFuture.failedFuture(e);
         }
         acknowledge(AcknowledgeType.REJECT);

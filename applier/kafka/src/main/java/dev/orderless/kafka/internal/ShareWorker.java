@@ -224,24 +224,35 @@ public final class ShareWorker {
         List<RecordDelivery> all = new ArrayList<>();
         List<RecordDelivery> fresh = new ArrayList<>();
         int[] mostAttempts = {0};
+        // every record is in `all` before any is tried: whatever a failure midway leaves is renewed below
+        List<Held> back = new ArrayList<>();
+        List<RecordDelivery> returned = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            RecordDelivery delivery = new RecordDelivery(consumer, record, deadLetters, deliveryLimit);
+            all.add(delivery);
+            Held before;
+            synchronized (held) {
+                before = held.remove(new Key(record.partition(), record.offset()));
+            }
+            if (before == null) {
+                fresh.add(delivery);
+            } else {
+                returned.add(delivery);
+                back.add(before);
+            }
+        }
         try {
-            for (ConsumerRecord<byte[], byte[]> record : records) {
-                RecordDelivery delivery = new RecordDelivery(consumer, record, deadLetters, deliveryLimit);
-                all.add(delivery);
-                Held before;
-                synchronized (held) {
-                    before = held.remove(new Key(record.partition(), record.offset()));
-                }
-                if (before == null) {
-                    fresh.add(delivery);
-                } else {
-                    attemptOrHold(delivery, before.op(), before.hold(), mostAttempts);
-                }
+            for (int i = 0; i < returned.size(); i++) {
+                attemptOrHold(returned.get(i), back.get(i).op(), back.get(i).hold(), mostAttempts);
             }
             handling.batch().handle(fresh, new BatchApplyingHandler.Holder() {
                 @Override
                 public void hold(Delivery delivery, Operation op) throws IOException {
-                    attemptOrHold((RecordDelivery) delivery, op, single.hold(), mostAttempts);
+                    // failed in the bulk write: held without another try now, which would block as long again if
+                    // MongoDB went away; it comes back after a pause and is tried on its own then
+                    HoldClock.Hold hold = single.hold();
+                    single.heldWithoutAttempt(hold);
+                    keepHeld((RecordDelivery) delivery, op, hold, mostAttempts);
                 }
 
                 @Override
@@ -257,6 +268,9 @@ public final class ShareWorker {
                 if (!delivery.settled()) {
                     delivery.renew();   // a share consumer polls again only once every record is acknowledged
                 }
+                if (delivery.letterRefused()) {
+                    mostAttempts[0] = Math.max(mostAttempts[0], 1);   // a pause before the letters are tried again
+                }
             }
         }
         return mostAttempts[0];
@@ -270,6 +284,11 @@ public final class ShareWorker {
         } else if (single.attempt(delivery, op, hold)) {
             return;
         }
+        keepHeld(delivery, op, hold, mostAttempts);
+    }
+
+    /** Renews a record that failed, to try it again on a later poll; on its last delivery, dead-letters it instead. */
+    private void keepHeld(RecordDelivery delivery, Operation op, HoldClock.Hold hold, int[] mostAttempts) {
         if (delivery.deliveryCount() >= deliveryLimit) {
             single.deadLetterHeld(delivery, op, hold, "last delivery (" + delivery.deliveryCount() + " of the broker's "
                     + deliveryLimit + ", group.share.delivery.count.limit)");
