@@ -1,0 +1,76 @@
+package dev.orderless.demo.compare;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Which Kafka trials a comparison runs: each contestant drains a backlog of Zipf and of uniform keys with as many
+ * consumers as the topic has partitions, takes steady traffic with twice as many consumers while one handler is
+ * stuck, and scales out from 1 consumer to twice the partitions. All at 2 ms per MongoDB round trip.
+ *
+ * @param consumers  consumer processes in the throughput trials (the stuck and scale-out trials: twice as many)
+ * @param partitions the topic's partitions in every trial
+ * @param messages   records per throughput trial (published first, then drained)
+ * @param steady     records of the stuck trial, published at {@code rate}
+ * @param rate       records/s of the stuck trial: below every contestant's capacity, so latency shows the fault
+ * @param stall      how long the stuck handler is stuck
+ * @param scaleOut   records of the scale-out trial (published first; the others join once a third is applied)
+ */
+public record KafkaPlan(String name, int consumers, int partitions, int messages, int steady, int rate, Duration stall,
+                        int scaleOut, List<KafkaTrial> throughput, List<KafkaTrial> faults) {
+    /** The plan's figures checked; the trials follow from them. */
+    public KafkaPlan {
+        if (consumers < 1 || partitions < 1 || messages < 1 || steady < 1 || rate < 1 || scaleOut < 1) {
+            throw new IllegalArgumentException("consumers, partitions, messages, steady, rate and scaleOut must be at"
+                    + " least 1, were " + consumers + ", " + partitions + ", " + messages + ", " + steady + ", " + rate
+                    + ", " + scaleOut);
+        }
+        throughput = List.copyOf(throughput);
+        faults = List.copyOf(faults);
+    }
+
+    /** The quick plan (CI's, the demo's {@code compare --broker kafka --quick}): about a minute and a half. */
+    public static KafkaPlan quick() {
+        return of("quick", 4, 2000, 2000, 200, Duration.ofSeconds(5), 6000);
+    }
+
+    /** The quick plan with {@code messages} records per throughput trial. */
+    public static KafkaPlan quick(int messages) {
+        return of("quick", 4, messages, 2000, 200, Duration.ofSeconds(5), 6000);
+    }
+
+    /** The full plan: more records, a stall of 20 s at 250 records/s, as the RabbitMQ full plan. */
+    public static KafkaPlan full() {
+        return of("full", 4, 6000, 12_500, 250, Duration.ofSeconds(20), 12_000);
+    }
+
+    private static KafkaPlan of(String name, int partitions, int messages, int steady, int rate, Duration stall,
+                                int scaleOut) {
+        List<KafkaTrial> throughput = new ArrayList<>();
+        for (CompareWorkload workload : List.of(ComparePlan.ZIPF, ComparePlan.UNIFORM)) {
+            for (KafkaContestant contestant : KafkaContestant.values()) {
+                throughput.add(new KafkaTrial(contestant, sized(workload, messages), Fault.NONE, partitions, partitions,
+                        ComparePlan.TWO_MS));
+            }
+        }
+        List<KafkaTrial> faults = new ArrayList<>();
+        // stuck: twice as many consumers as partitions. A share group's assignor gives each of as many members as
+        // partitions a partition of its own, and only its member fetches it: with 4 on 4, a stuck member stalls its
+        // partition as a consumer group's does. With 8, two members fetch each partition; a consumer group's other
+        // four stand idle.
+        for (KafkaContestant contestant : KafkaContestant.values()) {
+            faults.add(new KafkaTrial(contestant, sized(ComparePlan.ZIPF, steady), Fault.STUCK, 2 * partitions, partitions,
+                    ComparePlan.TWO_MS));
+        }
+        for (KafkaContestant contestant : KafkaContestant.values()) {
+            faults.add(new KafkaTrial(contestant, sized(ComparePlan.ZIPF, scaleOut), Fault.SCALE_OUT, 2 * partitions,
+                    partitions, ComparePlan.TWO_MS));
+        }
+        return new KafkaPlan(name, partitions, partitions, messages, steady, rate, stall, scaleOut, throughput, faults);
+    }
+
+    private static CompareWorkload sized(CompareWorkload workload, int messages) {
+        return new CompareWorkload(workload.keys(), messages, workload.seed());
+    }
+}
