@@ -57,6 +57,8 @@ import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 public final class Arena implements AutoCloseable {
     static final String INDEX = "x-compare-index";
     private static final String DATABASE = "compare";
+    /** How the embedded MongoDB's worker threads are named (dev.orderless.backends.EmbeddedServer). */
+    static final String EMBEDDED_SERVER_THREADS = "embedded-mongo-worker";
 
     private final URI rabbit;
     private final String mongoHost;
@@ -104,7 +106,16 @@ public final class Arena implements AutoCloseable {
         toMongo.latency(trial.latency().dividedBy(2));
         List<String> queues = declare(trial, queue);
         Stuck stuck = new Stuck(stall, tally);
-        List<ConsumerProcess> fleet = new ArrayList<>();
+        // read by the CPU sampler while processes join
+        List<ConsumerProcess> fleet = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CpuMeter cpu = CpuMeter.ofGroups(() -> fleet.stream().map(process -> process.threads).toList());
+        // the embedded MongoDB's, where it runs in this JVM (none measured of a MongoDB elsewhere): where a guarded
+        // write's cost lands besides the consumer
+        CpuMeter server = CpuMeter.ofNamed(name -> name.startsWith(EMBEDDED_SERVER_THREADS));
+        CpuPerMessage consumerCpu;
+        CpuPerMessage serverCpu;
+        CpuMeter.Sampling sampling = null;
+        CpuMeter.Sampling serverSampling = null;
         long started;
         int appliedAtStart;
         long faultAt = 0;
@@ -122,6 +133,10 @@ public final class Arena implements AutoCloseable {
             // the pace is measured from here, every consumer up: what drained while they started is not counted
             started = System.nanoTime();
             appliedAtStart = tally.applied();
+            cpu.start();
+            server.start();
+            sampling = cpu.sampling(Duration.ofMillis(50));
+            serverSampling = server.sampling(Duration.ofMillis(50));
             if (steady) {
                 started = System.nanoTime();
                 int third = ops.size() / 3;
@@ -149,11 +164,21 @@ public final class Arena implements AutoCloseable {
                 appliedAtJoined = tally.applied();
             }
             await(() -> tally.applied() == ops.size(), "every message applied");
+            sampling.close();
+            serverSampling.close();
+            consumerCpu = cpu.per(ops.size() - appliedAtStart);
+            serverCpu = server.per(ops.size() - appliedAtStart);
             await(() -> queues.stream().allMatch(q -> ready(q) == 0), "the queues empty");
         } catch (RuntimeException e) {
             students.drop();
             throw e;
         } finally {
+            if (sampling != null) {
+                sampling.stop();   // closed already unless the trial failed
+            }
+            if (serverSampling != null) {
+                serverSampling.stop();
+            }
             fleet.forEach(ConsumerProcess::close);
             RabbitAdmin rabbitAdmin = new RabbitAdmin(admin);
             queues.forEach(rabbitAdmin::deleteQueue);
@@ -165,7 +190,7 @@ public final class Arena implements AutoCloseable {
         int diverged = diverged(trial.contestant() == Contestant.ORDERLESS, ops, students);
         students.drop();
         return TrialResult.of(trial, ops, tally, new TrialResult.Marks(started, appliedAtStart, faultAt, appliedAtFault,
-                joinedAt, appliedAtJoined), diverged);
+                joinedAt, appliedAtJoined), diverged, consumerCpu, serverCpu);
     }
 
     /**
@@ -297,6 +322,13 @@ public final class Arena implements AutoCloseable {
     private ConsumerProcess start(Trial trial, int p, int processes, List<String> queues, String collection, Tally tally,
                                   Stuck stuck, boolean initial) {
         ConsumerProcess process = new ConsumerProcess(p, rabbit, mongoHost, trial.latency(), tally.roundTrips());
+        // in the process's own threads, so that its CPU is measured apart from the rest of this JVM
+        process.within(() -> startConsumers(trial, process, p, processes, queues, collection, tally, stuck, initial));
+        return process;
+    }
+
+    private void startConsumers(Trial trial, ConsumerProcess process, int p, int processes, List<String> queues,
+                                String collection, Tally tally, Stuck stuck, boolean initial) {
         MongoCollection<BsonDocument> students = process.mongo.getDatabase(DATABASE)
                 .getCollection(collection, BsonDocument.class);
         switch (trial.contestant()) {
@@ -321,7 +353,6 @@ public final class Arena implements AutoCloseable {
                 }
             }
         }
-        return process;
     }
 
     /** The first {@code processes} consumer processes, started at once (one after another, the first would drain alone). */
@@ -359,7 +390,8 @@ public final class Arena implements AutoCloseable {
             ConsumerProcess standby = fleet.get((lane + 1) % fleet.size());
             MongoCollection<BsonDocument> students = standby.mongo.getDatabase(DATABASE)
                     .getCollection(collection, BsonDocument.class);
-            plain(standby, queues.get(lane), trial.batched(), students, tally, stuck);
+            String laneQueue = queues.get(lane);
+            standby.within(() -> plain(standby, laneQueue, trial.batched(), students, tally, stuck));
         }
     }
 

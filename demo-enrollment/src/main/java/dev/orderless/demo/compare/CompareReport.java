@@ -102,7 +102,31 @@ public final class CompareReport {
         return over.isPresent() && under.isPresent() ? over.get() / under.get() : Double.NaN;
     }
 
-    /** The one line a script reads: ratios from this run. */
+    /**
+     * Consumer CPU per message of every Zipf, 2 ms throughput trial, µs: {@code cpu_us_per_msg_<contestant>} (with
+     * {@code _permsg} or {@code _batched} for the rivals), in the plan's order; beside it the embedded MongoDB's,
+     * {@code server_cpu_us_per_msg_<contestant>}, where it runs in this JVM.
+     */
+    private String cpuFigures() {
+        StringBuilder figures = new StringBuilder();
+        for (TrialResult r : results) {
+            Trial t = r.trial();
+            if (t.fault() == Fault.NONE && t.workload().keys().name().equals("zipf") && t.latency().equals(ComparePlan.TWO_MS)) {
+                figures.append(String.format(Locale.ROOT, " cpu_us_per_msg_%s=%.1f", cpuKey(t), r.consumerCpu().micros()));
+                if (r.serverCpu().cpuNanos() > 0) {
+                    figures.append(String.format(Locale.ROOT, " server_cpu_us_per_msg_%s=%.1f", cpuKey(t), r.serverCpu().micros()));
+                }
+            }
+        }
+        return figures.toString();
+    }
+
+    private static String cpuKey(Trial t) {
+        String contestant = t.contestant().name().toLowerCase(Locale.ROOT);
+        return t.contestant() == Contestant.ORDERLESS ? contestant : contestant + (t.batched() ? "_batched" : "_permsg");
+    }
+
+    /** The one line a script reads: ratios from this run, then each contestant's consumer CPU per message. */
     public String compareLine() {
         int c = plan.consumers();
         double stuck = ratio(faulted(Contestant.PARTITIONED, true, Fault.STUCK).map(r -> r.unrelated().p99()),
@@ -123,15 +147,15 @@ public final class CompareReport {
                 throughput(Contestant.ORDERLESS, true, "zipf", ComparePlan.TWO_MS).map(TrialResult::perRoundTrip)
                         .orElse(Double.NaN),
                 throughput(Contestant.ORDERLESS, true, "uniform", ComparePlan.TWO_MS).map(TrialResult::perRoundTrip)
-                        .orElse(Double.NaN));
+                        .orElse(Double.NaN)) + cpuFigures();
     }
 
     /** The tables, in Markdown. */
     public String markdown() {
         StringBuilder md = new StringBuilder();
         md.append("### Throughput (").append(plan.messages()).append(" messages drained from a backlog)\n\n")
-                .append("| keys | MongoDB latency | contestant | msg/s | orderless is | messages per round trip | latency p50 / p99 (ms) | longest stall of a waiting key (ms) | out of seq order | diverged |\n")
-                .append("|---|---|---|---|---|---|---|---|---|---|\n");
+                .append("| keys | MongoDB latency | contestant | msg/s | orderless is | messages per round trip | consumer CPU µs/msg | embedded MongoDB CPU µs/msg | latency p50 / p99 (ms) | longest stall of a waiting key (ms) | out of seq order | diverged |\n")
+                .append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (TrialResult r : results) {
             Trial t = r.trial();
             if (t.fault() != Fault.NONE) {
@@ -139,10 +163,10 @@ public final class CompareReport {
             }
             double orderless = throughput(Contestant.ORDERLESS, true, t.workload().keys().name(), t.latency())
                     .map(TrialResult::perSecond).orElse(Double.NaN);
-            md.append(String.format(Locale.ROOT, "| %s | %d ms | %s | %.0f | %s | %.1f | %.0f / %.0f | %.0f | %d | %d |%n",
+            md.append(String.format(Locale.ROOT, "| %s | %d ms | %s | %.0f | %s | %.1f | %.0f | %s | %.0f / %.0f | %.0f | %d | %d |%n",
                     t.workload().describe(), t.latency().toMillis(), t.label(), r.perSecond(),
                     t.contestant() == Contestant.ORDERLESS ? "-" : String.format(Locale.ROOT, "%.2fx", orderless / r.perSecond()),
-                    r.perRoundTrip(), r.all().p50(), r.all().p99(), r.longestStall(), r.outOfOrder(), r.diverged()));
+                    r.perRoundTrip(), r.consumerCpu().micros(), server(r), r.all().p50(), r.all().p99(), r.longestStall(), r.outOfOrder(), r.diverged()));
         }
         if (!Double.isNaN(ackOnly)) {
             md.append(String.format(Locale.ROOT, "%nLimits in the same run: consumers that only ack %.0f msg/s (the broker's);"
@@ -150,18 +174,18 @@ public final class CompareReport {
         }
         md.append("\n### Faults (Zipf keys, 2 ms; stuck and kill at a steady ").append(plan.rate()).append(" msg/s, the handler stuck ")
                 .append(plan.stall().toSeconds()).append(" s; scale-out drains a backlog with 1, then 4 consumers)\n\n")
-                .append("| fault | contestant | msg/s | scale-out gain | hit by the fault: p50 / p99 / max (ms) | every other message: p50 / p99 / max (ms) | others over 1 s | longest stall (ms) | out of seq order | diverged |\n")
-                .append("|---|---|---|---|---|---|---|---|---|---|\n");
+                .append("| fault | contestant | msg/s | scale-out gain | hit by the fault: p50 / p99 / max (ms) | every other message: p50 / p99 / max (ms) | others over 1 s | longest stall (ms) | out of seq order | diverged | consumer CPU µs/msg |\n")
+                .append("|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (TrialResult r : results) {
             Trial t = r.trial();
             if (t.fault() == Fault.NONE) {
                 continue;
             }
-            md.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %s | %s | %s | %d of %d | %.0f | %d | %d |%n", t.fault().label,
+            md.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %s | %s | %s | %d of %d | %.0f | %d | %d | %.0f |%n", t.fault().label,
                     t.label(), r.perSecond(), t.fault() != Fault.SCALE_OUT ? "-" : Double.isNaN(r.gain()) ? "drained before they joined"
                             : String.format(Locale.ROOT, "%.2fx", r.gain()),
                     latency(r.related()), latency(r.unrelated()), r.unrelated().overOneSecond(), r.unrelated().count(),
-                    r.longestStall(), r.outOfOrder(), r.diverged()));
+                    r.longestStall(), r.outOfOrder(), r.diverged(), r.consumerCpu().micros()));
         }
         if (results.stream().anyMatch(r -> r.trial().fault() == Fault.SCALE_OUT)) {
             md.append("\nPartitioned scale-out: the joiners register on every lane, but a single active consumer per lane"
@@ -184,8 +208,8 @@ public final class CompareReport {
         StringBuilder md = new StringBuilder();
         md.append("### Medians of ").append(runs.size()).append(" runs (throughput, ").append(runs.get(0).plan.messages())
                 .append(" messages drained from a backlog)\n\n")
-                .append("| keys | MongoDB latency | contestant | msg/s | orderless is | messages per round trip | diverged (all runs) |\n")
-                .append("|---|---|---|---|---|---|---|\n");
+                .append("| keys | MongoDB latency | contestant | msg/s | orderless is | messages per round trip | consumer CPU µs/msg | diverged (all runs) |\n")
+                .append("|---|---|---|---|---|---|---|---|\n");
         List<TrialResult> first = runs.get(0).results;
         for (int t = 0; t < first.size(); t++) {
             Trial trial = first.get(t).trial();
@@ -195,19 +219,21 @@ public final class CompareReport {
             List<Double> perSecond = new ArrayList<>();
             List<Double> ratios = new ArrayList<>();
             List<Double> perRoundTrip = new ArrayList<>();
+            List<Double> cpu = new ArrayList<>();
             int diverged = 0;
             for (CompareReport run : runs) {
                 TrialResult r = run.results.get(t);
                 perSecond.add(r.perSecond());
                 perRoundTrip.add(r.perRoundTrip());
+                cpu.add(r.consumerCpu().micros());
                 diverged += r.diverged();
                 ratios.add(run.throughput(Contestant.ORDERLESS, true, trial.workload().keys().name(), trial.latency())
                         .map(TrialResult::perSecond).orElse(Double.NaN) / r.perSecond());
             }
-            md.append(String.format(Locale.ROOT, "| %s | %d ms | %s | %.0f | %s | %.1f | %d |%n",
+            md.append(String.format(Locale.ROOT, "| %s | %d ms | %s | %.0f | %s | %.1f | %.0f | %d |%n",
                     trial.workload().describe(), trial.latency().toMillis(), trial.label(), median(perSecond),
                     trial.contestant() == Contestant.ORDERLESS ? "-" : String.format(Locale.ROOT, "%.2fx", median(ratios)),
-                    median(perRoundTrip), diverged));
+                    median(perRoundTrip), median(cpu), diverged));
         }
         return md.toString();
     }
@@ -241,6 +267,11 @@ public final class CompareReport {
         double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         int mid = sorted.length / 2;
         return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+    }
+
+    /** The embedded MongoDB's CPU per message; "-" where none was measured (a MongoDB outside this JVM). */
+    private static String server(TrialResult r) {
+        return r.serverCpu().cpuNanos() == 0 ? "-" : String.format(Locale.ROOT, "%.0f", r.serverCpu().micros());
     }
 
     private static String latency(TrialResult.Latency l) {

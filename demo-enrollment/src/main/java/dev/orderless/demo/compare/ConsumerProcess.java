@@ -19,11 +19,18 @@ import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
  * client, each through a proxy of its own, so that killing it is what the broker and MongoDB see of a
  * SIGKILL: both sockets close at once, what it held goes back to the queue, and nothing it had not written
  * yet is written. What it runs (containers, an orderless consumer) is handed to it to close.
+ *
+ * <p>Its threads are its own: what it runs is started {@link #within} a thread of its {@link #threads} group, so
+ * every thread it starts (listener containers, the broker client's, the MongoDB driver's) is in that group or
+ * below, and {@link CpuMeter#ofGroups} can measure exactly them. Its proxies' threads are not (they stand for
+ * the network), nor is the MongoDB server's.
  */
 final class ConsumerProcess implements AutoCloseable {
     final int id;
     final CachingConnectionFactory broker;
     final MongoClient mongo;
+    /** Every thread this process starts, and none other (see {@link #within}). */
+    final ThreadGroup threads;
     private final TcpProxy toBroker;
     private final TcpProxy toMongo;
     private final List<AutoCloseable> running = new ArrayList<>();
@@ -37,6 +44,7 @@ final class ConsumerProcess implements AutoCloseable {
      */
     ConsumerProcess(int id, URI rabbit, String mongoHost, Duration latency, AtomicLong roundTrips) {
         this.id = id;
+        this.threads = new ThreadGroup("compare-process-" + id);
         this.toBroker = TcpProxy.start(rabbit.getHost(), rabbit.getPort() < 0 ? 5672 : rabbit.getPort());
         this.toMongo = proxyTo(mongoHost);
         toMongo.latency(latency.dividedBy(2));
@@ -44,6 +52,9 @@ final class ConsumerProcess implements AutoCloseable {
         factory.setHost("127.0.0.1");
         factory.setPort(toBroker.port());
         factory.setAutomaticRecoveryEnabled(false);
+        // its connection's threads and its consumer work pool: the factory's default would be in the group of
+        // the thread that built the factory, not this process's
+        factory.setThreadFactory(runnable -> new Thread(threads, runnable));
         this.broker = new CachingConnectionFactory(factory);
         CommandListener counting = new CommandListener() {
             @Override
@@ -51,10 +62,28 @@ final class ConsumerProcess implements AutoCloseable {
                 roundTrips.incrementAndGet();
             }
         };
-        this.mongo = MongoClients.create(MongoClientSettings.builder()
+        MongoClientSettings settings = MongoClientSettings.builder()
                 .applyConnectionString(new ConnectionString("mongodb://127.0.0.1:" + toMongo.port() + "/?directConnection=true"))
                 .addCommandListener(counting)
-                .build());
+                .build();
+        this.mongo = within(() -> MongoClients.create(settings));   // its monitor threads: this process's
+    }
+
+    /**
+     * Runs {@code work} in a new thread of this process's group and waits for it: every thread that {@code work}
+     * starts (and they in turn) belongs to this process, which is how its CPU is told apart from the rest of the
+     * JVM's. A contestant's consumers are started through this, and nothing of theirs needs to know it.
+     */
+    <T> T within(java.util.concurrent.Callable<T> work) {
+        return CpuMeter.within(threads, work);
+    }
+
+    /** {@link #within(java.util.concurrent.Callable)} for work that returns nothing. */
+    void within(Runnable work) {
+        within(() -> {
+            work.run();
+            return null;
+        });
     }
 
     /** A proxy in this JVM to MongoDB at {@code hostPort} ({@code host} or {@code host:port}). */

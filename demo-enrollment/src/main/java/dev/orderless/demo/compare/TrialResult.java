@@ -27,9 +27,15 @@ import java.util.Set;
  *                     the guard put right; for plain upserts: writes applied out of order)
  * @param perRoundTrip messages per MongoDB command the consumers sent: how many messages one round trip
  *                     carries, the bound of one lane (messages/s at most perRoundTrip / round-trip time)
+ * @param consumerCpu  the consumer processes' CPU time over the messages applied, from the moment every consumer
+ *                     was up to the last message applied ({@link CpuMeter}: every thread each process started,
+ *                     not the MongoDB server's, the broker's or the proxies')
+ * @param serverCpu    the embedded MongoDB server's CPU time (its worker threads, in this JVM) over the same
+ *                     messages; nothing measured of a MongoDB elsewhere
  */
 public record TrialResult(Trial trial, double perSecond, double gain, Latency all, Latency related, Latency unrelated,
-                          double longestStall, int diverged, long outOfOrder, double perRoundTrip) {
+                          double longestStall, int diverged, long outOfOrder, double perRoundTrip,
+                          CpuPerMessage consumerCpu, CpuPerMessage serverCpu) {
 
     /** When a trial's phases began, and how many messages were applied by then. */
     record Marks(long started, int appliedAtStart, long faultAt, int appliedAtFault, long joinedAt, int appliedAtJoined) {
@@ -54,7 +60,8 @@ public record TrialResult(Trial trial, double perSecond, double gain, Latency al
         }
     }
 
-    static TrialResult of(Trial trial, List<Operation> ops, Tally tally, Marks marks, int diverged) {
+    static TrialResult of(Trial trial, List<Operation> ops, Tally tally, Marks marks, int diverged, CpuPerMessage consumerCpu,
+                          CpuPerMessage serverCpu) {
         int n = ops.size();
         long end = 0;
         Set<String> stuckKeys = tally.faultyKeys();
@@ -79,7 +86,7 @@ public record TrialResult(Trial trial, double perSecond, double gain, Latency al
         }
         return new TrialResult(trial, perSecond, gain, Latency.of(all), Latency.of(related), Latency.of(unrelated),
                 longestStall(ops, tally, marks.started()) / 1e6, diverged, tally.outOfOrder(),
-                n / (double) Math.max(1, tally.roundTrips().get()));
+                n / (double) Math.max(1, tally.roundTrips().get()), consumerCpu, serverCpu);
     }
 
     /**

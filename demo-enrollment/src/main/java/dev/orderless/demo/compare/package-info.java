@@ -4,7 +4,10 @@
  * consumer each, and competing consumers with plain upserts (no guard). Each contestant runs in its own
  * trial: workload, fault, consumers and MongoDB latency fixed; messages/s, publish-to-applied latency (split
  * into the keys on the faulty lane and all the others), the longest stall of a waiting key, writes applied
- * out of seq order and entities that diverged from the sequential oracle measured.
+ * out of seq order and entities that diverged from the sequential oracle measured, and the CPU each
+ * contestant's consumers spent per message ({@link dev.orderless.demo.compare.CpuMeter}: a contestant's
+ * consumers are started {@code within} their {@code ConsumerProcess}'s thread group, and nothing else of them
+ * needs to know it).
  *
  * <p>Used by the demo's {@code compare} command and by the {@code CompareBenchmark}; not an API.
  */

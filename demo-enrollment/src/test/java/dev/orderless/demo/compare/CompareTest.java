@@ -76,4 +76,31 @@ class CompareTest {
         assertThat(batched.all().count()).isEqualTo(SMALL.messages());
         assertThat(failover.all().count()).isEqualTo(SMALL.messages());
     }
+
+    @Test
+    void each_contestant_is_charged_the_cpu_of_its_own_consumer_threads() {
+        TrialResult orderless = arena.run(new Trial(Contestant.ORDERLESS, true, SMALL, Fault.NONE, 3, TWO_MS));
+        TrialResult partitioned = arena.run(new Trial(Contestant.PARTITIONED, true, SMALL, Fault.NONE, 3, TWO_MS));
+
+        for (TrialResult result : new TrialResult[] {orderless, partitioned}) {
+            assertThat(result.consumerCpu().messages()).as(result.trial().label()).isPositive();
+            assertThat(result.consumerCpu().cpuNanos()).as(result.trial().label()).isPositive();
+        }
+    }
+
+    @Test
+    void a_consumer_process_owns_the_threads_it_starts_and_not_its_proxies(MongoBackend mongo, RabbitBackend rabbit) {
+        String mongoHost = new com.mongodb.ConnectionString(mongo.connectionString()).getHosts().get(0);
+        try (ConsumerProcess process = new ConsumerProcess(0, rabbit.uri(), mongoHost, Duration.ZERO,
+                new java.util.concurrent.atomic.AtomicLong())) {
+            process.within(() -> process.broker.createConnection());
+            process.mongo.getDatabase("compare").runCommand(new org.bson.Document("ping", 1));
+
+            Thread[] threads = new Thread[process.threads.activeCount() + 16];
+            java.util.List<String> names = java.util.Arrays.stream(threads, 0, process.threads.enumerate(threads, true))
+                    .map(Thread::getName).toList();
+            assertThat(names).anyMatch(name -> name.startsWith("AMQP Connection"));
+            assertThat(names).noneMatch(name -> name.startsWith("tcp-proxy"));
+        }
+    }
 }
