@@ -13,6 +13,11 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.common.errors.FencedMemberEpochException;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.StaleMemberEpochException;
+import org.apache.kafka.common.errors.UnknownMemberIdException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -85,7 +90,7 @@ final class GroupMember implements AutoCloseable {
                 ConsumerRecords<String, byte[]> records = mine.poll(Duration.ofMillis(100));
                 if (!records.isEmpty()) {
                     apply(records);
-                    mine.commitSync();
+                    commit(mine);
                 }
             }
         } catch (WakeupException e) {
@@ -94,6 +99,20 @@ final class GroupMember implements AutoCloseable {
             }
         } catch (RuntimeException | Error e) {
             failed = e;   // said by the arena, which stops the trial instead of waiting for what never comes
+        }
+    }
+
+    /**
+     * Commits what was polled. A commit refused because the partitions moved to another member meanwhile (a member
+     * joined) is no failure of the member: the new owner reads from the last committed offset and applies those
+     * records again, in order, as at-least-once does; any other failure ends the member and the trial.
+     */
+    private static void commit(KafkaConsumer<String, byte[]> mine) {
+        try {
+            mine.commitSync();
+        } catch (CommitFailedException | RebalanceInProgressException | StaleMemberEpochException
+                 | FencedMemberEpochException | UnknownMemberIdException e) {
+            // the partitions are another member's now; it takes over from the last commit
         }
     }
 

@@ -14,8 +14,6 @@ import dev.orderless.message.Envelope;
 import dev.orderless.testing.kafka.KafkaTopics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -25,6 +23,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -52,12 +51,12 @@ import org.bson.BsonDocument;
  * <ol>
  *   <li>Create the trial's topic ({@link KafkaPlan#partitions()} partitions); for the share group, its
  *       topology as users declare it (dead-letter topic, the group reading from the earliest record).
- *   <li>Throughput and scale-out: publish every record first; start the consumers and wait until the broker
- *       has them all in the group with every partition assigned; time the drain from there. Stuck: start and
- *       wait the same, then publish at a steady rate every contestant keeps up with; a third of the way in,
- *       the next handler about to write is stuck.
- *   <li>Scale-out: once a third is applied, the other consumers join; the pace after counts from the moment
- *       the broker has them all in the group.
+ *   <li>Start the consumers and wait until the broker has them all in the group, as many at work as there are
+ *       partitions to take (a consumer group hands its partitions out one member at a time).
+ *   <li>Throughput (and scale-out: a drain with 1 consumer, one with more): publish every record at once and time
+ *       the drain from the first publish.
+ *       Stuck: publish at a steady rate every contestant keeps up with; a third of the way in, the next handler
+ *       about to write is stuck.
  *   <li>Wait until every record was applied, stop the consumers, compare every student with the sequential
  *       oracle, delete the topics and the group.
  * </ol>
@@ -128,55 +127,56 @@ public final class KafkaArena implements AutoCloseable {
         Tally tally = new Tally(ops.size());
         Stuck stuck = new Stuck(stall, tally);
         declare(trial, topic, group);
-        List<KafkaConsumerProcess> fleet = new ArrayList<>();
-        List<GroupMember> members = new ArrayList<>();
+        // read by the CPU sampler while processes join
+        List<KafkaConsumerProcess> fleet = new CopyOnWriteArrayList<>();
+        List<GroupMember> members = new CopyOnWriteArrayList<>();
+        CpuMeter cpu = CpuMeter.ofGroups(() -> fleet.stream().map(process -> process.threads).toList());
+        CpuMeter server = CpuMeter.ofNamed(name -> name.startsWith(Arena.EMBEDDED_SERVER_THREADS));
+        CpuMeter.Sampling sampling = null;
+        CpuMeter.Sampling serverSampling = null;
+        CpuPerMessage consumerCpu;
+        CpuPerMessage serverCpu;
         long started;
-        int appliedAtStart;
-        long faultAt = 0;
-        int appliedAtFault = 0;
-        long joinedAt = 0;
-        int appliedAtJoined = 0;
-        Map<Long, Long> cpuAtStart;
-        long cpuNanos;
         try {
-            if (trial.fault() != Fault.STUCK) {
-                publish(ops, topic, tally, 0, stuck);
-            }
-            int first = trial.fault() == Fault.SCALE_OUT ? 1 : trial.consumers();
-            for (int p = 0; p < first; p++) {
+            for (int p = 0; p < trial.consumers(); p++) {
                 fleet.add(start(trial, p, topic, group, collection, tally, stuck, members));
             }
-            awaitJoined(trial, group, first, members);
-            cpuAtStart = cpu(fleet);
+            awaitJoined(trial, group, trial.consumers(), members);
+            cpu.start();
+            server.start();
+            sampling = cpu.sampling(Duration.ofMillis(50));
+            serverSampling = server.sampling(Duration.ofMillis(50));
+            // every consumer in the group with its partitions before the first record: a consumer group hands its
+            // partitions out one member at a time, and a backlog published before would drain before the last joined
             started = System.nanoTime();
-            appliedAtStart = tally.applied();
             if (trial.fault() == Fault.STUCK) {
                 publish(ops, topic, tally, rate, stuck);
-            } else if (trial.fault() == Fault.SCALE_OUT) {
-                await(() -> tally.applied() >= ops.size() / 3, "a third applied", members);
-                faultAt = System.nanoTime();
-                appliedAtFault = tally.applied();
-                for (int p = first; p < trial.consumers(); p++) {
-                    fleet.add(start(trial, p, topic, group, collection, tally, stuck, members));
-                }
-                awaitJoined(trial, group, trial.consumers(), members);
-                joinedAt = System.nanoTime();   // the pace after: from the moment the broker has them all
-                appliedAtJoined = tally.applied();
+            } else {
+                publish(ops, topic, tally, 0, stuck);
             }
             await(() -> tally.applied() == ops.size(), "every record applied", members);
-            cpuNanos = cpuSince(cpuAtStart, fleet);
+            sampling.close();
+            serverSampling.close();
+            consumerCpu = cpu.per(ops.size());
+            serverCpu = server.per(ops.size());
         } catch (RuntimeException e) {
             students.drop();
             throw e;
         } finally {
+            if (sampling != null) {
+                sampling.stop();   // closed already unless the trial failed
+            }
+            if (serverSampling != null) {
+                serverSampling.stop();
+            }
             fleet.forEach(KafkaConsumerProcess::close);
             forget(trial, topic, group);
         }
         int diverged = Arena.diverged(trial.contestant() == KafkaContestant.SHARE_GROUP, ops, students);
         students.drop();
-        TrialResult figures = TrialResult.of(trial.analogue(), ops, tally,
-                new TrialResult.Marks(started, appliedAtStart, faultAt, appliedAtFault, joinedAt, appliedAtJoined), diverged);
-        return new KafkaTrialResult(trial, figures, cpuNanos / 1e3 / Math.max(1, ops.size() - appliedAtStart));
+        return new KafkaTrialResult(trial, TrialResult.of(trial.analogue(), ops, tally,
+                new TrialResult.Marks(started, 0, 0, 0, 0, 0), diverged,
+                consumerCpu, serverCpu));
     }
 
     private void declare(KafkaTrial trial, String topic, String group) {
@@ -271,13 +271,14 @@ public final class KafkaArena implements AutoCloseable {
     /**
      * Whether {@code expected} members are in, every partition is assigned, and as many members hold a partition as
      * can ({@code min(expected, partitions)}): a consumer group first hands every partition to its first member and
-     * moves them to the others one by one, so covered alone would count the pace from before the others took work.
+     * moves them to the others one by one, so covered alone would count the pace from before the others took work (a
+     * share group's members may all hold partitions, shared).
      */
     static boolean joined(Collection<? extends Collection<TopicPartition>> assignments, int expected, int partitions) {
         Set<Integer> covered = new HashSet<>();
         assignments.forEach(assigned -> assigned.forEach(tp -> covered.add(tp.partition())));
         long working = assignments.stream().filter(assigned -> !assigned.isEmpty()).count();
-        return assignments.size() == expected && covered.size() == partitions && working == Math.min(expected, partitions);
+        return assignments.size() == expected && covered.size() == partitions && working >= Math.min(expected, partitions);
     }
 
     /**
@@ -318,32 +319,6 @@ public final class KafkaArena implements AutoCloseable {
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
         }
-    }
-
-    /** CPU time so far of every live thread of the fleet's processes, by thread id. */
-    private static Map<Long, Long> cpu(List<KafkaConsumerProcess> fleet) {
-        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        Map<Long, Long> cpu = new HashMap<>();
-        for (KafkaConsumerProcess process : fleet) {
-            Thread[] live = new Thread[process.threads.activeCount() + 16];
-            int count = process.threads.enumerate(live, true);
-            for (int i = 0; i < count; i++) {
-                long nanos = mx.getThreadCpuTime(live[i].getId());
-                if (nanos >= 0) {   // -1: it ended meanwhile
-                    cpu.put(live[i].getId(), nanos);
-                }
-            }
-        }
-        return cpu;
-    }
-
-    /** CPU spent since {@code before} by the fleet's live threads (a thread born since counts from zero). */
-    private static long cpuSince(Map<Long, Long> before, List<KafkaConsumerProcess> fleet) {
-        long total = 0;
-        for (Map.Entry<Long, Long> now : cpu(fleet).entrySet()) {
-            total += Math.max(0, now.getValue() - before.getOrDefault(now.getKey(), 0L));
-        }
-        return total;
     }
 
     @Override

@@ -11,8 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -55,19 +53,7 @@ final class KafkaConsumerProcess implements AutoCloseable {
 
     /** Runs {@code work} in a new thread of this process's group and waits for it: what it starts is this process's. */
     <T> T within(Callable<T> work) {
-        FutureTask<T> task = new FutureTask<>(work);
-        new Thread(threads, task, "compare-kafka-process-" + id + "-start").start();
-        try {
-            return task.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while starting Kafka consumer process " + id, e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new IllegalStateException("Kafka consumer process " + id + " did not start: " + e.getCause(), e.getCause());
-        }
+        return CpuMeter.within(threads, work);
     }
 
     /** Something this process runs, closed with it. */

@@ -51,7 +51,7 @@ public final class KafkaReport {
         TrialResult r = result.figures();
         progress.printf(Locale.ROOT, "[compare] kafka %-44s %-8s %-16s %3s: %7.0f msg/s, %5.1f per round trip, %6.1f µs CPU/msg,"
                         + " unrelated p99 %.0f ms, diverged %d%n",
-                t.contestant().label, t.workload().keys().name(), t.faultLabel(), t.consumers() + "c", r.perSecond(),
+                t.contestant().label, t.workload().keys().name(), t.fault().label, t.consumers() + "c", r.perSecond(),
                 r.perRoundTrip(), result.cpuPerMessage(), r.unrelated().p99(), r.diverged());
     }
 
@@ -66,7 +66,19 @@ public final class KafkaReport {
     }
 
     private Optional<KafkaTrialResult> drain(KafkaContestant contestant, String keys) {
-        return find(contestant, Fault.NONE, t -> t.workload().keys().name().equals(keys));
+        return drain(contestant, keys, plan.consumers());
+    }
+
+    private Optional<KafkaTrialResult> drain(KafkaContestant contestant, String keys, int consumers) {
+        return find(contestant, Fault.NONE, t -> t.workload().keys().name().equals(keys) && t.consumers() == consumers);
+    }
+
+    /** Scale-out: messages/s of the Zipf drain with {@code to} consumers over that with 1; NaN if either is missing. */
+    private double gain(KafkaContestant contestant, int to) {
+        Optional<KafkaTrialResult> one = drain(contestant, "zipf", 1);
+        Optional<KafkaTrialResult> many = drain(contestant, "zipf", to);
+        return one.isPresent() && many.isPresent() ? many.get().figures().perSecond() / one.get().figures().perSecond()
+                : Double.NaN;
     }
 
     /** {@code figure} of the share group over the consumer group's in the same kind of trial; NaN if either is missing. */
@@ -95,14 +107,11 @@ public final class KafkaReport {
         int c = plan.consumers();
         Function<KafkaTrialResult, Double> perSecond = r -> r.figures().perSecond();
         Function<KafkaTrialResult, Double> perRoundTrip = r -> r.figures().perRoundTrip();
-        Function<KafkaTrialResult, Double> gain = r -> r.figures().gain();
         Function<KafkaTrialResult, Double> cpu = KafkaTrialResult::cpuPerMessage;
         Function<KafkaContestant, Optional<KafkaTrialResult>> zipf = k -> drain(k, "zipf");
         Function<KafkaContestant, Optional<KafkaTrialResult>> uniform = k -> drain(k, "uniform");
-        Function<KafkaContestant, Optional<KafkaTrialResult>> scaleOut = k -> find(k, Fault.SCALE_OUT, t -> true);
         Function<KafkaContestant, Optional<KafkaTrialResult>> stuck = k -> find(k, Fault.STUCK, t -> true);
-        int to = plan.faults().stream().filter(t -> t.fault() == Fault.SCALE_OUT).mapToInt(KafkaTrial::consumers)
-                .findFirst().orElse(2 * plan.partitions());
+        int to = 2 * plan.partitions();
         KafkaContestant share = KafkaContestant.SHARE_GROUP;
         KafkaContestant group = KafkaContestant.CONSUMER_GROUP;
         return String.format(Locale.ROOT, "COMPARE kafka_zipf_%1$dc_2ms_share_over_group=%2$.2f"
@@ -111,9 +120,10 @@ public final class KafkaReport {
                         + " kafka_scaleout_1to%4$d_gain_group=%8$.2f kafka_zipf_msgs_per_round_trip_share=%9$.1f"
                         + " kafka_zipf_msgs_per_round_trip_group=%10$.1f kafka_zipf_cpu_us_per_msg_share=%11$.1f"
                         + " kafka_zipf_cpu_us_per_msg_group=%12$.1f diverged_kafka_share=%13$d diverged_kafka_group=%14$d",
-                c, shareOverGroup(zipf, perSecond), shareOverGroup(uniform, perSecond), to, shareOverGroup(scaleOut, gain),
+                c, shareOverGroup(zipf, perSecond), shareOverGroup(uniform, perSecond), to,
+                gain(KafkaContestant.SHARE_GROUP, to) / gain(KafkaContestant.CONSUMER_GROUP, to),
                 1 / shareOverGroup(stuck, r -> r.figures().unrelated().p99()),
-                of(scaleOut.apply(share), gain), of(scaleOut.apply(group), gain),
+                gain(share, to), gain(group, to),
                 of(zipf.apply(share), perRoundTrip), of(zipf.apply(group), perRoundTrip),
                 of(zipf.apply(share), cpu), of(zipf.apply(group), cpu),
                 diverged(share), diverged(group));
@@ -127,40 +137,42 @@ public final class KafkaReport {
     /** The tables, in Markdown. */
     public String markdown() {
         StringBuilder md = new StringBuilder();
-        md.append("### Kafka: throughput (").append(plan.messages()).append(" records drained from a backlog, ")
+        md.append("### Kafka: throughput (").append(plan.messages()).append(" records published at once and drained, ")
                 .append(plan.partitions()).append(" partitions, ").append(plan.consumers()).append(" consumers, 2 ms)\n\n")
-                .append("| keys | contestant | msg/s | share group is | messages per round trip | consumer CPU per message (µs) | latency p50 / p99 (ms) | longest stall of a waiting key (ms) | out of seq order | diverged |\n")
-                .append("|---|---|---|---|---|---|---|---|---|---|\n");
+                .append("| keys | consumers | contestant | msg/s | share group is | messages per round trip | consumer CPU per message (µs) | embedded MongoDB CPU per message (µs) | latency p50 / p99 (ms) | longest stall of a waiting key (ms) | out of seq order | diverged |\n")
+                .append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (KafkaTrialResult result : results) {
             KafkaTrial t = result.trial();
             if (t.fault() != Fault.NONE) {
                 continue;
             }
             TrialResult r = result.figures();
-            double share = drain(KafkaContestant.SHARE_GROUP, t.workload().keys().name())
+            double share = drain(KafkaContestant.SHARE_GROUP, t.workload().keys().name(), t.consumers())
                     .map(s -> s.figures().perSecond()).orElse(Double.NaN);
-            md.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %s | %.1f | %.1f | %.0f / %.0f | %.0f | %d | %d |%n",
-                    t.workload().describe(), t.contestant().label, r.perSecond(),
+            md.append(String.format(Locale.ROOT, "| %s | %d | %s | %.0f | %s | %.1f | %.1f | %.1f | %.0f / %.0f | %.0f | %d | %d |%n",
+                    t.workload().describe(), t.consumers(), t.contestant().label, r.perSecond(),
                     t.contestant() == KafkaContestant.SHARE_GROUP ? "-" : String.format(Locale.ROOT, "%.2fx", share / r.perSecond()),
-                    r.perRoundTrip(), result.cpuPerMessage(), r.all().p50(), r.all().p99(), r.longestStall(), r.outOfOrder(),
+                    r.perRoundTrip(), result.cpuPerMessage(), r.serverCpu().micros(), r.all().p50(), r.all().p99(), r.longestStall(), r.outOfOrder(),
                     r.diverged()));
         }
-        md.append("\n### Kafka: faults (Zipf keys, 2 ms, ").append(plan.partitions()).append(" partitions; stuck: ")
-                .append(2 * plan.partitions()).append(" consumers at a steady ").append(plan.rate()).append(" msg/s, the handler stuck ")
-                .append(plan.stall().toSeconds()).append(" s; scale-out drains a backlog with 1 consumer, then all)\n\n")
-                .append("| fault | contestant | msg/s | scale-out gain | hit by the fault: p50 / p99 / max (ms) | every other message: p50 / p99 / max (ms) | others over 1 s | longest stall (ms) | out of seq order | diverged |\n")
-                .append("|---|---|---|---|---|---|---|---|---|---|\n");
+        md.append(String.format(Locale.ROOT, "%nScale-out (Zipf keys, 1 to %d consumers on %d partitions): the share group"
+                        + " gained %.2fx, the consumer group %.2fx (its members past the partitions stand idle).%n",
+                2 * plan.partitions(), plan.partitions(), gain(KafkaContestant.SHARE_GROUP, 2 * plan.partitions()),
+                gain(KafkaContestant.CONSUMER_GROUP, 2 * plan.partitions())));
+        md.append("\n### Kafka: a handler stuck (Zipf keys, 2 ms, ").append(plan.partitions()).append(" partitions, ")
+                .append(2 * plan.partitions()).append(" consumers, a steady ").append(plan.rate()).append(" msg/s, the handler stuck ")
+                .append(plan.stall().toSeconds()).append(" s)\n\n")
+                .append("| contestant | msg/s | hit by the fault: p50 / p99 / max (ms) | every other message: p50 / p99 / max (ms) | others over 1 s | longest stall (ms) | out of seq order | diverged |\n")
+                .append("|---|---|---|---|---|---|---|---|\n");
         for (KafkaTrialResult result : results) {
             KafkaTrial t = result.trial();
             if (t.fault() == Fault.NONE) {
                 continue;
             }
             TrialResult r = result.figures();
-            md.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %s | %s | %s | %d of %d | %.0f | %d | %d |%n", t.faultLabel(),
-                    t.contestant().label, r.perSecond(), t.fault() != Fault.SCALE_OUT ? "-"
-                            : Double.isNaN(r.gain()) ? "drained before they joined" : String.format(Locale.ROOT, "%.2fx", r.gain()),
-                    latency(r.related()), latency(r.unrelated()), r.unrelated().overOneSecond(), r.unrelated().count(),
-                    r.longestStall(), r.outOfOrder(), r.diverged()));
+            md.append(String.format(Locale.ROOT, "| %s | %.0f | %s | %s | %d of %d | %.0f | %d | %d |%n",
+                    t.contestant().label, r.perSecond(), latency(r.related()), latency(r.unrelated()),
+                    r.unrelated().overOneSecond(), r.unrelated().count(), r.longestStall(), r.outOfOrder(), r.diverged()));
         }
         return md.toString();
     }

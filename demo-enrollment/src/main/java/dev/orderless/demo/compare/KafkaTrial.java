@@ -7,16 +7,16 @@ import java.time.Duration;
  *
  * @param contestant who applies the records
  * @param workload   the actions (record key: the student)
- * @param fault      none, a stuck handler, or scale-out (1 consumer, then {@code consumers} in all); no kill
- * @param consumers  consumer processes (scale-out: how many there are once the others joined)
+ * @param fault      none or a stuck handler (no kill; scale-out is a drain with 1 and one with more consumers)
+ * @param consumers  consumer processes
  * @param partitions the topic's partitions
  * @param latency    added to every MongoDB round trip (half each way)
  */
 record KafkaTrial(KafkaContestant contestant, CompareWorkload workload, Fault fault, int consumers, int partitions,
                   Duration latency) {
     KafkaTrial {
-        if (fault == Fault.KILL) {
-            throw new IllegalArgumentException("fault: the Kafka comparison has no kill trial");
+        if (fault != Fault.NONE && fault != Fault.STUCK) {
+            throw new IllegalArgumentException("fault: the Kafka comparison runs none or stuck, not " + fault);
         }
         if (consumers < 1) {
             throw new IllegalArgumentException("consumers must be at least 1, was " + consumers);
@@ -24,10 +24,6 @@ record KafkaTrial(KafkaContestant contestant, CompareWorkload workload, Fault fa
         if (partitions < 1) {
             throw new IllegalArgumentException("partitions must be at least 1, was " + partitions);
         }
-    }
-
-    String faultLabel() {
-        return fault == Fault.SCALE_OUT ? "scale-out 1 -> " + consumers : fault.label;
     }
 
     /**
