@@ -132,8 +132,7 @@ public final class KafkaArena implements AutoCloseable {
         List<GroupMember> members = new CopyOnWriteArrayList<>();
         CpuMeter cpu = CpuMeter.ofGroups(() -> fleet.stream().map(process -> process.threads).toList());
         CpuMeter server = CpuMeter.ofNamed(name -> name.startsWith(Arena.EMBEDDED_SERVER_THREADS));
-        CpuMeter.Sampling sampling = null;
-        CpuMeter.Sampling serverSampling = null;
+        List<CpuMeter.Sampling> samplings = new ArrayList<>();
         CpuPerMessage consumerCpu;
         CpuPerMessage serverCpu;
         long started;
@@ -144,8 +143,8 @@ public final class KafkaArena implements AutoCloseable {
             awaitJoined(trial, group, trial.consumers(), members);
             cpu.start();
             server.start();
-            sampling = cpu.sampling(Duration.ofMillis(50));
-            serverSampling = server.sampling(Duration.ofMillis(50));
+            samplings.add(cpu.sampling(Duration.ofMillis(50)));
+            samplings.add(server.sampling(Duration.ofMillis(50)));
             // every consumer in the group with its partitions before the first record: a consumer group hands its
             // partitions out one member at a time, and a backlog published before would drain before the last joined
             started = System.nanoTime();
@@ -155,20 +154,14 @@ public final class KafkaArena implements AutoCloseable {
                 publish(ops, topic, tally, 0, stuck);
             }
             await(() -> tally.applied() == ops.size(), "every record applied", members);
-            sampling.close();
-            serverSampling.close();
+            samplings.forEach(CpuMeter.Sampling::close);   // the last samples
             consumerCpu = cpu.per(ops.size());
             serverCpu = server.per(ops.size());
         } catch (RuntimeException e) {
             students.drop();
             throw e;
         } finally {
-            if (sampling != null) {
-                sampling.stop();   // closed already unless the trial failed
-            }
-            if (serverSampling != null) {
-                serverSampling.stop();
-            }
+            samplings.forEach(CpuMeter.Sampling::stop);   // closed already unless the trial failed
             fleet.forEach(KafkaConsumerProcess::close);
             forget(trial, topic, group);
         }
@@ -225,7 +218,7 @@ public final class KafkaArena implements AutoCloseable {
         MongoCollection<BsonDocument> students = process.mongo.getDatabase(DATABASE).getCollection(collection, BsonDocument.class);
         if (trial.contestant() == KafkaContestant.SHARE_GROUP) {
             ObservationRegistry observations = ObservationRegistry.create();
-            observations.observationConfig().observationHandler(new ShareGroupWatch(tally, stuck, process.id));
+            observations.observationConfig().observationHandler(new OrderlessWatch(tally, stuck, process.id));
             ShareGroupConsumer consumer = process.within(() -> ShareGroupConsumer.builder(kafka,
                             GuardedApplier.create(students, Enrollment.STUDENT_SCHEMA))
                     .options(ShareConsumerOptions.ofDefaults(topic, group).withConcurrency(1).withMaxPollRecords(Trial.BATCH))

@@ -1,11 +1,8 @@
 package dev.orderless.demo.compare;
 
-import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
 import dev.orderless.testing.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,16 +35,7 @@ final class KafkaConsumerProcess implements AutoCloseable {
         this.threads = new ThreadGroup("compare-kafka-process-" + id);
         this.toMongo = ConsumerProcess.proxyTo(mongoHost);
         toMongo.latency(latency.dividedBy(2));
-        CommandListener counting = new CommandListener() {
-            @Override
-            public void commandStarted(CommandStartedEvent event) {
-                roundTrips.incrementAndGet();
-            }
-        };
-        MongoClientSettings settings = MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString("mongodb://127.0.0.1:" + toMongo.port() + "/?directConnection=true"))
-                .addCommandListener(counting)
-                .build();
+        MongoClientSettings settings = ConsumerProcess.counted(toMongo, roundTrips);
         this.mongo = within(() -> MongoClients.create(settings));
     }
 
