@@ -75,6 +75,10 @@ final class CompareCommand extends DemoCommand {
             throw new InvalidConfigurationException("'compare --runs' must be at least 1, was " + runs);
         }
         if ("kafka".equals(broker)) {
+            if (uniform) {
+                throw new InvalidConfigurationException("'compare --uniform' is for --broker rabbit: the Kafka plan drains"
+                        + " Zipf and uniform keys both");
+            }
             return kafka();
         }
         if (!"rabbit".equals(broker)) {

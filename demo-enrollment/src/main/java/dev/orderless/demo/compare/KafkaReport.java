@@ -171,13 +171,9 @@ public final class KafkaReport {
             }
             TrialResult r = result.figures();
             md.append(String.format(Locale.ROOT, "| %s | %.0f | %s | %s | %d of %d | %.0f | %d | %d |%n",
-                    t.contestant().label, r.perSecond(), latency(r.related()), latency(r.unrelated()),
+                    t.contestant().label, r.perSecond(), CompareReport.latency(r.related()), CompareReport.latency(r.unrelated()),
                     r.unrelated().overOneSecond(), r.unrelated().count(), r.longestStall(), r.outOfOrder(), r.diverged()));
         }
         return md.toString();
-    }
-
-    private static String latency(TrialResult.Latency l) {
-        return l.count() == 0 ? "-" : String.format(Locale.ROOT, "%.0f / %.0f / %.0f", l.p50(), l.p99(), l.max());
     }
 }
