@@ -35,15 +35,18 @@ class ApiBaselineTest {
     private static final Map<String, String> ARTIFACTS = new TreeMap<>(Map.ofEntries(
             Map.entry("orderless-console", "applier/console"),
             Map.entry("orderless-core", "applier/core"),
+            Map.entry("orderless-kafka", "applier/kafka"),
             Map.entry("orderless-message", "applier/message"),
             Map.entry("orderless-rabbit", "applier/rabbit"),
             Map.entry("orderless-rabbit-amqp10", "applier/rabbit-amqp10"),
             Map.entry("orderless-rabbit-broker", "applier/rabbit-broker"),
             Map.entry("orderless-producer-stamping", "producer-stamping"),
+            Map.entry("orderless-stamp", "applier/stamp"),
             Map.entry("orderless-spring-boot-autoconfigure", "applier/spring-boot-autoconfigure"),
             Map.entry("orderless-test-support", "applier/test-support"),
             Map.entry("orderless-test-support-mongodb", "applier/test-support-mongodb"),
-            Map.entry("orderless-test-support-chaos", "applier/test-support-chaos")));
+            Map.entry("orderless-test-support-chaos", "applier/test-support-chaos"),
+            Map.entry("orderless-test-support-kafka", "applier/test-support-kafka")));
 
     @Test
     void every_artifacts_public_api_is_the_one_checked_in() throws Exception {

@@ -172,6 +172,21 @@ final class ChaosRig implements AutoCloseable {
 
     /** As {@link #publish(List, boolean, double, int)}, the confirming publisher waiting and re-sending as {@code options} say. */
     int publish(List<Operation> ops, boolean shuffle, double duplicateRate, int poison, PublisherOptions options) {
+        List<byte[]> bad = Poison.messages(poison, poisonPublished);
+        bad.forEach(p -> poisonBodies.add(new String(p, StandardCharsets.UTF_8)));
+        List<byte[]> messages = messages(ops, random, shuffle, duplicateRate, bad);
+        poisonPublished += poison;
+        published += messages.size();
+        ConfirmingPublisher.toQueue(directRabbit, queue, options).publishRaw(messages);
+        return messages.size();
+    }
+
+    /**
+     * The bodies a scenario publishes: every op's envelope (a share of them twice), shuffled if asked, {@code poison}
+     * inserted at random places; {@code random} decides, so a seed reproduces them. The Kafka scenarios publish the same.
+     */
+    static List<byte[]> messages(List<Operation> ops, Random random, boolean shuffle, double duplicateRate,
+                                 List<byte[]> poison) {
         Envelope envelope = new Envelope();
         List<byte[]> messages = new ArrayList<>();
         for (Operation op : ops) {
@@ -183,14 +198,10 @@ final class ChaosRig implements AutoCloseable {
         if (shuffle) {
             Collections.shuffle(messages, random);
         }
-        for (byte[] p : Poison.messages(poison, poisonPublished)) {
+        for (byte[] p : poison) {
             messages.add(random.nextInt(messages.size() + 1), p);
-            poisonBodies.add(new String(p, StandardCharsets.UTF_8));
         }
-        poisonPublished += poison;
-        published += messages.size();
-        ConfirmingPublisher.toQueue(directRabbit, queue, options).publishRaw(messages);
-        return messages.size();
+        return messages;
     }
 
     /** Counts {@code messages} published to the queue around the rig (by an outbox relay): the drain waits for them. */

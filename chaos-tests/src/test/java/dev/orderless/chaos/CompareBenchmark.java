@@ -12,6 +12,7 @@ import dev.orderless.demo.compare.CompareReport;
 import dev.orderless.demo.compare.KafkaArena;
 import dev.orderless.demo.compare.KafkaPlan;
 import dev.orderless.demo.compare.KafkaReport;
+import dev.orderless.testing.kafka.EmbeddedKafka;
 import dev.orderless.testing.kafka.KafkaBroker;
 import dev.orderless.testing.kafka.KafkaBrokers;
 import java.nio.file.Files;
@@ -61,7 +62,8 @@ class CompareBenchmark {
     @Test
     void kafka() throws Exception {
         KafkaPlan plan = KafkaPlan.quick();
-        try (MongoBackend mongo = Backends.mongo(); KafkaBroker kafka = KafkaBrokers.fromEnvironment();
+        try (MongoBackend mongo = Backends.mongo(); KafkaBroker kafka = KafkaBrokers.bootstrap(System.getenv())
+                .<KafkaBroker>map(KafkaBrokers::external).orElseGet(() -> EmbeddedKafka.start(KafkaPlan.EMBEDDED_BROKER));
              KafkaArena arena = new KafkaArena(kafka.bootstrapServers(), mongo.connectionString(), plan.stall(), plan.rate(),
                      Duration.ofMinutes(3))) {
             KafkaReport report = KafkaReport.run(arena, plan, System.out);

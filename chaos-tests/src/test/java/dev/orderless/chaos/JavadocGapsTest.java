@@ -53,7 +53,7 @@ class JavadocGapsTest {
     private static final Path ROOT = Path.of("..");
     /** The artifacts checked here, by where their sources are. */
     private static final List<String> MODULES = List.of("applier/rabbit", "applier/rabbit-amqp10", "producer-stamping",
-            "applier/test-support-chaos");
+            "applier/test-support-chaos", "applier/message", "applier/kafka", "applier/test-support-kafka");
 
     @Test
     void every_documented_member_says_something_and_links_only_to_documented_types() throws IOException {

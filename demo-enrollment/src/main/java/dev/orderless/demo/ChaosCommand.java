@@ -27,7 +27,9 @@ import picocli.CommandLine.Option;
     "every student with the sequential oracle, and print the [chaos] table. A divergence is shrunk to the",
     "smallest breaking history. Embedded MongoDB and AMQP broker unless --mongo / --rabbit name servers;",
     "it uses a database and queues of its own, and leaves the demo's alone (--queue is unused; --database is",
-    "read by --from-history only). Exit 0 only if it converged."})
+    "read by --from-history only). With --broker kafka: a topic and a share group of its own, the killed",
+    "consumer a process of its own (SIGKILL), CUT_BROKER a restart of the embedded broker. Exit 0 only if it",
+    "converged."})
 final class ChaosCommand extends DemoCommand {
     @ArgGroup(multiplicity = "1")
     Source source;
@@ -59,6 +61,9 @@ final class ChaosCommand extends DemoCommand {
     Long seed;
 
     @Mixin
+    BrokerChoice broker;
+
+    @Mixin
     Connections connections;
 
     @Override
@@ -76,7 +81,8 @@ final class ChaosCommand extends DemoCommand {
             }
             fromFile.addAll(Envelopes.read(source.file, Enrollment.STUDENT_SCHEMA));
         }
-        DemoOptions options = connections.orEmbedded(DemoOptions.ofDefaults("chaos"), cli.env);
+        DemoOptions options = broker.applyTo(connections.orEmbedded(DemoOptions.ofDefaults("chaos"), cli.env),
+                connections, cli.env);
         try (Wiring wiring = Wiring.connect(options)) {
             List<Operation> ops = new ArrayList<>();
             String from;
@@ -91,6 +97,12 @@ final class ChaosCommand extends DemoCommand {
             if (ops.isEmpty()) {
                 cli.out.println("no recorded actions in " + from + ": nothing to replay");
                 return 1;
+            }
+            if (options.broker() == Broker.KAFKA) {
+                ChaosResult result = new KafkaChaos(wiring).run(from, ops, consumers, duplicateRate, faults,
+                        seed != null ? seed : System.nanoTime());
+                result.print(cli.out);
+                return result.converged() ? 0 : 1;
             }
             ChaosRun run = ChaosRun.of(Enrollment.STUDENT_SCHEMA).withName(from).withCollection(Enrollment.STUDENTS)
                     .withHistory(ops).withDuplicates(duplicateRate)

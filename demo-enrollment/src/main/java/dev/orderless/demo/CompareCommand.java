@@ -123,7 +123,8 @@ final class CompareCommand extends DemoCommand {
     private Integer kafka() {
         KafkaPlan plan = quick ? KafkaPlan.quick(messages) : KafkaPlan.full();
         Optional<String> bootstrap = MongoConnections.chosen(kafka, cli.env, KafkaBrokers.KAFKA_BOOTSTRAP);
-        try (KafkaBroker kafkaBroker = bootstrap.map(KafkaBrokers::external).orElseGet(EmbeddedKafka::start);
+        try (KafkaBroker kafkaBroker = bootstrap.map(KafkaBrokers::external)
+                .orElseGet(() -> EmbeddedKafka.start(KafkaPlan.EMBEDDED_BROKER));
              MongoBackend backend = mongo == null ? Backends.startMongo() : Backends.mongo(Optional.of(mongo));
              KafkaArena arena = new KafkaArena(kafkaBroker.bootstrapServers(), backend.connectionString(), plan.stall(),
                      plan.rate(), Duration.ofMinutes(3))) {

@@ -18,17 +18,29 @@ import java.util.Optional;
  * @param outbox        --outbox: record the actions in the outbox for a relay to publish
  * @param history       --history: consumers record every action in the students' history before applying it
  * @param protocol      --protocol: how consume and publish talk to RabbitMQ
+ * @param broker        --broker: RabbitMQ, or a Kafka topic and share group ({@code run} and {@code chaos})
+ * @param kafka         the Kafka bootstrap servers (from --kafka or KAFKA_BOOTSTRAP); empty: embedded
  */
 record DemoOptions(String command, int students, int classes, int ops, int consumers, long seed, boolean shuffle,
                    double duplicateRate, int poison, Optional<String> mongo, Optional<String> rabbit, String database,
                    String queue, int exitWhenIdleSeconds, int waitSeconds, boolean outbox, boolean history,
-                   Protocol protocol) {
+                   Protocol protocol, Broker broker, Optional<String> kafka) {
 
     DemoOptions {
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(mongo, "mongo");
         Objects.requireNonNull(rabbit, "rabbit");
         Objects.requireNonNull(protocol, "protocol");
+        Objects.requireNonNull(broker, "broker");
+        Objects.requireNonNull(kafka, "kafka");
+        if (broker == Broker.KAFKA && outbox) {
+            throw new InvalidConfigurationException("--outbox relays to RabbitMQ in the demo; --broker kafka publishes"
+                    + " directly: leave one of them out");
+        }
+        if (broker != Broker.KAFKA && kafka.isPresent()) {
+            throw new InvalidConfigurationException("--kafka names a Kafka broker: add --broker kafka,"
+                    + " or leave it out for RabbitMQ");
+        }
         range("--students", students, 1, 1_000_000);
         range("--classes", classes, 1, 10_000);
         range("--ops", ops, 0, 10_000_000);
@@ -51,48 +63,63 @@ record DemoOptions(String command, int students, int classes, int ops, int consu
     /** The defaults every command starts from (what {@code --help} shows). */
     static DemoOptions ofDefaults(String command) {
         return new DemoOptions(command, 200, 20, 5000, 4, 1, false, 0, 0, Optional.empty(), Optional.empty(),
-                Enrollment.DATABASE, Enrollment.QUEUE, 0, 60, false, false, Protocol.AMQP_0_9_1);
+                Enrollment.DATABASE, Enrollment.QUEUE, 0, 60, false, false, Protocol.AMQP_0_9_1, Broker.RABBITMQ,
+                Optional.empty());
     }
 
     DemoOptions withBackends(Optional<String> mongo, Optional<String> rabbit) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol, broker,
+                kafka);
     }
 
     DemoOptions withPlace(String database, String queue) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol, broker,
+                kafka);
     }
 
     DemoOptions withWorkload(int students, int classes, int ops, long seed, boolean shuffle, double duplicateRate,
                              int poison) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol, broker,
+                kafka);
     }
 
     DemoOptions withConsumers(int consumers, int exitWhenIdleSeconds) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol, broker,
+                kafka);
     }
 
     DemoOptions withWait(int waitSeconds) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol, broker,
+                kafka);
     }
 
     DemoOptions withOutbox(boolean outbox) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol, broker,
+                kafka);
     }
 
     DemoOptions withHistory(boolean history) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol, broker,
+                kafka);
     }
 
     DemoOptions withProtocol(Protocol protocol) {
         return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
-                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol);
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol, broker,
+                kafka);
+    }
+
+    DemoOptions withBroker(Broker broker, Optional<String> kafka) {
+        return new DemoOptions(command, students, classes, ops, consumers, seed, shuffle, duplicateRate, poison, mongo,
+                rabbit, database, queue, exitWhenIdleSeconds, waitSeconds, outbox, history, protocol, broker,
+                kafka);
     }
 
     String deadLetterQueue() {

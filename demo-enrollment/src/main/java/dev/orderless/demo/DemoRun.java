@@ -64,7 +64,8 @@ final class DemoRun {
         long consumed;
         long consistent = -1;
         java.util.concurrent.atomic.AtomicBoolean waitingForView = new java.util.concurrent.atomic.AtomicBoolean();
-        try (OperationConsumer consumer = w.startConsumers(meters);
+        boolean kafka = o.broker() == Broker.KAFKA;
+        try (AutoCloseable consumer = kafka ? w.startShareConsumers(meters) : w.startConsumers(meters);
              ViewFeeder feeder = w.startRosterFeeder(meters);
              AutoCloseable relay = o.outbox() ? w.startRelay(meters, 500, Duration.ofSeconds(10)) : () -> { };
              Progress progress = new Progress(out, () -> waitingForView.get()
@@ -74,7 +75,11 @@ final class DemoRun {
                      + " view events %,.0f", (long) counts.handled(), messages.size(), counts.applied(), counts.stale(),
                      counts.deadLettered(), counts.viewEvents()))) {
             started = System.nanoTime();
-            if (!o.outbox()) {
+            if (kafka) {
+                try (dev.orderless.kafka.KafkaOperationPublisher publisher = w.kafka().publisher()) {
+                    publisher.publishRaw(messages);
+                }
+            } else if (!o.outbox()) {
                 w.publisher(PublisherOptions.ofDefaults()).publishRaw(messages);
             }
             long deadline = System.nanoTime() + Duration.ofSeconds(120 + messages.size() / 50).toNanos();
@@ -98,7 +103,7 @@ final class DemoRun {
                 progress.close();   // its lines would follow the result
                 w.journal.tally("run", counts);
                 int code = report(ops, good, counts, started, consumed, consistent);
-                serveConsole(consumer, feeder, meters);
+                serveConsole((OperationConsumer) consumer, feeder, meters);
                 return code;
             }
         }
@@ -143,6 +148,12 @@ final class DemoRun {
                 w.db.getCollection(collection).drop();
             }
         }
+        if (o.broker() == Broker.KAFKA) {
+            w.kafka().declare();
+            out.println("fresh start: dropped the demo collections in '" + o.database() + "', a topic and share group of"
+                    + " this run's own");
+            return;
+        }
         w.declareQueues();
         RabbitAdmin admin = new RabbitAdmin(w.rabbit());
         admin.purgeQueue(o.queue(), false);
@@ -176,6 +187,9 @@ final class DemoRun {
         }
         out.printf("  %-15s %,d%s%n", "dead-lettered", deadLettered,
                 deadLettered == o.poison() ? " (= poison published)" : " (poison published: " + o.poison() + "!)");
+        if (o.broker() == Broker.KAFKA) {
+            reportDeadLetterTopic();
+        }
         out.printf("  %-15s %,.0f messages/s (%.1f s from first publish to last ack; %,.0f MongoDB retries)%n",
                 "throughput", (good + o.poison()) / seconds, seconds, counts.retried());
         out.printf("  %-15s %s%n", "view lag", rostersConsistent
@@ -193,6 +207,20 @@ final class DemoRun {
         int code = Result.compared(expected, stored, good, applied, stale, deadLettered, lost, rostersConsistent)
                 .print(out);
         return historyAgrees ? code : 1;
+    }
+
+    /**
+     * What the dead-letter topic holds, by kind of reason, read back from Kafka: the consumers' count above says
+     * what they dead-lettered, this says it is there.
+     */
+    private void reportDeadLetterTopic() {
+        KafkaSide kafka = w.kafka();
+        List<dev.orderless.kafka.KafkaDeadLetter> letters = kafka.deadLetters().peek(Math.max(1, o.poison() + 100));
+        Map<String, Long> kinds = new java.util.TreeMap<>();
+        letters.forEach(letter -> kinds.merge(letter.kind(), 1L, Long::sum));
+        out.printf("  %-15s '%s' holds %,d records%s%n", "", kafka.deadLetterTopic(), kafka.deadLettered(),
+                kinds.isEmpty() ? "" : " (" + String.join(", ", kinds.entrySet().stream()
+                        .map(e -> e.getValue() + " " + e.getKey()).toList()) + ")");
     }
 
     /** How many students are in each status, highest rank last. */

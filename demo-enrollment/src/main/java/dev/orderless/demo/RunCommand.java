@@ -10,7 +10,9 @@ import picocli.CommandLine.Option;
     "The whole story in one process: stamp and publish the actions, apply them with competing consumers,",
     "feed the rosters view, then compare every student with the sequential oracle. Starts from nothing:",
     "drops the demo's collections and purges its queues. With no URI it starts its own embedded MongoDB",
-    "and AMQP broker, which go away with it. Exit 0 only if converged, nothing lost, rosters consistent."})
+    "and AMQP broker, which go away with it. With --broker kafka, the same through a Kafka topic and one share",
+    "group (an embedded broker unless --kafka or KAFKA_BOOTSTRAP names one). Exit 0 only if converged, nothing",
+    "lost, rosters consistent."})
 final class RunCommand extends DemoCommand {
     @Mixin
     Workload workload;
@@ -37,12 +39,20 @@ final class RunCommand extends DemoCommand {
     int consolePort;
 
     @Mixin
+    BrokerChoice broker;
+
+    @Mixin
     Connections connections;
 
     @Override
     public Integer call() throws Exception {
-        DemoOptions options = connections.orEmbedded(
-                workload.applyTo(DemoOptions.ofDefaults("run")).withConsumers(consumers, 0).withHistory(history), cli.env);
+        DemoOptions options = broker.applyTo(connections.orEmbedded(
+                workload.applyTo(DemoOptions.ofDefaults("run")).withConsumers(consumers, 0).withHistory(history), cli.env),
+                connections, cli.env);
+        if (console && options.broker() == Broker.KAFKA) {
+            throw new dev.orderless.InvalidConfigurationException("--console shows RabbitMQ consumers; with --broker"
+                    + " kafka leave it out");
+        }
         if (exportHistory != null && !history) {
             throw new dev.orderless.InvalidConfigurationException("--export-history needs --history: it writes what"
                     + " the history recorded");

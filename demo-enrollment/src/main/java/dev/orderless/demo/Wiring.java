@@ -81,6 +81,8 @@ final class Wiring implements AutoCloseable {
     /** {@code --protocol amqp-1.0}: the AMQP 1.0 client's environment and connection, opened when connecting. */
     private Optional<com.rabbitmq.client.amqp.Environment> amqp10 = Optional.empty();
     private Optional<com.rabbitmq.client.amqp.Connection> amqp10Connection = Optional.empty();
+    /** {@code --broker kafka}: the broker, its topic and share group for this process. */
+    private Optional<KafkaSide> kafka = Optional.empty();
 
     private Wiring(DemoOptions options, MongoBackend mongoBackend, Optional<RabbitBackend> rabbitBackend) {
         this.options = options;
@@ -131,6 +133,12 @@ final class Wiring implements AutoCloseable {
         Optional<RabbitBackend> rabbit = Optional.empty();
         Wiring wiring = null;
         try {
+            if (options.broker() == Broker.KAFKA) {
+                wiring = new Wiring(options, mongo, Optional.empty());
+                wiring.checkReachable();
+                wiring.kafka = Optional.of(KafkaSide.connect(options));
+                return wiring;
+            }
             try {
                 rabbit = options.rabbit().isPresent() ? Optional.of(RabbitBackends.rabbit(options.rabbit()))
                         : embeddedDefaults ? Optional.of(RabbitBackends.startRabbit()) : Optional.empty();
@@ -213,6 +221,18 @@ final class Wiring implements AutoCloseable {
         }
     }
 
+    /** The Kafka side ({@code --broker kafka}). */
+    KafkaSide kafka() {
+        return kafka.orElseThrow(() -> new InvalidConfigurationException("'" + options.command()
+                + "' was started without a Kafka broker"));
+    }
+
+    /** {@code --broker kafka}: the share-group consumers, {@code --consumers} of them, as {@link #startConsumers}. */
+    dev.orderless.kafka.ShareGroupConsumer startShareConsumers(MeterRegistry meters) {
+        return kafka().startConsumers(studentApplier(meters), options.consumers(), meters,
+                options.history() ? Optional.of(baselined(history(meters))) : Optional.empty());
+    }
+
     /** The AMQP URI, as given. */
     String rabbitUri() {
         return rabbitBackend.orElseThrow(() -> new InvalidConfigurationException("'" + options.command()
@@ -260,11 +280,14 @@ final class Wiring implements AutoCloseable {
                         .withConcurrency(options.consumers()))
                 .meters(meters);
         if (options.history()) {
-            History history = history(meters);
-            baseline(history);
-            builder.history(history);
+            builder.history(baselined(history(meters)));
         }
         return builder.start();
+    }
+
+    private History baselined(History history) {
+        baseline(history);
+        return history;
     }
 
     /** The students' version history ({@code --history}), checking its reads against the students. */
@@ -334,6 +357,7 @@ final class Wiring implements AutoCloseable {
 
     String describe() {
         return "MongoDB: " + mongoBackend.description() + ", database '" + options.database() + "'"
+                + kafka.map(k -> "\nKafka:   " + k.describe()).orElse("")
                 + rabbitBackend.map(r -> "\nAMQP:    " + r.description() + ", queue '" + options.queue()
                 + "' (dead letters: '" + options.deadLetterQueue() + "')").orElse("");
     }
@@ -351,6 +375,7 @@ final class Wiring implements AutoCloseable {
         amqp10.ifPresent(com.rabbitmq.client.amqp.Environment::close);   // and its connection
         rabbit.ifPresent(CachingConnectionFactory::destroy);
         client.close();
+        kafka.ifPresent(KafkaSide::close);
         rabbitBackend.ifPresent(RabbitBackend::close);
         mongoBackend.close();
     }

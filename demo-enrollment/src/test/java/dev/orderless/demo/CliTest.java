@@ -55,6 +55,11 @@ class CliTest {
         assertOneLineError(CliRun.of(Map.of(), "serve", "--mongo-port", "70000"), "port must be between 0 and 65535");
         assertOneLineError(CliRun.of(Map.of("MONGODB_URI", "mongodb://127.0.0.1:1"), "view", "--mongo",
                 "not-a-uri"), "MongoDB URI is not a valid connection string");
+        assertOneLineError(CliRun.of(Map.of(), "run", "--broker", "nats"), "'nats' is not a broker: rabbitmq or kafka");
+        assertOneLineError(CliRun.of(Map.of(), "run", "--kafka", "localhost:9092"),
+                "--kafka names a Kafka broker: add --broker kafka");
+        assertOneLineError(CliRun.of(Map.of(), "run", "--broker", "kafka", "--rabbit",
+                "amqp://localhost"), "--rabbit names a RabbitMQ, and --broker kafka uses none");
     }
 
     @Test
@@ -143,7 +148,7 @@ class CliTest {
     void a_dead_letter_kind_that_does_not_exist_is_refused_naming_the_kinds_and_a_grace_reads_as_people_write_it() {
         Map<String, String> env = Map.of("MONGODB_URI", "mongodb://127.0.0.1:1", "RABBITMQ_URI", "amqp://127.0.0.1:1");
         assertOneLineError(CliRun.of(env, "dead-letters", "replay", "--kind", "nonsense"),
-                "unknown kind 'nonsense': one of [bad_input, beyond_horizon, held_too_long, no_progress, oversized,"
+                "unknown kind 'nonsense': one of [bad_input, beyond_horizon, delivery_limit, held_too_long, no_progress, oversized,"
                         + " too_large, unknown, unknown_field, unsupported_envelope]");
         assertOneLineError(CliRun.of(env, "dead-letters", "replay", "--grace", "1x"),
                 "'1x' is not a duration: write 7d, 12h, 30m, 45s, or ISO-8601");

@@ -43,6 +43,8 @@ public final class DeadLetterTopic {
     private final String deadLetterTopic;
 
     /**
+     * The letters of {@code deadLetterTopic}.
+     *
      * @param kafka           the Kafka client properties ({@code bootstrap.servers} at least)
      * @param deadLetterTopic the consumer's {@link ShareConsumerOptions#deadLetterTopic()}
      */

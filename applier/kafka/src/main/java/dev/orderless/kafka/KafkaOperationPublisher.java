@@ -4,6 +4,7 @@ import dev.orderless.InvalidConfigurationException;
 import dev.orderless.apply.Operation;
 import dev.orderless.consume.internal.LetterSubject;
 import dev.orderless.message.Envelope;
+import dev.orderless.stamp.Stamper;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongFunction;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -57,6 +59,28 @@ public final class KafkaOperationPublisher implements AutoCloseable {
     /** Publishes one operation and returns once Kafka took it. */
     public void publish(Operation op) {
         publishAll(List.of(op));
+    }
+
+    /**
+     * Stamps the next seq for {@code entity}, builds the operation with it, publishes it and returns once Kafka took
+     * it: the stamping producer of a Kafka application ({@link Stamper}: a MongoDB counter per entity, or a hybrid
+     * logical clock).
+     *
+     * @param stamper gives the operation its seq
+     * @param entity  the entity, and the record's key
+     * @param at      builds the operation for the stamped seq, e.g. {@code seq -> Operation.add(entity, seq, ...)}
+     * @return the operation as published
+     * @throws IllegalArgumentException if {@code at} built an operation for another entity or seq
+     */
+    public Operation publish(Stamper stamper, String entity, LongFunction<? extends Operation> at) {
+        long seq = stamper.next(entity);
+        Operation op = at.apply(seq);
+        if (!op.entity().equals(entity) || op.seq() != seq) {
+            throw new IllegalArgumentException("the operation must be for '" + entity + "' with the stamped seq " + seq
+                    + ", was '" + op.entity() + "' seq " + op.seq());
+        }
+        publish(op);
+        return op;
     }
 
     /** Publishes every operation (key: its entity) and returns once Kafka took all of them. */

@@ -66,49 +66,89 @@ public record ShareConsumerOptions(String topic, String deadLetterTopic, String 
                 Duration.ofSeconds(30));
     }
 
-    /** @param deadLetterTopic a topic other than the work topic; {@code <topic>.dlt} by default */
+    /**
+     * Where poison goes.
+     *
+     * @param deadLetterTopic a topic other than the work topic; {@code <topic>.dlt} by default
+     * @return a copy with it
+     */
     public ShareConsumerOptions withDeadLetterTopic(String deadLetterTopic) {
         return new ShareConsumerOptions(topic, deadLetterTopic, group, concurrency, maxPollRecords, pollTimeout,
                 maxMessageBytes, backoff, shutdownTimeout, maxHold);
     }
 
-    /** @param concurrency 1 to 256 consumers in this process; 1 by default */
+    /**
+     * How many share consumers (a thread each) this process runs.
+     *
+     * @param concurrency 1 to 256 consumers in this process; 1 by default
+     * @return a copy with it
+     */
     public ShareConsumerOptions withConcurrency(int concurrency) {
         return new ShareConsumerOptions(topic, deadLetterTopic, group, concurrency, maxPollRecords, pollTimeout,
                 maxMessageBytes, backoff, shutdownTimeout, maxHold);
     }
 
-    /** @param maxPollRecords 1 to 1000 records per poll, applied together; 50 by default (1: one record at a time) */
+    /**
+     * How many records a poll takes, applied together.
+     *
+     * @param maxPollRecords 1 to 1000 records per poll, applied together; 50 by default (1: one record at a time)
+     * @return a copy with it
+     */
     public ShareConsumerOptions withMaxPollRecords(int maxPollRecords) {
         return new ShareConsumerOptions(topic, deadLetterTopic, group, concurrency, maxPollRecords, pollTimeout,
                 maxMessageBytes, backoff, shutdownTimeout, maxHold);
     }
 
-    /** @param pollTimeout positive; 100 ms by default */
+    /**
+     * How long a poll waits for records.
+     *
+     * @param pollTimeout positive; 100 ms by default
+     * @return a copy with it
+     */
     public ShareConsumerOptions withPollTimeout(Duration pollTimeout) {
         return new ShareConsumerOptions(topic, deadLetterTopic, group, concurrency, maxPollRecords, pollTimeout,
                 maxMessageBytes, backoff, shutdownTimeout, maxHold);
     }
 
-    /** @param maxMessageBytes 64 B to 64 MiB; 256 KiB by default */
+    /**
+     * The largest record value read; a larger one is dead-lettered as oversized, unread.
+     *
+     * @param maxMessageBytes 64 B to 64 MiB; 256 KiB by default
+     * @return a copy with it
+     */
     public ShareConsumerOptions withMaxMessageBytes(int maxMessageBytes) {
         return new ShareConsumerOptions(topic, deadLetterTopic, group, concurrency, maxPollRecords, pollTimeout,
                 maxMessageBytes, backoff, shutdownTimeout, maxHold);
     }
 
-    /** @param backoff the pauses between attempts at a held record */
+    /**
+     * The pauses between attempts at a held record.
+     *
+     * @param backoff the pauses between attempts at a held record
+     * @return a copy with it
+     */
     public ShareConsumerOptions withBackoff(Backoff backoff) {
         return new ShareConsumerOptions(topic, deadLetterTopic, group, concurrency, maxPollRecords, pollTimeout,
                 maxMessageBytes, backoff, shutdownTimeout, maxHold);
     }
 
-    /** @param shutdownTimeout positive; 10 s by default */
+    /**
+     * How long close() lets a poll being applied finish.
+     *
+     * @param shutdownTimeout positive; 10 s by default
+     * @return a copy with it
+     */
     public ShareConsumerOptions withShutdownTimeout(Duration shutdownTimeout) {
         return new ShareConsumerOptions(topic, deadLetterTopic, group, concurrency, maxPollRecords, pollTimeout,
                 maxMessageBytes, backoff, shutdownTimeout, maxHold);
     }
 
-    /** @param maxHold positive; 30 s by default */
+    /**
+     * How long one record may keep failing while MongoDB applies others before it is dead-lettered.
+     *
+     * @param maxHold positive; 30 s by default
+     * @return a copy with it
+     */
     public ShareConsumerOptions withMaxHold(Duration maxHold) {
         return new ShareConsumerOptions(topic, deadLetterTopic, group, concurrency, maxPollRecords, pollTimeout,
                 maxMessageBytes, backoff, shutdownTimeout, maxHold);

@@ -208,6 +208,7 @@ public final class ShareGroupConsumer implements AutoCloseable {
                     options.topic(), options.deadLetterTopic(), DEAD_LETTER_TIMEOUT, Clock.systemUTC());
             List<ShareWorker> workers = new ArrayList<>();
             try {
+                deadLetters.warmUp();
                 for (int i = 0; i < options.concurrency(); i++) {
                     workers.add(new ShareWorker(new KafkaShareConsumer<>(consumerProperties(kafka, options)),
                             options.topic(), i, handling, deadLetters, limit, options.pollTimeout()));
@@ -235,6 +236,9 @@ public final class ShareGroupConsumer implements AutoCloseable {
         properties.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         properties.put(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
         properties.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, options.maxPollRecords());
+        // a fetch acquires at most a poll's records: by default (batch_optimized) it locks whole record batches, more
+        // than a poll hands over, whose locks run out while earlier polls are applied and come back as duplicates
+        properties.put(ConsumerConfig.SHARE_ACQUIRE_MODE_CONFIG, "record_limit");
         properties.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "orderless-" + options.topic());
         return properties;
     }

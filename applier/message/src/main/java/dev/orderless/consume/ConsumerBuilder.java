@@ -38,6 +38,8 @@ public abstract class ConsumerBuilder<B extends ConsumerBuilder<B>> {
     private History history;
 
     /**
+     * A builder for one broker's consumer.
+     *
      * @param consumer what the broker's consumer is called in messages ({@code "consumer"}, {@code "Kafka share
      *                 consumer"})
      * @param applier  applies each operation to its collection

@@ -36,7 +36,7 @@ import org.bson.BsonValue;
  * {"v":3,"entity":"order-9","seq":3,"op":"assign","field":"placedAt","value":{"$date":"2026-11-29T10:15:00Z"}}
  * </pre>
  *
- * Values ({@code value}, {@code attrs}) are MongoDB Extended JSON ({@link ExtendedJson}): each is stored with the
+ * Values ({@code value}, {@code attrs}) are MongoDB Extended JSON ({@code ExtendedJson}): each is stored with the
  * BSON type it was sent with, a 64-bit integer, a decimal, a date, an ObjectId or binary data included; plain JSON
  * reads as before (a whole number as an Int32 where it fits, else an Int64; a number with a point as a Double).
  *
@@ -67,6 +67,7 @@ import org.bson.BsonValue;
 public final class Envelope implements OperationDecoder {
     private static final Logger log = LoggerFactory.getLogger(Envelope.class);
 
+    /** The content type the envelope is sent with. */
     public static final String CONTENT_TYPE = "application/json";
     /**
      * The largest message, in bytes, that consumers accept and an outbox records unless set otherwise:
@@ -150,6 +151,7 @@ public final class Envelope implements OperationDecoder {
         return new Envelope(unknownMembers, Optional.of(meters));
     }
 
+    /** What it does with members it does not know. */
     public UnknownMembers unknownMembers() {
         return unknownMembers;
     }

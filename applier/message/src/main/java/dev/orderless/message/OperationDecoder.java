@@ -9,5 +9,10 @@ import dev.orderless.apply.Operation;
  */
 @FunctionalInterface
 public interface OperationDecoder {
+    /**
+     * The operation a message body holds.
+     *
+     * @throws dev.orderless.InvalidInputException if the body is not one, saying why
+     */
     Operation decode(byte[] body);
 }

@@ -32,6 +32,7 @@ public final class TypedDecoder<T> implements OperationDecoder {
         this.json = json;
     }
 
+    /** Reads bodies as {@code type} with a plain {@link ObjectMapper} (trailing tokens refused), then maps them. */
     public static <T> TypedDecoder<T> of(Class<T> type, Function<? super T, Operation> mapping) {
         return new TypedDecoder<>(type, mapping,
                 new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS));

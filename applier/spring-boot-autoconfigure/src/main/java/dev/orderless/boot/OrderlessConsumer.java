@@ -6,15 +6,13 @@ import dev.orderless.amqp.ConsumerOptions;
 import dev.orderless.amqp.OperationConsumer;
 import dev.orderless.apply.GuardedApplier;
 import dev.orderless.boot.internal.ConsumerStarter;
+import dev.orderless.boot.internal.ConsumerWatch;
 import dev.orderless.boot.internal.RunningConsumer;
 import dev.orderless.broker.QueueTopology;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -39,7 +37,7 @@ import org.springframework.context.SmartLifecycle;
  */
 public final class OrderlessConsumer implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(OrderlessConsumer.class);
-    static final long RETRY_SECONDS = 5;
+    static final long RETRY_SECONDS = ConsumerWatch.RETRY_SECONDS;
 
     private final ConnectionFactory connectionFactory;
     private final ConsumerOptions options;
@@ -47,13 +45,8 @@ public final class OrderlessConsumer implements SmartLifecycle {
     private final OrderlessProperties.Protocol protocol;
     private final ConsumerStarter starter;
     private final Optional<Duration> deadLetterTtl;
-    private final Supplier<Optional<String>> before;
-    private volatile Optional<RunningConsumer> consuming = Optional.empty();
     private final QueueDepth deadLetterDepth;
-    private Optional<ScheduledExecutorService> retrying = Optional.empty();
-    private volatile Optional<String> waiting = Optional.empty();
-    private boolean started;
-    private Duration watchInterval = Duration.ofSeconds(RETRY_SECONDS);
+    private final ConsumerWatch<RunningConsumer> watch;
 
     /**
      * @param connectionFactory where the queues are declared (and, over AMQP 0-9-1, consumed)
@@ -82,12 +75,15 @@ public final class OrderlessConsumer implements SmartLifecycle {
         }
         this.deadLetterTtl = deadLetterTtl;
         this.starter = starter;
-        this.before = before;
         this.connectionFactory = connectionFactory;
         this.options = options;
         this.queueType = queueType;
         this.protocol = protocol;
         this.deadLetterDepth = new QueueDepth(connectionFactory, options.deadLetterQueue());
+        this.watch = new ConsumerWatch<>(log, "consumer on '" + options.queue() + "'", before, this::declareAndStart,
+                RunningConsumer::isRunning, e -> e instanceof TransientException || e instanceof AmqpException
+                        // the broker did not answer (QueueTopology names where and what to check): the watch tries again
+                        ? Optional.of("the broker does not answer: " + e.getMessage()) : Optional.empty());
     }
 
     /** The consumer over AMQP 0-9-1: {@code wiring} adds what the application has (observations, history, container). */
@@ -116,136 +112,50 @@ public final class OrderlessConsumer implements SmartLifecycle {
      * until the process restarts.
      */
     @Override
-    public synchronized void start() {
-        if (started) {
-            return;
-        }
-        started = true;
-        tryStart();
-        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, "orderless-consumer-watch-" + options.queue());
-            thread.setDaemon(true);
-            return thread;
-        });
-        executor.scheduleWithFixedDelay(this::watch, watchInterval.toMillis(), watchInterval.toMillis(),
-                TimeUnit.MILLISECONDS);
-        retrying = Optional.of(executor);
+    public void start() {
+        watch.start("orderless-consumer-watch-" + options.queue());
     }
 
     /** How often the watch looks, before {@link #start()}: {@value #RETRY_SECONDS} s unless a test asks otherwise. */
-    synchronized void watchEvery(Duration interval) {
-        this.watchInterval = interval;
+    void watchEvery(Duration interval) {
+        watch.every(interval);
     }
 
-    /** Every {@value #RETRY_SECONDS} s: starts the consumer if it is not consuming, restarting one that stopped. */
-    private synchronized void watch() {
-        try {
-            if (!started) {
-                return;
-            }
-            Optional<RunningConsumer> current = consuming;
-            if (current.isPresent() && !current.get().isRunning()) {
-                String why = "it stopped consuming on its own (a consumer thread or its link ended); restarting it";
-                log.error("consumer on '{}': {}", options.queue(), why);
-                consuming = Optional.empty();
-                waiting = Optional.of(why);
-                try {
-                    current.get().close();
-                } catch (RuntimeException e) {
-                    log.warn("consumer on '{}': closing the stopped consumer failed ({})", options.queue(), e.toString());
-                }
-            }
-            if (consuming.isEmpty()) {
-                tryStart();
-            }
-        } catch (RuntimeException e) {
-            // an exception would end the schedule in silence: say it (once per reason), and keep trying
-            String why = "it failed: " + e;
-            if (!waiting.equals(Optional.of(why))) {
-                log.error("consumer on '{}' cannot start, {}; trying again every {} s", options.queue(), why,
-                        RETRY_SECONDS);
-            }
-            waiting = Optional.of(why);
+    /** Declares the queues and starts the consumer (a refusal throws, as does a broker that does not answer). */
+    private RunningConsumer declareAndStart() {
+        boolean quorum = switch (queueType) {
+            case QUORUM -> true;
+            case CLASSIC -> false;
+            case AUTO -> protocol == OrderlessProperties.Protocol.AMQP_1_0 || QueueTopology.isRabbitMq(connectionFactory);
+        };
+        if (deadLetterTtl.isPresent() && !quorum) {
+            log.warn("orderless.consumer.dead-letter-ttl is not declared on '{}': letters park by age only on"
+                    + " RabbitMQ with orderless.consumer.queue-type auto or quorum; replay still refuses letters"
+                    + " older than the grace", options.deadLetterQueue());
         }
-    }
-
-    /**
-     * Declares and starts; false if what must happen first has not, or the broker did not answer (a bad configuration
-     * throws).
-     */
-    private boolean tryStart() {
-        Optional<String> first = before.get();
-        if (first.isPresent()) {
-            return notYet(first.get());
-        }
-        try {
-            boolean quorum = switch (queueType) {
-                case QUORUM -> true;
-                case CLASSIC -> false;
-                case AUTO -> protocol == OrderlessProperties.Protocol.AMQP_1_0 || QueueTopology.isRabbitMq(connectionFactory);
-            };
-            if (deadLetterTtl.isPresent() && !quorum) {
-                log.warn("orderless.consumer.dead-letter-ttl is not declared on '{}': letters park by age only on"
-                        + " RabbitMQ with orderless.consumer.queue-type auto or quorum; replay still refuses letters"
-                        + " older than the grace", options.deadLetterQueue());
-            }
-            QueueTopology.declare(connectionFactory, options.queue(), options.deadLetterQueue(),
-                    quorum ? QueueTopology.QueueType.QUORUM : QueueTopology.QueueType.CLASSIC, deadLetterTtl);
-            consuming = Optional.of(starter.start());
-            if (waiting.isPresent()) {
-                log.info("consumer on '{}' started after: {}", options.queue(), waiting.get());
-            }
-            waiting = Optional.empty();
-            return true;
-        } catch (InvalidConfigurationException e) {
-            if (waiting.isPresent()) {   // on a retry thread: nobody to throw to
-                if (!waiting.equals(Optional.of(e.getMessage()))) {
-                    log.error("consumer on '{}' cannot start: {}", options.queue(), e.getMessage());
-                }
-                waiting = Optional.of(e.getMessage());
-                return false;
-            }
-            throw e;
-        } catch (TransientException e) {
-            // the broker did not answer (QueueTopology names where and what to check): the watch tries again
-            return notYet("the broker does not answer: " + e.getMessage());
-        } catch (AmqpException e) {
-            return notYet("the broker does not answer: " + e.getMessage());
-        }
-    }
-
-    /** Not started, saying {@code why}: said once per reason, and tried again by the watch. */
-    private boolean notYet(String why) {
-        if (!waiting.equals(Optional.of(why))) {   // once per reason, not every 5 s while it lasts
-            log.warn("consumer on '{}' not started, {}; trying again every {} s (its health says so meanwhile)",
-                    options.queue(), why, RETRY_SECONDS);
-        }
-        waiting = Optional.of(why);
-        return false;
+        QueueTopology.declare(connectionFactory, options.queue(), options.deadLetterQueue(),
+                quorum ? QueueTopology.QueueType.QUORUM : QueueTopology.QueueType.CLASSIC, deadLetterTtl);
+        return starter.start();
     }
 
     @Override
-    public synchronized void stop() {
-        retrying.ifPresent(ScheduledExecutorService::shutdownNow);
-        retrying = Optional.empty();
+    public void stop() {
         try {
-            consuming.ifPresent(RunningConsumer::close);
+            watch.stop();
         } finally {
-            consuming = Optional.empty();
             starter.close();
-            started = false;
         }
     }
 
     /** True from start to stop, also while waiting for the broker, so that stopping the context stops it. */
     @Override
-    public synchronized boolean isRunning() {
-        return started;
+    public boolean isRunning() {
+        return watch.isStarted();
     }
 
     /** True while it consumes. Never waits for a start in progress. */
     public boolean isConsuming() {
-        return consuming.map(RunningConsumer::isRunning).orElse(false);
+        return watch.current().map(RunningConsumer::isRunning).orElse(false);
     }
 
     /** The protocol it consumes with. */
@@ -259,7 +169,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
      * unacked too and not counted.
      */
     public int retrying() {
-        return consuming.map(RunningConsumer::retrying).orElse(0);
+        return watch.current().map(RunningConsumer::retrying).orElse(0);
     }
 
     /**
@@ -267,7 +177,7 @@ public final class OrderlessConsumer implements SmartLifecycle {
      * it applies nothing ({@code MongoDB: ...}: MongoDB unavailable; its messages are held), if so.
      */
     public Optional<String> waitingFor() {
-        return waiting.or(() -> consuming.flatMap(RunningConsumer::waitingFor));
+        return watch.waiting().or(() -> watch.current().flatMap(RunningConsumer::waitingFor));
     }
 
     /**

@@ -33,6 +33,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param outbox     the outbox and its relay (orderless-producer-stamping's auto-configuration)
  * @param history    the version history of {@code orderless.collection}
  * @param console    the operator console (orderless-console's auto-configuration)
+ * @param kafka      the Kafka share-group consumer (orderless-kafka and spring-kafka on the class path); none is
+ *                   started without {@code orderless.kafka.topic}
  * @param writeConcern how orderless writes to MongoDB: {@code majority} (default: an apply, a record, an outbox entry
  *                   is acknowledged once a majority of the replica set has it, so a primary's failover cannot lose it
  *                   while its message is acked), or {@code client}: the write concern of Boot's MongoDB client (say
@@ -44,7 +46,7 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
                                   @DefaultValue Compaction compaction, @DefaultValue Publisher publisher,
                                   @DefaultValue Outbox outbox, @DefaultValue History history,
                                   @DefaultValue("majority") WriteConcernSetting writeConcern,
-                                  @DefaultValue Console console) {
+                                  @DefaultValue Console console, @DefaultValue Kafka kafka) {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(OrderlessProperties.class);
 
     /**
@@ -137,6 +139,48 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
                         + "'");
             }
         }
+    }
+
+    /**
+     * {@code orderless.kafka.*}: a consumer of a Kafka share group (KIP-932) applying to {@code orderless.collection},
+     * where the application has {@code dev.orderless:orderless-kafka} and Spring Boot's Kafka support
+     * ({@code spring-kafka}, {@code spring-boot-kafka}). It connects as Spring Boot's {@code spring.kafka.*} says
+     * (bootstrap servers, security, {@code spring.kafka.consumer.properties.*}); these properties say what it consumes.
+     * Anything unset keeps {@code ShareConsumerOptions.ofDefaults(topic, group)}'s value.
+     *
+     * @param enabled         false: no Kafka consumer even with a topic (true)
+     * @param topic           the topic the operations are produced to (record key: the entity); the consumer starts
+     *                        only with it
+     * @param group           the share group every instance of this application joins; required with a topic. Not the
+     *                        id of a consumer group: Kafka refuses a group id used by both kinds
+     * @param deadLetterTopic where poison goes, with orderless's reason headers; default: the topic + {@code .dlt}
+     * @param concurrency     share consumers (a thread each) in this instance
+     * @param maxPollRecords  records per poll, applied together with one bulk write
+     * @param pollTimeout     how long one poll waits for records
+     * @param maxHold         how long one record may keep failing while MongoDB applies others before it is
+     *                        dead-lettered
+     * @param backoff         the pauses between attempts at a record MongoDB could not take (held meanwhile)
+     * @param shutdownTimeout how long stopping lets a poll being applied finish before its records are released
+     * @param declare         create the topic and the dead-letter topic where missing and set the share group to read
+     *                        from the earliest record, at start-up (true); false where topics are managed elsewhere
+     *                        (the consumer then checks that both exist)
+     * @param partitions      the topic's partitions where {@code declare} creates it (1; the dead-letter topic has
+     *                        one): a share group needs no more partitions than consumers
+     * @param envelope        how records in the canonical envelope are read
+     */
+    public record Kafka(@DefaultValue("true") boolean enabled, String topic, String group, String deadLetterTopic,
+                        Integer concurrency, Integer maxPollRecords, Duration pollTimeout, Duration maxHold,
+                        @DefaultValue BackoffProperties backoff, Duration shutdownTimeout,
+                        @DefaultValue("true") boolean declare, @DefaultValue("1") int partitions,
+                        @DefaultValue EnvelopeProperties envelope) {
+        /** Refuses a partition count under 1, naming the property. */
+        public Kafka {
+            if (partitions < 1) {
+                throw InvalidConfigurationException.refused("orderless.kafka.partitions", "must be 1 or more, was "
+                        + partitions);
+            }
+        }
+
     }
 
     /** {@code orderless.write-concern}. */
@@ -373,6 +417,10 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
      */
     public record EnvelopeProperties(
             @DefaultValue("ignore") dev.orderless.message.Envelope.UnknownMembers unknownMembers) {
+        /** The envelope a consumer reads its messages with, counting what it ignores in {@code meters}. */
+        public dev.orderless.message.Envelope envelope(io.micrometer.core.instrument.MeterRegistry meters) {
+            return new dev.orderless.message.Envelope().withUnknownMembers(unknownMembers).withMeters(meters);
+        }
     }
 
     /**
@@ -519,7 +567,7 @@ public record OrderlessProperties(String database, String collection, @DefaultVa
 
         /** The envelope the consumer reads its messages with, counting what it ignores in {@code meters}. */
         dev.orderless.message.Envelope envelope(io.micrometer.core.instrument.MeterRegistry meters) {
-            return new dev.orderless.message.Envelope().withUnknownMembers(envelope.unknownMembers()).withMeters(meters);
+            return envelope.envelope(meters);
         }
 
         /**

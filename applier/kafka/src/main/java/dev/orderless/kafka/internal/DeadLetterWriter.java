@@ -35,6 +35,14 @@ public final class DeadLetterWriter implements AutoCloseable {
     }
 
     /**
+     * Connects to the dead-letter topic's leader before the first letter: a first send that has to look the topic up
+     * takes seconds on a busy machine, while the records of its poll wait under their acquisition lock.
+     */
+    public void warmUp() {
+        producer.partitionsFor(deadLetterTopic);
+    }
+
+    /**
      * Writes {@code record} to the dead-letter topic with its reason.
      *
      * @throws RuntimeException if Kafka did not acknowledge it within the timeout (the record is then held, not lost)

@@ -2,6 +2,8 @@ package dev.orderless.kafka.internal;
 
 import dev.orderless.apply.Operation;
 import dev.orderless.consume.internal.ApplyingHandler;
+import dev.orderless.consume.internal.BatchApplyingHandler;
+import dev.orderless.consume.internal.Delivery;
 import dev.orderless.consume.internal.Handling;
 import dev.orderless.consume.internal.HoldClock;
 import java.io.IOException;
@@ -26,10 +28,16 @@ import org.slf4j.LoggerFactory;
  *       tried again on its own; the others are applied together ({@link dev.orderless.consume.internal.BatchApplyingHandler}),
  *       each acknowledged on its own: ACCEPT after MongoDB acknowledged the write, the dead-letter topic then REJECT
  *       for poison.
- *   <li>A record MongoDB could not take is tried once more at once; failing again, it is held: RENEW keeps its
- *       acquisition lock (the broker's delivery count does not move, so an outage of any length loses nothing) and
- *       it comes back to this worker on a later poll, after a back-off no longer than half the lock. While MongoDB
- *       serves others, a record held past the max hold is dead-lettered as {@code held too long}.
+ *   <li>Before the bulk write, which may block while MongoDB does not answer, the acknowledgements settled so far
+ *       (the poison's REJECT) are sent, while their locks hold.
+ *   <li>A record MongoDB could not take is tried once more on its own (unless the consumer already waits for MongoDB);
+ *       failing again, it is held: RENEW keeps its acquisition lock (the broker's delivery count does not move, so an
+ *       outage of any length loses nothing) and it comes back to this worker on a later poll, after a back-off no
+ *       longer than half the lock. While MongoDB serves others, a record held past the max hold is dead-lettered as
+ *       {@code held too long}.
+ *   <li>While the consumer waits for MongoDB, no record is tried: one probe of MongoDB per poll, on a thread of its
+ *       own and waited for at most a quarter of the lock, decides; until it answers, every record polled is renewed
+ *       at once, so that no apply blocking on MongoDB outlasts a lock.
  *   <li>A record on its last delivery (its delivery count at the broker's limit) is never held nor released: the
  *       broker would archive it silently if this consumer died with it, so it goes to the dead-letter topic.
  *   <li>Whatever a batch leaves unsettled (a failure in the middle of it) is renewed before the next poll, which a
@@ -59,6 +67,9 @@ public final class ShareWorker {
     private final Duration pollTimeout;
     private final Thread thread;
     private final Map<Key, Held> held = new HashMap<>();
+    private final java.util.concurrent.ExecutorService probes;
+    private java.util.concurrent.Future<Boolean> probe;
+    private int downPolls;
     private volatile boolean stopping;
 
     public ShareWorker(ShareConsumer<byte[], byte[]> consumer, String topic, int index, Handling handling,
@@ -71,6 +82,11 @@ public final class ShareWorker {
         this.deliveryLimit = deliveryLimit;
         this.pollTimeout = pollTimeout;
         this.thread = new Thread(this::run, "orderless-kafka-" + topic + "-" + index);
+        this.probes = java.util.concurrent.Executors.newSingleThreadExecutor(task -> {
+            Thread probing = new Thread(task, thread.getName() + "-mongodb-probe");
+            probing.setDaemon(true);
+            return probing;
+        });
     }
 
     public void start() {
@@ -118,12 +134,16 @@ public final class ShareWorker {
             consumer.subscribe(List.of(topic));
             while (!stopping && !single.stopped()) {
                 try {
+                    boolean down = mongoDown();
                     ConsumerRecords<byte[], byte[]> records = consumer.poll(pollTimeout);
-                    int attempts = handle(records);
+                    int attempts = down ? keep(records) : handle(records);
                     forgetLost();
                     if (attempts > 0 && !stopping) {
                         consumer.commitSync(Duration.ofSeconds(5));   // the renewals go now, not with the next poll
                         single.pause(attempts, lock().dividedBy(2));
+                    } else if (!records.isEmpty()) {
+                        // the acknowledgements go now, while their locks hold, not with the next poll
+                        consumer.commitAsync();
                     }
                     failures = 0;
                 } catch (WakeupException e) {
@@ -143,6 +163,53 @@ public final class ShareWorker {
         } finally {
             close();
         }
+    }
+
+    /**
+     * While the consumer waits for MongoDB: whether it still does, by one probe waited for at most a quarter of the
+     * lock (the probe goes on on its own thread; the next poll asks it again).
+     */
+    private boolean mongoDown() {
+        if (!single.waiting()) {
+            downPolls = 0;
+            return false;
+        }
+        if (probe == null || probe.isDone()) {
+            probe = probes.submit(single::answersWrites);
+        }
+        try {
+            if (probe.get(lock().dividedBy(4).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                downPolls = 0;
+                return false;
+            }
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            // not answered in time, or refused: still down
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return true;
+    }
+
+    /**
+     * MongoDB is down: every record polled is renewed at once, none tried (a try would block on MongoDB).
+     *
+     * @return how many polls in a row found MongoDB down, for the pause before the next poll
+     */
+    private int keep(ConsumerRecords<byte[], byte[]> records) {
+        downPolls++;
+        long now = System.nanoTime();
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            RecordDelivery delivery = new RecordDelivery(consumer, record, deadLetters, deliveryLimit);
+            Key key = new Key(record.partition(), record.offset());
+            synchronized (held) {
+                Held before = held.get(key);
+                if (before != null) {
+                    held.put(key, new Held(before.op(), before.hold(), now));
+                }
+            }
+            delivery.renew();
+        }
+        return downPolls;
     }
 
     /**
@@ -171,8 +238,17 @@ public final class ShareWorker {
                     attemptOrHold(delivery, before.op(), before.hold(), mostAttempts);
                 }
             }
-            handling.batch().handle(fresh, (delivery, op) -> attemptOrHold((RecordDelivery) delivery, op, single.hold(),
-                    mostAttempts));
+            handling.batch().handle(fresh, new BatchApplyingHandler.Holder() {
+                @Override
+                public void hold(Delivery delivery, Operation op) throws IOException {
+                    attemptOrHold((RecordDelivery) delivery, op, single.hold(), mostAttempts);
+                }
+
+                @Override
+                public void beforeApply() {
+                    consumer.commitAsync();   // the poison's REJECT goes now, not after a bulk write that may block
+                }
+            });
         } catch (IOException | RuntimeException e) {
             log.error("Kafka share consumer {} of '{}': a poll of {} records failed midway ({}); what it did not settle"
                     + " is kept for the next poll", thread.getName(), topic, all.size(), e.toString(), e);
@@ -188,7 +264,10 @@ public final class ShareWorker {
 
     private void attemptOrHold(RecordDelivery delivery, Operation op, HoldClock.Hold hold, int[] mostAttempts)
             throws IOException {
-        if (single.attempt(delivery, op, hold)) {
+        if (single.waiting() && hold.attempts() == 0) {
+            // MongoDB found down by an earlier record of this poll: another try would block as long again
+            single.heldWithoutAttempt(hold);
+        } else if (single.attempt(delivery, op, hold)) {
             return;
         }
         if (delivery.deliveryCount() >= deliveryLimit) {
@@ -201,7 +280,7 @@ public final class ShareWorker {
             held.put(new Key(delivery.record().partition(), delivery.record().offset()),
                     new Held(op, hold, System.nanoTime()));
         }
-        mostAttempts[0] = Math.max(mostAttempts[0], hold.attempts());
+        mostAttempts[0] = Math.max(mostAttempts[0], Math.max(1, hold.attempts()));
     }
 
     /** Held records that did not come back within two locks went to another consumer (the lock expired). */
@@ -228,12 +307,17 @@ public final class ShareWorker {
 
     /** Acknowledgements sent, then the consumer closed: what it still held goes back to the group. */
     private void close() {
+        probes.shutdownNow();
         synchronized (held) {
             held.values().forEach(h -> single.released(h.hold()));
             held.clear();
         }
         try {
-            consumer.commitSync(Duration.ofSeconds(5));
+            try {
+                consumer.commitSync(Duration.ofSeconds(5));
+            } catch (WakeupException e) {
+                consumer.commitSync(Duration.ofSeconds(5));   // the stop's wakeup, not yet taken by a poll
+            }
         } catch (RuntimeException e) {
             log.warn("Kafka share consumer {} of '{}': acknowledgements not sent on stop ({}); the broker redelivers"
                     + " those records, as duplicates", thread.getName(), topic, e.toString());

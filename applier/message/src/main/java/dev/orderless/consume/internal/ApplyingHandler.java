@@ -50,10 +50,12 @@ public final class ApplyingHandler {
     private final HoldClock holdClock;
     private final ConsumeObservations observations;
     private final MongoWait mongoWait;
+    private final GuardedApplier applier;
 
     public ApplyingHandler(GuardedApplier applier, Applying applying, OperationDecoder decoder, HandlerSettings options,
                            ConsumerMetrics metrics, RetryPause retryPause, ConsumeObservations observations) {
         this.observations = observations;
+        this.applier = applier;
         this.mongoWait = new MongoWait(options.source());
         this.holdClock = new HoldClock(applier::answersWrites, options.maxHold());
         this.applying = applying;
@@ -174,6 +176,31 @@ public final class ApplyingHandler {
             released(hold);
         }
         return settled;
+    }
+
+    /** True from the first apply that found MongoDB unavailable until MongoDB answers one again. */
+    public boolean waiting() {
+        return mongoWait.waitingFor().isPresent();
+    }
+
+    /**
+     * Whether MongoDB takes a write now ({@link GuardedApplier#answersWrites()}): what a consumer that holds messages
+     * itself asks, once, before trying them again while it waits for MongoDB. It may block for the MongoDB client's
+     * server selection timeout.
+     */
+    public boolean answersWrites() {
+        return applier.answersWrites();
+    }
+
+    /**
+     * A message kept without an attempt while MongoDB is known to be down (the consumer waits): counted as retrying
+     * from then until it is settled or released.
+     */
+    public void heldWithoutAttempt(HoldClock.Hold hold) {
+        if (!hold.retrying) {
+            hold.retrying = true;
+            metrics.retryingStarted();
+        }
     }
 
     /** A held message this consumer no longer holds (settled, or taken back by the broker): no longer retrying. */

@@ -38,6 +38,13 @@ public final class BatchApplyingHandler {
     /** What becomes of a message of the batch that failed (transiently, or a configuration refusal). */
     public interface Holder {
         void hold(Delivery delivery, Operation op) throws IOException;
+
+        /**
+         * Called once the batch is decoded (its poison dead-lettered) and before its bulk write, which may block for
+         * as long as MongoDB takes to answer: Kafka sends the acknowledgements settled so far, while their locks hold.
+         */
+        default void beforeApply() {
+        }
     }
 
     /** Decodes, applies and settles the deliveries a consumer took together (see the class comment). */
@@ -83,6 +90,7 @@ public final class BatchApplyingHandler {
                 }
                 return;
             }
+            holder.beforeApply();
             List<BatchResult> results;
             try {
                 results = observations.applyBulk(observed, () -> single.applying().applyAll(ops));

@@ -55,7 +55,8 @@ class PublisherAutoConfigurationTest {
                 java.nio.charset.StandardCharsets.UTF_8);
         assertThat(imports.lines()).containsExactlyInAnyOrder("dev.orderless.boot.OrderlessAutoConfiguration",
                 "dev.orderless.publish.boot.OrderlessPublisherAutoConfiguration",
-                "dev.orderless.outbox.boot.OrderlessOutboxAutoConfiguration");
+                "dev.orderless.outbox.boot.OrderlessOutboxAutoConfiguration",
+                "dev.orderless.kafka.boot.OrderlessKafkaAutoConfiguration");
     }
 
     @Test

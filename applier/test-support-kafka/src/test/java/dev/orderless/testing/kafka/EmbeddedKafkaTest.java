@@ -18,9 +18,11 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The embedded broker itself (not KAFKA_BOOTSTRAP's): share groups on it behave as the settings say. */
+@Tag("kafka")
 class EmbeddedKafkaTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static EmbeddedKafka kafka;
