@@ -6,6 +6,12 @@ import dev.orderless.backends.MongoBackend;
 import dev.orderless.demo.compare.Arena;
 import dev.orderless.demo.compare.ComparePlan;
 import dev.orderless.demo.compare.CompareReport;
+import dev.orderless.demo.compare.KafkaArena;
+import dev.orderless.demo.compare.KafkaPlan;
+import dev.orderless.demo.compare.KafkaReport;
+import dev.orderless.testing.kafka.EmbeddedKafka;
+import dev.orderless.testing.kafka.KafkaBroker;
+import dev.orderless.testing.kafka.KafkaBrokers;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,7 +21,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(name = "compare", sortOptions = false,
-        header = "orderless head to head with a single active consumer, hash partitions and plain competing consumers.",
+        header = "orderless head to head with a single active consumer, hash partitions and plain competing consumers;"
+                + " on Kafka (--broker kafka), a share group with orderless against a consumer group.",
         description = {
     "Apply the same enrollment actions (Zipf-skewed students, 2 ms added to every MongoDB round trip) with",
     "each way of keeping order, on the same RabbitMQ and MongoDB, and print what each achieved: messages/s,",
@@ -52,14 +59,37 @@ final class CompareCommand extends DemoCommand {
             description = "MongoDB connection string (default: an embedded MongoDB in this process).")
     String mongo;
 
+    @Option(names = "--broker", paramLabel = "rabbit|kafka", order = 8, defaultValue = "rabbit",
+            description = "rabbit: orderless against RabbitMQ's ways to keep order; kafka: a share group with orderless"
+                    + " against a consumer group with per-partition order (default: ${DEFAULT-VALUE}).")
+    String broker;
+
+    @Option(names = "--kafka", paramLabel = "BOOTSTRAP", order = 9,
+            description = "With --broker kafka: a Kafka 4.2 or later with share groups, host:port (default:"
+                    + " $KAFKA_BOOTSTRAP, else an embedded broker in this process).")
+    String kafka;
+
     @Override
     public Integer call() {
-        String rabbitUri = MongoConnections.chosen(rabbit, cli.env, "RABBITMQ_URI").orElseThrow(() ->
-                new InvalidConfigurationException("'compare' needs a RabbitMQ (quorum queues and single active"
-                        + " consumers, which the embedded broker lacks): pass --rabbit or set RABBITMQ_URI"));
         if (runs < 1) {
             throw new InvalidConfigurationException("'compare --runs' must be at least 1, was " + runs);
         }
+        if ("kafka".equals(broker)) {
+            if (uniform) {
+                throw new InvalidConfigurationException("'compare --uniform' is for --broker rabbit: the Kafka plan drains"
+                        + " Zipf and uniform keys both");
+            }
+            return kafka();
+        }
+        if (!"rabbit".equals(broker)) {
+            throw new InvalidConfigurationException("'compare --broker' is rabbit or kafka, was '" + broker + "'");
+        }
+        if (kafka != null) {
+            throw new InvalidConfigurationException("'compare --kafka' names a Kafka for --broker kafka only");
+        }
+        String rabbitUri = MongoConnections.chosen(rabbit, cli.env, "RABBITMQ_URI").orElseThrow(() ->
+                new InvalidConfigurationException("'compare' needs a RabbitMQ (quorum queues and single active"
+                        + " consumers, which the embedded broker lacks): pass --rabbit or set RABBITMQ_URI"));
         ComparePlan plan = quick ? ComparePlan.quick(consumers, messages, uniform) : ComparePlan.full();
         try (MongoBackend backend = mongo == null ? Backends.startMongo() : Backends.mongo(Optional.of(mongo));
              Arena arena = new Arena(URI.create(rabbitUri), backend.connectionString(), plan.stall(), plan.rate(),
@@ -81,6 +111,35 @@ final class CompareCommand extends DemoCommand {
                 cli.out.println();
                 cli.out.println(CompareReport.medians(reports));
                 cli.out.println(CompareReport.medianLine(reports));
+            }
+            return 0;
+        }
+    }
+
+    /**
+     * The Kafka comparison: the quick plan (--messages records per drain) or the full one, on the named Kafka or an
+     * embedded one; with --runs N, each run's line and the medians.
+     */
+    private Integer kafka() {
+        KafkaPlan plan = quick ? KafkaPlan.quick(messages) : KafkaPlan.full();
+        Optional<String> bootstrap = MongoConnections.chosen(kafka, cli.env, KafkaBrokers.KAFKA_BOOTSTRAP);
+        try (KafkaBroker kafkaBroker = bootstrap.map(KafkaBrokers::external)
+                .orElseGet(() -> EmbeddedKafka.start(KafkaPlan.EMBEDDED_BROKER));
+             MongoBackend backend = mongo == null ? Backends.startMongo() : Backends.mongo(Optional.of(mongo));
+             KafkaArena arena = new KafkaArena(kafkaBroker.bootstrapServers(), backend.connectionString(), plan.stall(),
+                     plan.rate(), Duration.ofMinutes(3))) {
+            cli.out.println("[compare] kafka " + plan.name() + " plan on " + kafkaBroker.bootstrapServers() + ": "
+                    + plan.throughput().size() + " throughput and " + plan.faults().size() + " fault trials");
+            List<KafkaReport> reports = new ArrayList<>();
+            for (int run = 1; run <= runs; run++) {
+                KafkaReport report = KafkaReport.run(arena, plan, cli.out);
+                cli.out.println();
+                cli.out.println(report.markdown());
+                reports.add(report);
+                cli.out.println(runs > 1 ? "[compare] run " + run + ": " + report.compareLine() : report.compareLine());
+            }
+            if (runs > 1) {
+                cli.out.println(KafkaReport.medianLine(reports));
             }
             return 0;
         }

@@ -87,6 +87,16 @@ class CliTest {
     }
 
     @Test
+    void compare_on_a_broker_it_does_not_know_fails_in_one_line_naming_the_option() {
+        assertOneLineError(CliRun.of(Map.of(), "compare", "--broker", "nats"), "'compare --broker' is rabbit or kafka, was 'nats'");
+    }
+
+    @Test
+    void compare_on_kafka_refuses_the_option_only_the_rabbitmq_plan_has() {
+        assertOneLineError(CliRun.of(Map.of(), "compare", "--broker", "kafka", "--uniform"), "'compare --uniform' is for --broker rabbit");
+    }
+
+    @Test
     @ExtendWith(RabbitExtension.class)
     void consume_with_an_unreachable_mongodb_fails_fast_in_one_line_naming_the_uri(RabbitBackend rabbit) throws Exception {
         String mongo = "mongodb://127.0.0.1:" + closedPort();

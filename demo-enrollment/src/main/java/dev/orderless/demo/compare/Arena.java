@@ -187,7 +187,7 @@ public final class Arena implements AutoCloseable {
                 rabbitAdmin.deleteQueue(QueueTopology.parkingQueue(queue + ".dlq"));
             }
         }
-        int diverged = diverged(trial, ops, students);
+        int diverged = diverged(trial.contestant() == Contestant.ORDERLESS, ops, students);
         students.drop();
         return TrialResult.of(trial, ops, tally, new TrialResult.Marks(started, appliedAtStart, faultAt, appliedAtFault,
                 joinedAt, appliedAtJoined), diverged, consumerCpu, serverCpu);
@@ -512,13 +512,16 @@ public final class Arena implements AutoCloseable {
         }
     }
 
-    /** Students whose stored state differs from the oracle's replay of the ops in seq order. */
-    private static int diverged(Trial trial, List<Operation> ops, MongoCollection<BsonDocument> students) {
+    /**
+     * Students whose stored state differs from the oracle's replay of the ops in seq order; {@code guarded}: the
+     * documents are orderless's (the guarded apply), not plain upserts'.
+     */
+    static int diverged(boolean guarded, List<Operation> ops, MongoCollection<BsonDocument> students) {
         Map<String, EntityState> expected = new ReferenceModel(Enrollment.STUDENT_SCHEMA).replay(ops);
         Map<String, PlainUpserts.Plain> stored = new HashMap<>();
         for (BsonDocument doc : students.find()) {
             String id = doc.getString("_id").getValue();
-            stored.put(id, trial.contestant() == Contestant.ORDERLESS
+            stored.put(id, guarded
                     ? PlainUpserts.Plain.of(EntityState.of(doc, Enrollment.STUDENT_SCHEMA))
                     : PlainUpserts.Plain.of(doc));
         }

@@ -274,7 +274,7 @@ public final class CompareReport {
         return r.serverCpu().cpuNanos() == 0 ? "-" : String.format(Locale.ROOT, "%.0f", r.serverCpu().micros());
     }
 
-    private static String latency(TrialResult.Latency l) {
+    static String latency(TrialResult.Latency l) {
         return l.count() == 0 ? "-" : String.format(Locale.ROOT, "%.0f / %.0f / %.0f", l.p50(), l.p99(), l.max());
     }
 }

@@ -56,17 +56,22 @@ final class ConsumerProcess implements AutoCloseable {
         // the thread that built the factory, not this process's
         factory.setThreadFactory(runnable -> new Thread(threads, runnable));
         this.broker = new CachingConnectionFactory(factory);
+        MongoClientSettings settings = counted(toMongo, roundTrips);
+        this.mongo = within(() -> MongoClients.create(settings));   // its monitor threads: this process's
+    }
+
+    /** A MongoDB client's settings through {@code toMongo}, each command it sends counted in {@code roundTrips}. */
+    static MongoClientSettings counted(TcpProxy toMongo, AtomicLong roundTrips) {
         CommandListener counting = new CommandListener() {
             @Override
             public void commandStarted(CommandStartedEvent event) {
                 roundTrips.incrementAndGet();
             }
         };
-        MongoClientSettings settings = MongoClientSettings.builder()
+        return MongoClientSettings.builder()
                 .applyConnectionString(new ConnectionString("mongodb://127.0.0.1:" + toMongo.port() + "/?directConnection=true"))
                 .addCommandListener(counting)
                 .build();
-        this.mongo = within(() -> MongoClients.create(settings));   // its monitor threads: this process's
     }
 
     /**

@@ -9,6 +9,11 @@
  * consumers are started {@code within} their {@code ConsumerProcess}'s thread group, and nothing else of them
  * needs to know it).
  *
+ * <p>On Kafka ({@link dev.orderless.demo.compare.KafkaArena}, {@link dev.orderless.demo.compare.KafkaPlan},
+ * {@link dev.orderless.demo.compare.KafkaReport}): a share group with orderless's share-group consumer against a
+ * consumer group with per-partition order (one KafkaConsumer per partition, an ordered bulk write of plain upserts
+ * per poll, the offsets committed after it), the same records on the same partitions, measured the same way.
+ *
  * <p>Used by the demo's {@code compare} command and by the {@code CompareBenchmark}; not an API.
  */
 package dev.orderless.demo.compare;
