@@ -2,6 +2,7 @@ package dev.orderless.kafka;
 
 import dev.orderless.Backoff;
 import dev.orderless.InvalidConfigurationException;
+import dev.orderless.consume.internal.OptionRules;
 import java.time.Duration;
 
 /**
@@ -155,21 +156,14 @@ public record ShareConsumerOptions(String topic, String deadLetterTopic, String 
     }
 
     private static void requireName(String parameter, String value) {
-        if (value == null || value.isBlank()) {
-            throw InvalidConfigurationException.refused(OPTIONS, parameter, "must be a name");
-        }
+        OptionRules.name(OPTIONS, parameter, value, "a name");
     }
 
     private static void range(String parameter, int value, int min, int max) {
-        if (value < min || value > max) {
-            throw InvalidConfigurationException.refused(OPTIONS, parameter, "must be between " + min + " and " + max
-                    + ", was " + value);
-        }
+        OptionRules.range(OPTIONS, parameter, value, min, max);
     }
 
     private static void positive(String parameter, Duration value) {
-        if (value == null || value.isNegative() || value.isZero()) {
-            throw InvalidConfigurationException.refused(OPTIONS, parameter, "must be a positive duration, was " + value);
-        }
+        OptionRules.positive(OPTIONS, parameter, value);
     }
 }

@@ -3,26 +3,18 @@ package dev.orderless.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.mongodb.ConnectionString;
-import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.orderless.Backoff;
 import dev.orderless.InvalidConfigurationException;
 import dev.orderless.apply.EntityState;
-import dev.orderless.apply.GuardedApplier;
 import dev.orderless.apply.Operation;
 import dev.orderless.backends.MongoBackend;
 import dev.orderless.oracle.Histories;
 import dev.orderless.oracle.ReferenceModel;
 import dev.orderless.testing.MongoExtension;
-import dev.orderless.testing.TcpProxy;
 import dev.orderless.testing.kafka.EmbeddedKafka;
 import dev.orderless.testing.kafka.KafkaSettings;
 import dev.orderless.testing.kafka.KafkaTopics;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,7 +26,6 @@ import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.awaitility.Awaitility;
-import org.bson.BsonDocument;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -64,12 +55,7 @@ class ShareGroupConsumerTest {
 
     private static EmbeddedKafka broker;
 
-    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    private final List<AutoCloseable> opened = new ArrayList<>();
-    private TcpProxy proxy;
-    private MongoClient client;
-    private MongoCollection<BsonDocument> collection;
-    private GuardedApplier applier;
+    private ShareGroupFixture world;
 
     @BeforeAll
     static void startBroker() {
@@ -84,21 +70,12 @@ class ShareGroupConsumerTest {
 
     @BeforeEach
     void connectThroughAProxy(MongoBackend backend, MongoDatabase fresh) {
-        String[] target = new ConnectionString(backend.connectionString()).getHosts().get(0).split(":");
-        proxy = TcpProxy.start(target[0], target.length > 1 ? Integer.parseInt(target[1]) : 27017);
-        client = MongoClients.create("mongodb://127.0.0.1:" + proxy.port()
-                + "/?directConnection=true&serverSelectionTimeoutMS=1000&connectTimeoutMS=1000&socketTimeoutMS=3000");
-        collection = client.getDatabase(fresh.getName()).getCollection("entities", BsonDocument.class);
-        applier = GuardedApplier.create(collection, Histories.ALL_TYPES);
+        world = new ShareGroupFixture(broker, backend, fresh);
     }
 
     @AfterEach
     void close() throws Exception {
-        for (AutoCloseable closeable : opened) {
-            closeable.close();
-        }
-        client.close();
-        proxy.close();
+        world.close();
     }
 
     @Test
@@ -106,15 +83,15 @@ class ShareGroupConsumerTest {
         Random random = new Random(Long.getLong("orderless.seed", 53));
         List<Operation> history = Histories.operations(Histories.stepsOfAllTypes(random, 1500, 1500, 60), "k");
         List<Operation> delivered = Histories.delivery(history, 0.2, random);
-        ShareConsumerOptions options = declared("converge", 4).withConcurrency(4);
+        ShareConsumerOptions options = world.declared("converge", 4).withConcurrency(4);
 
-        publisher(options).publishAll(delivered);
-        ShareGroupConsumer consumer = start(options);
+        world.publisher(options).publishAll(delivered);
+        ShareGroupConsumer consumer = world.start(options);
 
-        awaitSettled(delivered.size());
+        world.awaitSettled(delivered.size());
         // at least once: a record whose acknowledgement missed its lock comes again, and is found a duplicate
-        assertThat(accepted()).as("each record accepted").isGreaterThanOrEqualTo(delivered.size());
-        assertThat(deadLettered()).isZero();
+        assertThat(world.accepted()).as("each record accepted").isGreaterThanOrEqualTo(delivered.size());
+        assertThat(world.deadLettered()).isZero();
         assertConverged(history);
         assertThat(consumer.isRunning()).isTrue();
         assertThat(consumer.deliveryCountLimit()).as("read from the broker").isEqualTo(DELIVERY_LIMIT);
@@ -122,19 +99,19 @@ class ShareGroupConsumerTest {
 
     @Test
     void poison_goes_to_the_dead_letter_topic_with_its_reason_and_entity_and_is_replayed_once() {
-        ShareConsumerOptions options = declared("poison", 1);
+        ShareConsumerOptions options = world.declared("poison", 1);
         List<Operation> good = Histories.operations(Histories.stepsOfAllTypes(new Random(3), 100, 100, 5), "p");
-        KafkaOperationPublisher publisher = publisher(options);
+        KafkaOperationPublisher publisher = world.publisher(options);
         publisher.publishRaw(List.of("not json".getBytes(StandardCharsets.UTF_8),
                 "{\"entity\":\"poison-1\",\"seq\":7,\"op\":\"add\",\"field\":\"nope\",\"element\":\"x\"}"
                         .getBytes(StandardCharsets.UTF_8)));
         publisher.publishAll(good);
-        start(options);
+        world.start(options);
 
-        awaitSettled(good.size() + 2);
-        assertThat(deadLettered()).isEqualTo(2);
+        world.awaitSettled(good.size() + 2);
+        assertThat(world.deadLettered()).isEqualTo(2);
         assertConverged(good);
-        DeadLetterTopic letters = new DeadLetterTopic(kafka(), options.deadLetterTopic());
+        DeadLetterTopic letters = new DeadLetterTopic(world.kafka(), options.deadLetterTopic());
         List<KafkaDeadLetter> peeked = letters.peek(10);
         assertThat(peeked).extracting(KafkaDeadLetter::kind).containsExactlyInAnyOrder("bad_input", "unknown_field");
         assertThat(peeked).filteredOn(l -> l.kind().equals("unknown_field")).singleElement().satisfies(letter -> {
@@ -144,7 +121,7 @@ class ShareGroupConsumerTest {
         });
 
         assertThat(letters.replay(options.topic())).isEqualTo(2);
-        awaitSettled(good.size() + 4);   // still poison: dead-lettered again
+        world.awaitSettled(good.size() + 4);   // still poison: dead-lettered again
         // the two written again; the two replayed are not listed, nor replayed, again
         assertThat(letters.peek(10)).as("only the letters not replayed yet").hasSize(2)
                 .allSatisfy(letter -> assertThat(letter.offset()).isGreaterThanOrEqualTo(2));
@@ -152,24 +129,24 @@ class ShareGroupConsumerTest {
 
     @Test
     void an_outage_longer_than_the_acquisition_lock_holds_the_records_and_spends_no_delivery() {
-        ShareConsumerOptions options = declared("outage", 2).withConcurrency(2).withMaxHold(Duration.ofSeconds(1));
+        ShareConsumerOptions options = world.declared("outage", 2).withConcurrency(2).withMaxHold(Duration.ofSeconds(1));
         KafkaTopics.shareGroupLockDuration(broker.bootstrapServers(), options.group(), SHORT_LOCK);
         List<Operation> history = Histories.operations(Histories.stepsOfAllTypes(new Random(5), 300, 300, 20), "o");
-        proxy.cut();
-        publisher(options).publishAll(history);
-        ShareGroupConsumer consumer = start(options);
+        world.proxy.cut();
+        world.publisher(options).publishAll(history);
+        ShareGroupConsumer consumer = world.start(options);
 
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> consumer.waitingFor().isPresent());
         assertThat(consumer.waitingFor().orElseThrow()).startsWith("MongoDB: ");
         // several locks and more deliveries than the limit would allow, were the records released each time
         Awaitility.await("nothing settled for 3 locks while MongoDB is gone")
                 .during(SHORT_LOCK.multipliedBy(3)).atMost(SHORT_LOCK.multipliedBy(3).plusSeconds(10))
-                .until(() -> accepted() + deadLettered() == 0);
+                .until(() -> world.accepted() + world.deadLettered() == 0);
         assertThat(consumer.retrying()).isPositive();
-        proxy.restore();
+        world.proxy.restore();
 
-        awaitSettled(history.size());
-        assertThat(deadLettered()).as("an outage dead-letters nothing").isZero();
+        world.awaitSettled(history.size());
+        assertThat(world.deadLettered()).as("an outage dead-letters nothing").isZero();
         assertThat(KafkaTopics.count(broker.bootstrapServers(), options.deadLetterTopic())).isZero();
         assertConverged(history);
         assertThat(consumer.waitingFor()).isEmpty();
@@ -177,12 +154,12 @@ class ShareGroupConsumerTest {
 
     @Test
     void a_record_on_its_last_delivery_that_mongodb_cannot_take_is_dead_lettered_not_left_to_the_broker() {
-        ShareConsumerOptions options = declared("last", 1);
+        ShareConsumerOptions options = world.declared("last", 1);
         Operation op = Histories.operations(Histories.steps(new Random(9), 1, 1, 1), "l").get(0);
-        publisher(options).publish(op);
+        world.publisher(options).publish(op);
         // two deliveries released by another member of the group: the next one is the last
         try (KafkaShareConsumer<byte[], byte[]> other = new KafkaShareConsumer<>(
-                ShareGroupConsumer.consumerProperties(kafka(), options))) {
+                ShareGroupConsumer.consumerProperties(world.kafka(), options))) {
             other.subscribe(List.of(options.topic()));
             for (int delivery = 1; delivery < DELIVERY_LIMIT; delivery++) {
                 List<ConsumerRecord<byte[], byte[]>> got = new ArrayList<>();
@@ -194,50 +171,50 @@ class ShareGroupConsumerTest {
                 other.commitSync();
             }
         }
-        proxy.cut();
-        start(options);
+        world.proxy.cut();
+        world.start(options);
 
-        awaitSettled(1);
-        KafkaDeadLetter letter = new DeadLetterTopic(kafka(), options.deadLetterTopic()).peek(1).get(0);
+        world.awaitSettled(1);
+        KafkaDeadLetter letter = new DeadLetterTopic(world.kafka(), options.deadLetterTopic()).peek(1).get(0);
         assertThat(letter.kind()).isEqualTo("delivery_limit");
         assertThat(letter.entity()).contains(op.entity());
         assertThat(letter.reason()).contains("last delivery (" + DELIVERY_LIMIT);
-        proxy.restore();
+        world.proxy.restore();
     }
 
     @Test
     void closing_hands_back_what_it_holds_and_another_consumer_applies_it() {
-        ShareConsumerOptions options = declared("close", 1).withBackoff(Backoff.of(Duration.ofMillis(200), Duration.ofMillis(500)));
+        ShareConsumerOptions options = world.declared("close", 1).withBackoff(Backoff.of(Duration.ofMillis(200), Duration.ofMillis(500)));
         List<Operation> history = Histories.operations(Histories.stepsOfAllTypes(new Random(13), 40, 40, 4), "c");
-        proxy.cut();
-        publisher(options).publishAll(history);
-        ShareGroupConsumer first = start(options);
+        world.proxy.cut();
+        world.publisher(options).publishAll(history);
+        ShareGroupConsumer first = world.start(options);
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> first.retrying() > 0);
 
         first.close();
 
         assertThat(first.isRunning()).isFalse();
         assertThat(first.retrying()).as("none retried once handed back").isZero();
-        assertThat(accepted() + deadLettered()).isZero();
-        proxy.restore();
-        start(options);
-        awaitSettled(history.size());
-        assertThat(deadLettered()).isZero();
+        assertThat(world.accepted() + world.deadLettered()).isZero();
+        world.proxy.restore();
+        world.start(options);
+        world.awaitSettled(history.size());
+        assertThat(world.deadLettered()).isZero();
         assertConverged(history);
     }
 
     @Test
     void a_stamped_publish_is_keyed_by_its_entity_and_applied_with_the_stamped_seq() {
-        ShareConsumerOptions options = declared("stamped", 1);
-        Operation published = publisher(options).publish(entity -> 41, "stamped-1",
+        ShareConsumerOptions options = world.declared("stamped", 1);
+        Operation published = world.publisher(options).publish(entity -> 41, "stamped-1",
                 seq -> Operation.add("stamped-1", seq, "classes", "CS 101"));
-        start(options);
+        world.start(options);
 
-        awaitSettled(1);
+        world.awaitSettled(1);
         assertThat(published.seq()).isEqualTo(41);
         assertConverged(List.of(published));
         try (KafkaShareConsumer<byte[], byte[]> reader = new KafkaShareConsumer<>(ShareGroupConsumer.consumerProperties(
-                kafka(), ShareConsumerOptions.ofDefaults(options.topic(), options.group() + ".reader")))) {
+                world.kafka(), ShareConsumerOptions.ofDefaults(options.topic(), options.group() + ".reader")))) {
             KafkaTopics.shareGroupFromEarliest(broker.bootstrapServers(), options.group() + ".reader");
             reader.subscribe(List.of(options.topic()));
             List<ConsumerRecord<byte[], byte[]>> got = new ArrayList<>();
@@ -254,52 +231,15 @@ class ShareGroupConsumerTest {
     void start_fails_naming_a_topic_that_does_not_exist() {
         ShareConsumerOptions options = ShareConsumerOptions.ofDefaults("orderless.test.missing." + NAMES.incrementAndGet(),
                 "missing");
-        assertThatThrownBy(() -> ShareGroupConsumer.builder(kafka(), applier).options(options).start())
+        assertThatThrownBy(() -> ShareGroupConsumer.builder(world.kafka(), world.applier).options(options).start())
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("topic '" + options.topic() + "' does not exist")
                 .hasMessageContaining("KafkaTopology.declare");
     }
 
-    private Map<String, Object> kafka() {
-        return Map.of("bootstrap.servers", broker.bootstrapServers());
-    }
-
-    /** A topic of its own (and its dead-letter topic and group), declared. */
-    private ShareConsumerOptions declared(String name, int partitions) {
-        String topic = "orderless.test." + name + "." + NAMES.incrementAndGet();
-        ShareConsumerOptions options = ShareConsumerOptions.ofDefaults(topic, topic + ".group")
-                .withBackoff(Backoff.of(Duration.ofMillis(50), Duration.ofMillis(500)));
-        KafkaTopology.declare(kafka(), options, partitions);
-        return options;
-    }
-
-    private KafkaOperationPublisher publisher(ShareConsumerOptions options) {
-        KafkaOperationPublisher publisher = KafkaOperationPublisher.start(kafka(), options.topic());
-        opened.add(publisher);
-        return publisher;
-    }
-
-    private ShareGroupConsumer start(ShareConsumerOptions options) {
-        ShareGroupConsumer consumer = ShareGroupConsumer.builder(kafka(), applier).options(options).meters(meters).start();
-        opened.add(0, consumer);
-        return consumer;
-    }
-
-    private double accepted() {
-        return meters.find("orderless.consume.outcomes").counters().stream().mapToDouble(Counter::count).sum();
-    }
-
-    private double deadLettered() {
-        return meters.find("orderless.consume.dead_lettered").counters().stream().mapToDouble(Counter::count).sum();
-    }
-
-    private void awaitSettled(int records) {
-        Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> accepted() + deadLettered() >= records);
-    }
-
     private void assertConverged(List<Operation> history) {
         Map<String, EntityState> expected = new ReferenceModel(Histories.ALL_TYPES).replay(history);
-        Map<String, EntityState> stored = EntityState.readAll(collection.find(), Histories.ALL_TYPES);
+        Map<String, EntityState> stored = EntityState.readAll(world.collection.find(), Histories.ALL_TYPES);
         assertThat(ReferenceModel.diverged(expected, stored)).as("diverged documents").isEmpty();
         assertThat(stored).isEqualTo(expected);
     }

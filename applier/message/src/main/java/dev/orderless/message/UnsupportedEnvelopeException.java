@@ -10,7 +10,11 @@ import dev.orderless.InvalidInputException;
 public class UnsupportedEnvelopeException extends InvalidInputException {
     private static final long serialVersionUID = 1L;
 
-    /** @param message which version the body carries and which this reader reads */
+    /**
+     * A body in an envelope version this reader does not read.
+     *
+     * @param message which version the body carries and which this reader reads
+     */
     public UnsupportedEnvelopeException(String message) {
         super(Kind.UNSUPPORTED_ENVELOPE, message);
     }

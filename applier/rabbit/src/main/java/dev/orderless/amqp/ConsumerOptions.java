@@ -2,6 +2,7 @@ package dev.orderless.amqp;
 
 import dev.orderless.Backoff;
 import dev.orderless.InvalidConfigurationException;
+import dev.orderless.consume.internal.OptionRules;
 import java.time.Duration;
 
 /**
@@ -189,21 +190,14 @@ public record ConsumerOptions(String queue, String deadLetterQueue, int concurre
     }
 
     private static void requireName(String parameter, String value) {
-        if (value == null || value.isBlank()) {
-            throw InvalidConfigurationException.refused(OPTIONS, parameter, "must be a queue name");
-        }
+        OptionRules.name(OPTIONS, parameter, value, "a queue name");
     }
 
     private static void range(String parameter, int value, int min, int max) {
-        if (value < min || value > max) {
-            throw InvalidConfigurationException.refused(OPTIONS, parameter, "must be between " + min + " and " + max
-                    + ", was " + value);
-        }
+        OptionRules.range(OPTIONS, parameter, value, min, max);
     }
 
     private static void positive(String parameter, Duration value) {
-        if (value == null || value.isNegative() || value.isZero()) {
-            throw InvalidConfigurationException.refused(OPTIONS, parameter, "must be a positive duration, was " + value);
-        }
+        OptionRules.positive(OPTIONS, parameter, value);
     }
 }
