@@ -33,7 +33,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * checks against the oracle ({@link dev.orderless.oracle.ReferenceModel}): diverged 0 (the students equal it), lost 0
  * (no effect it shows missing, no record the share group left unsettled), and the dead-letter topic holding the poison
  * records and nothing else; its line in the log reads {@code [kafka] <scenario> seed=<seed> messages=<n> diverged=0
- * lost=0 dead_letters=<n> (expected <poison>)}. {@code -Dorderless.seed=<seed>} replays a run.
+ * lost=0 dead_letters=<n> (expected <poison>) letters_written=<n>}: dead_letters counts distinct poison records.
+ * {@code -Dorderless.seed=<seed>} replays a run.
  *
  * <p>About a minute and a half on a 2-core machine: in CI's second invocation (-Pfailover), not the test run.
  */
@@ -164,8 +165,11 @@ class KafkaShareGroupChaosTest {
                     ops.size(), faults, rig.handled(),
                     (System.nanoTime() - started) / 1e9, v.deadLetters() == v.distinctPoison() ? ""
                             : "; " + (v.deadLetters() - v.distinctPoison()) + " poison records dead-lettered more than once");
-            System.out.printf("[kafka] %s seed=%d messages=%d diverged=%d lost=%d dead_letters=%d (expected %d)%n", name,
-                    SEED, v.records(), v.diverged(), v.lost(), v.deadLetters(), v.poison());
+            // dead_letters: the distinct poison records in the dead-letter topic; a kill between a letter and its REJECT
+            // writes one twice (letters_written says so), which a replay absorbs as a duplicate
+            System.out.printf("[kafka] %s seed=%d messages=%d diverged=%d lost=%d dead_letters=%d (expected %d)"
+                    + " letters_written=%d%n", name, SEED, v.records(), v.diverged(), v.lost(), v.distinctPoison(),
+                    v.poison(), v.deadLetters());
             assertThat(v.diverged()).as("students diverged from the oracle").isZero();
             assertThat(v.lost()).as("operations lost (effects missing, records unsettled)").isZero();
             assertThat(v.distinctPoison()).as("distinct poison records dead-lettered = poison produced")

@@ -90,6 +90,16 @@ public final class ShareWorker {
     }
 
     public void start() {
+        // called on this worker's thread, from a poll or a commit: an acknowledgement the broker refused (its lock had
+        // expired) means the record comes again, as a duplicate the guard absorbs; said, not left to be guessed
+        consumer.setAcknowledgementCommitCallback((offsets, exception) -> {
+            if (exception != null) {
+                int records = offsets.values().stream().mapToInt(java.util.Set::size).sum();
+                log.warn("Kafka share consumer {} of '{}': the broker refused the acknowledgement of {} records ({});"
+                        + " they come again, as duplicates (keep the record lock above a poll's time)",
+                        thread.getName(), topic, records, exception.toString());
+            }
+        });
         thread.start();
     }
 
