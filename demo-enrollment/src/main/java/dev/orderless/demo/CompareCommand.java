@@ -59,8 +59,8 @@ final class CompareCommand extends DemoCommand {
             description = "MongoDB connection string (default: an embedded MongoDB in this process).")
     String mongo;
 
-    @Option(names = "--broker", paramLabel = "rabbit|kafka", order = 8, defaultValue = "rabbit",
-            description = "rabbit: orderless against RabbitMQ's ways to keep order; kafka: a share group with orderless"
+    @Option(names = "--broker", paramLabel = "rabbitmq|kafka", order = 8, defaultValue = "rabbitmq",
+            description = "rabbitmq: orderless against RabbitMQ's ways to keep order; kafka: a share group with orderless"
                     + " against a consumer group with per-partition order (default: ${DEFAULT-VALUE}).")
     String broker;
 
@@ -76,13 +76,13 @@ final class CompareCommand extends DemoCommand {
         }
         if ("kafka".equals(broker)) {
             if (uniform) {
-                throw new InvalidConfigurationException("'compare --uniform' is for --broker rabbit: the Kafka plan drains"
+                throw new InvalidConfigurationException("'compare --uniform' is for --broker rabbitmq: the Kafka plan drains"
                         + " Zipf and uniform keys both");
             }
             return kafka();
         }
-        if (!"rabbit".equals(broker)) {
-            throw new InvalidConfigurationException("'compare --broker' is rabbit or kafka, was '" + broker + "'");
+        if (!"rabbitmq".equals(broker)) {
+            throw new InvalidConfigurationException("'compare --broker' is rabbitmq or kafka (as for run), was '" + broker + "'");
         }
         if (kafka != null) {
             throw new InvalidConfigurationException("'compare --kafka' names a Kafka for --broker kafka only");

@@ -88,12 +88,12 @@ class CliTest {
 
     @Test
     void compare_on_a_broker_it_does_not_know_fails_in_one_line_naming_the_option() {
-        assertOneLineError(CliRun.of(Map.of(), "compare", "--broker", "nats"), "'compare --broker' is rabbit or kafka, was 'nats'");
+        assertOneLineError(CliRun.of(Map.of(), "compare", "--broker", "nats"), "'compare --broker' is rabbitmq or kafka (as for run), was 'nats'");
     }
 
     @Test
     void compare_on_kafka_refuses_the_option_only_the_rabbitmq_plan_has() {
-        assertOneLineError(CliRun.of(Map.of(), "compare", "--broker", "kafka", "--uniform"), "'compare --uniform' is for --broker rabbit");
+        assertOneLineError(CliRun.of(Map.of(), "compare", "--broker", "kafka", "--uniform"), "'compare --uniform' is for --broker rabbitmq");
     }
 
     @Test

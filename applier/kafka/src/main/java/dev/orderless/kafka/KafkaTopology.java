@@ -33,7 +33,8 @@ public final class KafkaTopology {
     /** The broker's limit when it does not say: Kafka's default. */
     static final int DEFAULT_DELIVERY_COUNT_LIMIT = 5;
     private static final String DELIVERY_LIMIT = "group.share.delivery.count.limit";
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    /** Each admin call's bound: a broker that does not answer in it is reported, not waited for. */
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     private KafkaTopology() {
     }
@@ -62,11 +63,28 @@ public final class KafkaTopology {
             log.info("Kafka topic '{}' ({} partitions), dead-letter topic '{}', share group '{}' from the earliest record",
                     options.topic(), partitions, options.deadLetterTopic(), options.group());
         } catch (ExecutionException | TimeoutException e) {
-            throw new TransientException("Kafka did not answer declaring '" + options.topic() + "': " + cause(e), e);
+            throw failure(kafka, "declaring '" + options.topic() + "'", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new TransientException("interrupted declaring '" + options.topic() + "'", e);
         }
+    }
+
+    /**
+     * What a failed admin call means: a broker that did not answer (or answered "not now") is transient, naming where
+     * it was looked for; a refusal that will not change by waiting (an invalid topic name, no authorization, share
+     * groups off, a replication factor the cluster cannot give) is a configuration to fix, said once.
+     */
+    private static RuntimeException failure(Map<String, Object> kafka, String doing, Exception e) {
+        Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+        String where = "Kafka at " + kafka.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG);
+        if (cause instanceof org.apache.kafka.common.errors.ApiException
+                && !(cause instanceof org.apache.kafka.common.errors.RetriableException)) {
+            return new InvalidConfigurationException(where + " refused " + doing + ": " + cause.getMessage()
+                    + " (" + cause.getClass().getSimpleName() + ")", cause);
+        }
+        return new TransientException(where + " did not answer " + doing + " within " + TIMEOUT.toSeconds() + " s ("
+                + cause + "): check that it runs and that bootstrap.servers (spring.kafka.bootstrap-servers) names it", e);
     }
 
     /**
@@ -82,13 +100,13 @@ public final class KafkaTopology {
             for (String topic : List.of(options.topic(), options.deadLetterTopic())) {
                 if (!names.contains(topic)) {
                     throw new InvalidConfigurationException("Kafka share consumer: topic '" + topic + "' does not exist;"
-                            + " create it and its dead-letter topic with KafkaTopology.declare(kafka, options, partitions)");
+                            + " create it and its dead-letter topic with KafkaTopology.declare(kafka, options, partitions)"
+                            + " (in Spring Boot: orderless.kafka.declare=true, the default)");
                 }
             }
             return deliveryCountLimit(admin);
         } catch (ExecutionException | TimeoutException e) {
-            throw new TransientException("Kafka at " + kafka.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG)
-                    + " did not answer, starting the share consumer of '" + options.topic() + "': " + cause(e), e);
+            throw failure(kafka, "starting the share consumer of '" + options.topic() + "'", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new TransientException("interrupted starting the share consumer of '" + options.topic() + "'", e);

@@ -52,7 +52,6 @@ import org.springframework.util.ClassUtils;
  */
 @AutoConfiguration(after = OrderlessAutoConfiguration.class,
         afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
-@ConditionalOnBean(GuardedApplier.class)
 @ConditionalOnProperty(prefix = "orderless.kafka", name = "topic")
 @ConditionalOnBooleanProperty(name = "orderless.kafka.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(OrderlessProperties.class)
@@ -81,8 +80,24 @@ public class OrderlessKafkaAutoConfiguration {
         };
     }
 
+    /**
+     * A topic set where no {@link GuardedApplier} was made (no {@code CollectionSchema} bean) would start no consumer in
+     * silence: the start fails, saying what to declare.
+     */
+    @Bean
+    InitializingBean orderlessKafkaApplierCheck(ObjectProvider<GuardedApplier> applier) {
+        return () -> {
+            if (applier.getIfAvailable() == null) {
+                throw new InvalidConfigurationException("orderless.kafka.topic is set but there is no GuardedApplier to"
+                        + " apply with: declare a CollectionSchema bean (the entities' fields) and set orderless.database"
+                        + " and orderless.collection, or remove orderless.kafka.topic");
+            }
+        };
+    }
+
     /** The consumer and its health, where orderless-kafka and Boot's Kafka support are on the class path. */
     @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBean(GuardedApplier.class)
     @ConditionalOnClass(name = {"dev.orderless.kafka.ShareGroupConsumer", "org.springframework.kafka.core.KafkaTemplate",
             "org.springframework.boot.kafka.autoconfigure.KafkaProperties"})
     @EnableConfigurationProperties(KafkaProperties.class)   // spring.kafka.*, also where Boot's KafkaAutoConfiguration is off

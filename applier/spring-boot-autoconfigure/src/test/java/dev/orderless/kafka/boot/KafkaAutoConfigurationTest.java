@@ -64,6 +64,19 @@ class KafkaAutoConfigurationTest {
     }
 
     @Test
+    void a_topic_without_a_collection_schema_fails_the_start_saying_what_to_declare(MongoBackend mongo) {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(OrderlessAutoConfiguration.class, KafkaAutoConfiguration.class,
+                        OrderlessKafkaAutoConfiguration.class))
+                .withBean(MongoClient.class, mongo::newClient)
+                .withPropertyValues("orderless.database=d", "orderless.collection=e", "orderless.kafka.topic=t",
+                        "orderless.kafka.group=g")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageStartingWith("orderless.kafka.topic is set but there is no GuardedApplier")
+                        .hasMessageContaining("CollectionSchema bean"));
+    }
+
+    @Test
     void orderless_kafka_enabled_false_keeps_the_consumer_out_with_a_topic() {
         runner.withPropertyValues("orderless.kafka.topic=t", "orderless.kafka.group=g", "orderless.kafka.enabled=false")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(OrderlessKafkaConsumer.class));
