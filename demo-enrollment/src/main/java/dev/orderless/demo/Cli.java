@@ -98,6 +98,8 @@ final class Cli {
         } else {
             code = 1;
             err.println("error: " + e + (verbose ? "" : " (run with --verbose for the stack trace)"));
+            // unexpected: its stack goes to the log as well, so that a failure seen once can be read afterwards
+            org.slf4j.LoggerFactory.getLogger(Cli.class).error("command failed unexpectedly", e);
         }
         if (verbose) {
             e.printStackTrace(err);
